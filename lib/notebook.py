@@ -1,0 +1,78 @@
+"""Helpers for chapter notebooks: show a figure, glue a number into the prose.
+
+Two problems these solve, both from running notebooks under nbval and myst-nb:
+
+- A figure shown the usual way stores a ``text/plain`` line such as ``<Figure size 640x480 with 1 Axes>``
+  beside the image, and that text changes between matplotlib versions (nbval#185). :func:`show` emits the
+  PNG alone.
+- ``glue`` on a NumPy scalar stores ``np.float64(...)`` and mis-handles format specs (MyST-NB#610).
+  :func:`glue` converts NumPy scalars to Python numbers first.
+
+Outside a notebook (plain Python, tests) :func:`show` and :func:`glue` do nothing visible.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import numbers
+
+import numpy as np
+
+PNG_DPI = 100  # one resolution for the book, the notebooks and the baseline images
+
+
+def figure_png(fig) -> bytes:
+    """Render a matplotlib ``Figure`` to PNG bytes (``PNG_DPI`` dots per inch, no timestamp metadata)."""
+    from lib.figures.style import book_style
+
+    buf = io.BytesIO()
+    with book_style():
+        fig.savefig(buf, format="png", dpi=PNG_DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def show(fig) -> None:
+    """Display ``fig`` in the notebook as a PNG and nothing else (no ``<Figure ...>`` text)."""
+    from IPython.display import display
+
+    data = base64.b64encode(figure_png(fig)).decode("ascii")
+    display({"image/png": data}, raw=True)
+
+
+def plain(value):
+    """Return ``value`` with NumPy scalars turned into Python ``float`` / ``int`` / ``bool``.
+
+    Raises ``TypeError`` for arrays of more than one element: glue one number at a time.
+    """
+    if isinstance(value, np.ndarray):
+        if value.size != 1:
+            raise TypeError(f"glue one number at a time, got an array of shape {value.shape}")
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
+def glue(name: str, value, display: bool = False):
+    """Store ``value`` under ``name`` for myst-nb's ``{glue:text}`` role and return it unchanged.
+
+    Numbers are converted with :func:`plain`; strings are stored as Markdown, so that prose can use
+    ``{glue:md}`name``` for a formatted value and ``{glue:text}`name:.4f``` for a number. Where myst-nb is
+    not installed (Colab), nothing is stored: the value is still computed and returned.
+    """
+    try:
+        from myst_nb import glue as _glue
+    except ImportError:  # pragma: no cover - only on a reader's machine without myst-nb
+        return value
+    stored = plain(value)
+    if isinstance(stored, str):
+        from IPython.display import Markdown
+
+        stored = Markdown(stored)
+    _glue(name, stored, display=display)
+    return value

@@ -1,0 +1,183 @@
+"""Positional encodings: the sinusoidal table of Vaswani et al. (2017, §3.5) and a learned table.
+
+Sinusoidal encoding, for position ``pos`` and dimension ``k`` of a model of width ``d``::
+
+    pair  = k // 2
+    angle = pos / base ** (2 * pair / d)            # radians, base = 10000
+    PE[pos, k] = sin(angle) if k is even else cos(angle)
+
+Dimensions ``2i`` and ``2i + 1`` share one angular frequency ``ω_i = base ** (-2i / d)`` (radians per
+position), so each (sin, cos) pair is a point on the unit circle turning at its own speed. Three facts
+follow, each with a function here and a test:
+
+- shifting the position by ``k`` rotates every pair by the fixed angle ``k ω_i`` (:func:`shift_rotation`);
+- ``PE[i] · PE[j] = Σ_i cos((i − j) ω_i)`` depends only on the offset, and ``PE[i] · PE[i] = d / 2`` for
+  even ``d`` (:func:`dot_by_offset`);
+- the wavelengths ``2π / ω_i`` grow geometrically from ``2π`` to about ``2π · base`` positions
+  (:func:`wavelengths`).
+
+Departures from the paper: the paper states the formula for even ``d``; here any width ``d >= 1`` is
+defined by the same formula (for odd ``d`` the last dimension is the sine of a pair without its cosine).
+The paper's PE is added to embeddings scaled by ``sqrt(d_model)``; this module returns the encoding alone
+and :func:`add_positions` adds it without scaling, as the book's chapters do.
+
+The learned table (:class:`LearnedPositionTable`) is the alternative used by GPT-2: one trainable row per
+position up to a maximum length, and nothing beyond it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+BASE = 10000.0
+
+
+def _check_width(d) -> int:
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"width d must be an integer >= 1, got {d!r}")
+    return int(d)
+
+
+def _check_base(base) -> float:
+    base = float(base)
+    if not np.isfinite(base) or base <= 1.0:
+        raise ValueError(f"base must be a finite number > 1, got {base!r}")
+    return base
+
+
+def _check_positions(pos, name: str = "position") -> np.ndarray:
+    arr = np.asarray(pos)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must be an integer (or an integer array), got dtype {arr.dtype}")
+    if (arr < 0).any():
+        raise ValueError(f"{name} must be >= 0, got {int(arr[arr < 0].flat[0])}")
+    return arr.astype(np.int64)
+
+
+def angular_frequencies(d: int, base: float = BASE) -> np.ndarray:
+    """Angular frequency of each dimension, ``(d,)`` float64, radians per position: ``base ** (-2 (k // 2) / d)``.
+
+    Dimensions ``2i`` and ``2i + 1`` share a value. Raises ``ValueError`` for ``d < 1`` or ``base <= 1``.
+    """
+    d, base = _check_width(d), _check_base(base)
+    pair = np.arange(d) // 2  # integer division: neighbouring dimensions share a frequency
+    return base ** (-2.0 * pair / d)  # float exponent: never an integer power
+
+
+def sinusoidal_encoding(pos, d: int, base: float = BASE) -> np.ndarray:
+    """Sinusoidal encoding of ``pos``: ``(d,)`` float64 for an int, ``pos.shape + (d,)`` for an array.
+
+    Vaswani et al. (2017), §3.5, with ``pair = k // 2``. ``pos`` is a non-negative integer with no upper
+    limit (no parameters are involved). Raises ``TypeError`` for a non-integer position and ``ValueError``
+    for a negative one, for ``d < 1`` or ``base <= 1``.
+    """
+    pos = _check_positions(pos)
+    angles = pos[..., None] * angular_frequencies(d, base)  # (..., d) radians
+    out = np.empty_like(angles)
+    out[..., 0::2] = np.sin(angles[..., 0::2])  # even dimensions: sine
+    out[..., 1::2] = np.cos(angles[..., 1::2])  # odd dimensions: cosine
+    return out
+
+
+def sinusoidal_table(n_positions: int, d: int, base: float = BASE) -> np.ndarray:
+    """The sinusoidal table for positions ``0 .. n_positions - 1``: ``(n_positions, d)`` float64.
+
+    Raises ``ValueError`` for ``n_positions < 1`` and as :func:`sinusoidal_encoding`.
+    """
+    if isinstance(n_positions, bool) or not isinstance(n_positions, (int, np.integer)) or n_positions < 1:
+        raise ValueError(f"n_positions must be an integer >= 1, got {n_positions!r}")
+    return sinusoidal_encoding(np.arange(n_positions), d, base)
+
+
+def wavelengths(d: int, base: float = BASE) -> np.ndarray:
+    """Wavelength of each (sin, cos) pair in positions, ``(ceil(d / 2),)`` float64: ``2π / ω_i``.
+
+    The first pair repeats every ``2π ≈ 6.28`` positions; the last every ``2π · base ** ((d − 2) / d)``.
+    """
+    return 2.0 * np.pi / angular_frequencies(d, base)[0::2]
+
+
+def shift_rotation(k: int, d: int, base: float = BASE) -> np.ndarray:
+    """The ``(d, d)`` matrix ``R_k`` with ``sinusoidal_encoding(p + k) == R_k @ sinusoidal_encoding(p)``.
+
+    Block diagonal: for each pair ``i`` the 2×2 block maps ``(sin a, cos a)`` to
+    ``(sin(a + kω_i), cos(a + kω_i))``; it depends on ``k`` only, never on ``p``. For odd ``d`` the last,
+    unpaired dimension has no exact rotation and ``ValueError`` is raised. ``k`` may be negative.
+    """
+    d = _check_width(d)
+    if d % 2:
+        raise ValueError(f"the shift is a rotation of (sin, cos) pairs and needs an even width, got d = {d}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"offset k must be an integer, got {k!r}")
+    theta = k * angular_frequencies(d, base)[0::2]  # (d/2,) radians
+    c, s = np.cos(theta), np.sin(theta)
+    R = np.zeros((d, d))
+    idx = np.arange(0, d, 2)
+    # sin(a + t) = sin a cos t + cos a sin t;  cos(a + t) = cos a cos t - sin a sin t
+    R[idx, idx], R[idx, idx + 1] = c, s
+    R[idx + 1, idx], R[idx + 1, idx + 1] = -s, c
+    return R
+
+
+def dot_by_offset(start: int, offsets, d: int, base: float = BASE) -> np.ndarray:
+    """``PE[start] · PE[start + o]`` for each offset ``o``: ``(len(offsets),)`` float64.
+
+    For even ``d`` this equals ``Σ_i cos(o ω_i)``, the same for every ``start``; at ``o = 0`` it is ``d/2``.
+    """
+    start = int(_check_positions(start, "start"))
+    offsets = _check_positions(np.asarray(offsets), "offset")
+    here = sinusoidal_encoding(start, d, base)
+    there = sinusoidal_encoding(start + offsets, d, base)  # (n, d)
+    return there @ here
+
+
+def add_positions(vectors, start: int = 0, base: float = BASE) -> np.ndarray:
+    """Return ``vectors + PE[start : start + N]`` for token vectors ``(N, d)``, as a new array.
+
+    The input is never modified (adding in place to looked-up rows that alias the table would change the
+    table itself). Raises ``ValueError`` unless ``vectors`` is 2-D.
+    """
+    vectors = np.asarray(vectors, dtype=np.float64)
+    if vectors.ndim != 2:
+        raise ValueError(f"vectors must have shape (N, d), got {vectors.shape}")
+    n, d = vectors.shape
+    return vectors + sinusoidal_encoding(np.arange(start, start + n), d, base)
+
+
+class LearnedPositionTable:
+    """A learned position table: one trainable row per position, ``(max_len, d)`` float64.
+
+    Used by GPT-2 (1,024 positions × 768). Rows start as ``N(0, scale²)`` from ``seed`` and are trained
+    like any embedding row. Unlike the sinusoidal table it has nothing to say about a position it has no
+    row for: asking for one raises ``ValueError`` naming the maximum length.
+    """
+
+    def __init__(self, max_len: int, d: int, *, seed: int = 0, scale: float = 0.1):
+        if isinstance(max_len, bool) or not isinstance(max_len, (int, np.integer)) or max_len < 1:
+            raise ValueError(f"max_len must be an integer >= 1, got {max_len!r}")
+        self.max_len, self.d = int(max_len), _check_width(d)
+        self.weight = np.random.default_rng(seed).standard_normal((self.max_len, self.d)) * scale
+
+    @property
+    def num_parameters(self) -> int:
+        """Number of trainable values, ``max_len * d``."""
+        return self.weight.size
+
+    def __call__(self, positions) -> np.ndarray:
+        """Rows for ``positions`` (an int or an integer array): ``positions.shape + (d,)``, a copy."""
+        positions = _check_positions(positions)
+        if (positions >= self.max_len).any():
+            worst = int(positions.max())
+            raise ValueError(
+                f"position {worst} is beyond the learned table's maximum length of {self.max_len} "
+                f"(positions 0..{self.max_len - 1}); a learned table has no row for it"
+            )
+        return self.weight[positions].copy()
+
+    def for_length(self, n: int) -> np.ndarray:
+        """Rows for positions ``0 .. n - 1``: ``(n, d)``. Raises ``ValueError`` if ``n > max_len``."""
+        if n > self.max_len:
+            raise ValueError(
+                f"a sequence of {n} positions is longer than the learned table's maximum length of {self.max_len}"
+            )
+        return self(np.arange(n))

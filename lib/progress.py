@@ -1,0 +1,23 @@
+"""Progress bars for long loops: tqdm's notebook bar in Jupyter, a text bar in a terminal, nothing in CI.
+
+The book build and the test command set ``EMBOOK_QUIET=1`` (see the Makefile), so that no progress bar
+reaches the compared outputs of nbval or the HTML pages; a reader running a notebook sees the bar.
+"""
+
+from __future__ import annotations
+
+import os
+
+from tqdm.auto import tqdm
+
+
+def quiet() -> bool:
+    """True when progress bars are switched off (environment variable ``EMBOOK_QUIET=1``)."""
+    return os.environ.get("EMBOOK_QUIET", "") == "1"
+
+
+def progress(iterable=None, *, total=None, desc=None, disable=None, **kwargs):
+    """Wrap ``iterable`` in a tqdm bar, silent when :func:`quiet` (or ``disable=True``)."""
+    if disable is None:
+        disable = quiet()
+    return tqdm(iterable, total=total, desc=desc, disable=disable, leave=False, **kwargs)

@@ -1,0 +1,43 @@
+"""Every figure of the book against its committed baseline image.
+
+nbval compares text outputs only and skips images, so a changed figure would pass it unnoticed. Here
+each function in the ``lib.figures`` registry is drawn again and compared with
+``tests/baseline/<name>.png`` by matplotlib's image comparison (RMS difference of pixel values, 0–255).
+A failing comparison leaves the new image and a diff image in ``test-artifacts/figures/`` to look at.
+Regenerate the baselines with ``make baselines`` after an intended change.
+"""
+
+from pathlib import Path
+
+import pytest
+from matplotlib.testing.compare import compare_images
+
+from lib.figures import registry
+from lib.notebook import figure_png
+
+ROOT = Path(__file__).resolve().parents[1]
+BASELINE = ROOT / "tests" / "baseline"
+ARTIFACTS = ROOT / "test-artifacts" / "figures"
+TOLERANCE = 2.0  # RMS over 0-255; a moved label or changed curve is far above it, font hinting below
+
+FIGURES = registry()
+
+
+def test_registry_is_not_empty():
+    assert len(FIGURES) >= 1
+
+
+def test_every_baseline_has_a_figure():
+    orphans = sorted(p.stem for p in BASELINE.glob("*.png") if p.stem not in FIGURES)
+    assert orphans == [], f"baseline images with no figure function: {orphans}"
+
+
+@pytest.mark.parametrize("name", sorted(FIGURES))
+def test_figure_matches_baseline(name):
+    baseline = BASELINE / f"{name}.png"
+    assert baseline.exists(), f"no baseline for {name}: run `make baselines` and commit the image"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    actual = ARTIFACTS / f"{name}.png"
+    actual.write_bytes(figure_png(FIGURES[name]()))
+    result = compare_images(str(baseline), str(actual), tol=TOLERANCE)
+    assert result is None, result
