@@ -1,0 +1,201 @@
+"""Memory of an embedding table: the weights alone, and the training footprint with gradients and optimiser state.
+
+A table of ``V`` rows and ``D`` columns stored at ``q`` bytes per value occupies ``V · D · q`` bytes
+(the four-level chapter's Level 4, "Embedding tables create systems costs": for ``V = 250,000``,
+``D = 1,024`` and two-byte weights, about 512 MB in decimal units). Training needs more than the weights:
+
+- a gradient of the same shape (PyTorch stores ``param.grad`` in the parameter's dtype);
+- optimiser state, per parameter value: none for plain SGD, one momentum buffer for SGD with momentum
+  (``torch.optim.SGD(momentum>0)``, ``state["momentum_buffer"]``), two moment estimates for Adam
+  (Kingma & Ba 2015, Algorithm 1: ``m_t`` and ``v_t``; PyTorch's ``state["exp_avg"]`` and
+  ``state["exp_avg_sq"]``);
+- with mixed precision (``master_weights=True``), an fp32 master copy of the weights and fp32 optimiser
+  state beside the 16-bit weights and gradients: ``2 + 2 + 12 = 16`` bytes per parameter for Adam, the
+  count of Rajbhandari et al. (2020, ZeRO, §3.1 "Model States": ``2Ψ + 2Ψ + KΨ`` with ``K = 12``).
+
+Where this follows PyTorch rather than a paper: without master weights the optimiser state has the
+parameter's dtype, as ``torch.optim.SGD`` and ``torch.optim.Adam`` allocate it (``torch.zeros_like``).
+Adam's scalar step counter (one 4-byte value per parameter tensor, not per row) is left out of the
+breakdown. ``int8`` is a storage format here: a table can be *stored* in int8 (:func:`table_bytes`), but
+it cannot be trained in int8, so :func:`training_footprint` refuses it with a ``ValueError``.
+
+Sizes are exact integer byte counts; :func:`format_bytes` prints them in decimal (MB = 10**6 bytes) or
+binary (MiB = 2**20 bytes) units.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+from typing import Dict, List, Tuple
+
+# Bytes per stored value, by canonical dtype name.
+DTYPE_BYTES: Dict[str, int] = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
+# Other spellings accepted for the same dtypes (NumPy / PyTorch names).
+_ALIASES = {
+    "float32": "fp32",
+    "float": "fp32",
+    "float16": "fp16",
+    "half": "fp16",
+    "bfloat16": "bf16",
+    "qint8": "int8",
+}
+TRAINABLE_DTYPES = ("fp32", "fp16", "bf16")
+OPTIMIZERS = ("sgd", "momentum", "adam")
+# Optimiser state tensors per parameter tensor, named as torch.optim names them in optimizer.state[p].
+OPTIMIZER_STATE: Dict[str, Tuple[str, ...]] = {
+    "sgd": (),
+    "momentum": ("momentum_buffer",),
+    "adam": ("exp_avg", "exp_avg_sq"),
+}
+
+
+def _check_size(value, name: str) -> int:
+    # numbers.Integral covers int and NumPy integers; bool is an int subclass and is refused.
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value}")
+    return int(value)
+
+
+def canonical_dtype(dtype) -> str:
+    """Return the canonical name (``"fp32"``, ``"fp16"``, ``"bf16"`` or ``"int8"``) of ``dtype``.
+
+    ``dtype`` is a string (``"fp32"``, ``"float32"``, ``"bfloat16"``, ...; case-insensitive) or a
+    ``torch.dtype`` / ``numpy.dtype`` of one of these four types. Raises ``ValueError`` naming the allowed
+    dtypes for anything else (``"fp64"``, ``"int4"``) and ``TypeError`` for a non-dtype argument.
+    """
+    if isinstance(dtype, str):
+        name = dtype
+    elif type(dtype).__name__ == "dtype" or hasattr(dtype, "itemsize"):  # torch.dtype, numpy.dtype
+        name = str(dtype)
+    else:
+        raise TypeError(f"dtype must be a string such as 'fp16' or a torch/numpy dtype, got {dtype!r}")
+    name = name.strip().lower().removeprefix("torch.")
+    name = _ALIASES.get(name, name)
+    if name not in DTYPE_BYTES:
+        raise ValueError(f"unknown dtype {dtype!r}: allowed {', '.join(DTYPE_BYTES)} (or float32, float16, bfloat16)")
+    return name
+
+
+def bytes_per_value(dtype) -> int:
+    """Bytes that one stored value of ``dtype`` takes: 4 (fp32), 2 (fp16, bf16) or 1 (int8)."""
+    return DTYPE_BYTES[canonical_dtype(dtype)]
+
+
+def table_bytes(V: int, D: int, dtype="fp32") -> int:
+    """Bytes of a ``(V, D)`` embedding table stored as ``dtype``: exactly ``V * D * bytes_per_value(dtype)``.
+
+    ``V`` (rows, vocabulary size) and ``D`` (columns, embedding width) are integers >= 1. Returns an
+    ``int`` in bytes. int8 counts the stored values only; a quantised table also keeps a scale per row or
+    per tensor, which is not included. Raises ``TypeError`` for a non-integer size, ``ValueError`` for a
+    size below 1 or an unknown dtype. Source: the four-level chapter, Level 4 (``V D q`` bytes).
+    """
+    V = _check_size(V, "V (vocabulary size)")
+    D = _check_size(D, "D (embedding width)")
+    return V * D * bytes_per_value(dtype)
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """The training memory of one ``(V, D)`` table, in bytes, by component.
+
+    ``weights`` (the table in its own dtype), ``gradients`` (one dense gradient), ``master_weights`` (an
+    fp32 copy, mixed precision only, else 0) and ``optimizer_state`` (``{state name: bytes}``, named as
+    ``torch.optim`` names them). :attr:`total` sums them; :meth:`breakdown` lists them in order.
+    """
+
+    V: int
+    D: int
+    dtype: str
+    optimizer: str
+    weights: int
+    gradients: int
+    master_weights: int = 0
+    optimizer_state: Dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        """All components together, in bytes."""
+        return self.weights + self.gradients + self.master_weights + sum(self.optimizer_state.values())
+
+    @property
+    def bytes_per_parameter(self) -> float:
+        """``total / (V * D)``: 4, 8 or 12 for fp32 SGD / momentum / Adam; 16 for mixed-precision Adam."""
+        return self.total / (self.V * self.D)
+
+    def breakdown(self) -> List[Tuple[str, int]]:
+        """``[(component, bytes), ...]`` in the order weights, gradients, master weights, optimiser state.
+
+        Components of zero bytes (no master copy, plain SGD's empty state) are left out.
+        """
+        rows = [("weights", self.weights), ("gradients", self.gradients)]
+        if self.master_weights:
+            rows.append(("fp32 master weights", self.master_weights))
+        rows.extend((f"optimizer: {name}", n) for name, n in self.optimizer_state.items())
+        return rows
+
+
+def training_footprint(V: int, D: int, dtype="fp32", optimizer: str = "adam", *, master_weights: bool = False) -> Footprint:
+    """Training memory of a ``(V, D)`` table with a dense gradient and ``optimizer``'s state.
+
+    ``dtype``: the weights' dtype, one of fp32, fp16, bf16 (int8 cannot be trained: ``ValueError``).
+    ``optimizer``: ``"sgd"`` (no state), ``"momentum"`` (one buffer) or ``"adam"`` (two moments).
+    ``master_weights=True`` (mixed precision, 16-bit ``dtype`` only) adds an fp32 copy of the weights and
+    keeps the optimiser state in fp32, as in Rajbhandari et al. (2020, §3.1): 16 bytes per parameter for
+    Adam. Without it, state has the weights' dtype, as ``torch.optim`` allocates it.
+
+    Returns a :class:`Footprint` (all sizes in bytes). Raises ``TypeError`` / ``ValueError`` for bad
+    sizes (see :func:`table_bytes`), an unknown or untrainable dtype, an unknown optimiser, or
+    ``master_weights`` with fp32 weights (the copy would duplicate them).
+    """
+    name = canonical_dtype(dtype)
+    if name not in TRAINABLE_DTYPES:
+        raise ValueError(
+            f"dtype {name!r} is a storage format and cannot be trained: training dtypes are {', '.join(TRAINABLE_DTYPES)}"
+        )
+    if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {optimizer!r}: allowed {', '.join(OPTIMIZERS)}")
+    optimizer = optimizer.lower()
+    if not isinstance(master_weights, bool):
+        raise TypeError(f"master_weights must be True or False, got {master_weights!r}")
+    if master_weights and name == "fp32":
+        raise ValueError("master_weights=True needs 16-bit weights (fp16 or bf16); fp32 weights are their own master copy")
+    weights = table_bytes(V, D, name)
+    state_dtype = "fp32" if master_weights else name
+    state_one = table_bytes(V, D, state_dtype)
+    return Footprint(
+        V=int(V),
+        D=int(D),
+        dtype=name,
+        optimizer=optimizer,
+        weights=weights,
+        gradients=weights,  # param.grad has the parameter's dtype and shape
+        master_weights=table_bytes(V, D, "fp32") if master_weights else 0,
+        optimizer_state={s: state_one for s in OPTIMIZER_STATE[optimizer]},
+    )
+
+
+_DECIMAL = (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
+_BINARY = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+
+
+def format_bytes(n: int, units: str = "decimal", digits: int = 1) -> str:
+    """``n`` bytes as a short string: ``"512.0 MB"`` (``units="decimal"``, powers of 1000) or
+    ``"488.3 MiB"`` (``units="binary"``, powers of 1024), with ``digits`` decimals.
+
+    Raises ``ValueError`` for a negative ``n``, an unknown ``units`` or a negative ``digits``.
+    """
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"n (bytes) must be an integer, got {n!r}")
+    if n < 0:
+        raise ValueError(f"n (bytes) must be >= 0, got {n}")
+    if units not in ("decimal", "binary"):
+        raise ValueError(f"units must be 'decimal' or 'binary', got {units!r}")
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
+        raise ValueError(f"digits must be an integer >= 0, got {digits!r}")
+    for unit, size in _DECIMAL if units == "decimal" else _BINARY:
+        if n >= size:
+            return f"{n / size:.{digits}f} {unit}"
+    return f"{n} B"

@@ -1,0 +1,154 @@
+"""Tests for lib.memory: table bytes against the source's numbers, and the footprint against torch.optim."""
+
+import numpy as np
+import pytest
+import torch
+
+from lib.memory import (
+    bytes_per_value,
+    canonical_dtype,
+    format_bytes,
+    table_bytes,
+    training_footprint,
+)
+
+
+def test_source_case_250k_by_1024_two_bytes_is_512_mb():
+    # Four-level chapter, Level 4: V = 250,000, D = 1,024, two-byte weights -> about 512 MB (decimal).
+    n = table_bytes(250_000, 1_024, "fp16")
+    assert n == 512_000_000
+    assert format_bytes(n) == "512.0 MB"
+    assert table_bytes(250_000, 1_024, "bf16") == n
+
+
+def test_exercise_one_million_by_768():
+    # Exercise 19 of the four-level chapter, by hand: 10**6 * 768 * q.
+    assert table_bytes(10**6, 768, "fp32") == 3_072_000_000
+    assert table_bytes(10**6, 768, "fp16") == 1_536_000_000
+    assert table_bytes(10**6, 768, "int8") == 768_000_000
+    assert format_bytes(768_000_000, "binary") == "732.4 MiB"  # 768e6 / 2**20 = 732.42
+
+
+@pytest.mark.parametrize(
+    "dtype, torch_dtype",
+    [("fp32", torch.float32), ("fp16", torch.float16), ("bf16", torch.bfloat16), ("int8", torch.int8)],
+)
+def test_bytes_per_value_matches_torch_element_size(dtype, torch_dtype):
+    assert bytes_per_value(dtype) == torch.empty(0, dtype=torch_dtype).element_size()
+    assert table_bytes(7, 3, dtype) == torch.empty(7, 3, dtype=torch_dtype).nbytes
+    assert canonical_dtype(torch_dtype) == dtype
+
+
+def test_aliases_and_numpy_dtypes():
+    assert canonical_dtype("float32") == "fp32"
+    assert canonical_dtype("BFloat16") == "bf16"
+    assert canonical_dtype(np.dtype("float16")) == "fp16"
+    assert canonical_dtype(np.dtype("int8")) == "int8"
+    assert table_bytes(np.int64(10), np.int32(4), "int8") == 40
+
+
+def _torch_footprint(dtype, optimizer):
+    """Bytes that torch really allocates: param, grad and per-value optimiser state after one step."""
+    V, D = 11, 6
+    p = torch.nn.Parameter(torch.randn(V, D, generator=torch.Generator().manual_seed(0)).to(dtype))
+    if optimizer == "sgd":
+        opt = torch.optim.SGD([p], lr=0.1)
+    elif optimizer == "momentum":
+        opt = torch.optim.SGD([p], lr=0.1, momentum=0.9)
+    else:
+        opt = torch.optim.Adam([p], lr=0.1)
+    (p.float() ** 2).sum().backward()
+    opt.step()
+    state = {k: v.nbytes for k, v in opt.state[p].items() if torch.is_tensor(v) and v.shape == p.shape}
+    return V, D, p.nbytes, p.grad.nbytes, state
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "momentum", "adam"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_footprint_equals_what_torch_optim_allocates(dtype, optimizer):
+    V, D, w, g, state = _torch_footprint(dtype, optimizer)
+    f = training_footprint(V, D, dtype, optimizer)
+    assert f.weights == w
+    assert f.gradients == g
+    assert f.optimizer_state == state
+    assert f.total == w + g + sum(state.values())
+
+
+def test_bytes_per_parameter_fp32_and_mixed_precision_zero_count():
+    assert training_footprint(5, 5, "fp32", "sgd").bytes_per_parameter == 8.0  # weights + grad
+    assert training_footprint(5, 5, "fp32", "momentum").bytes_per_parameter == 12.0
+    assert training_footprint(5, 5, "fp32", "adam").bytes_per_parameter == 16.0
+    # ZeRO (Rajbhandari et al. 2020, sec. 3.1): mixed-precision Adam keeps 2 + 2 + 12 = 16 bytes/param.
+    mixed = training_footprint(1000, 10, "fp16", "adam", master_weights=True)
+    assert mixed.bytes_per_parameter == 16.0
+    assert mixed.breakdown() == [
+        ("weights", 20_000),
+        ("gradients", 20_000),
+        ("fp32 master weights", 40_000),
+        ("optimizer: exp_avg", 40_000),
+        ("optimizer: exp_avg_sq", 40_000),
+    ]
+
+
+def test_breakdown_leaves_out_empty_components_and_sums_to_total():
+    f = training_footprint(250_000, 1_024, "bf16", "sgd")
+    assert f.breakdown() == [("weights", 512_000_000), ("gradients", 512_000_000)]
+    assert sum(n for _, n in f.breakdown()) == f.total == 1_024_000_000
+
+
+def test_format_bytes_units():
+    assert format_bytes(0) == "0 B"
+    assert format_bytes(999) == "999 B"
+    assert format_bytes(1000) == "1.0 kB"
+    assert format_bytes(1024, "binary") == "1.0 KiB"
+    assert format_bytes(3_072_000_000, digits=3) == "3.072 GB"
+
+
+@pytest.mark.parametrize("V, D", [(0, 4), (4, 0), (-1, 4), (4, -3)])
+def test_nonpositive_sizes_are_value_errors(V, D):
+    with pytest.raises(ValueError, match=">= 1"):
+        table_bytes(V, D, "fp32")
+    with pytest.raises(ValueError, match=">= 1"):
+        training_footprint(V, D)
+
+
+@pytest.mark.parametrize("bad", [2.5, "10", True, None])
+def test_non_integer_sizes_are_type_errors(bad):
+    with pytest.raises(TypeError, match="V .* must be an integer"):
+        table_bytes(bad, 4)
+    with pytest.raises(TypeError, match="D .* must be an integer"):
+        table_bytes(4, bad)
+
+
+@pytest.mark.parametrize("bad", ["fp64", "int4", "", torch.float64, np.dtype("float64")])
+def test_unknown_dtype_names_the_allowed_ones(bad):
+    with pytest.raises(ValueError, match="unknown dtype .* allowed fp32, fp16, bf16, int8"):
+        table_bytes(3, 3, bad)
+
+
+def test_non_dtype_argument_is_a_type_error():
+    with pytest.raises(TypeError, match="dtype must be"):
+        bytes_per_value(4)
+
+
+def test_training_errors():
+    with pytest.raises(ValueError, match="int8.* cannot be trained"):
+        training_footprint(3, 3, "int8")
+    with pytest.raises(ValueError, match="unknown optimizer 'rmsprop': allowed sgd, momentum, adam"):
+        training_footprint(3, 3, "fp32", "rmsprop")
+    with pytest.raises(ValueError, match="master_weights=True needs 16-bit"):
+        training_footprint(3, 3, "fp32", "adam", master_weights=True)
+    with pytest.raises(TypeError, match="master_weights must be True or False"):
+        training_footprint(3, 3, "fp16", "adam", master_weights=1)
+
+
+def test_format_bytes_errors():
+    with pytest.raises(ValueError, match="n \\(bytes\\) must be >= 0"):
+        format_bytes(-1)
+    with pytest.raises(ValueError, match="units must be"):
+        format_bytes(10, "metric")
+    with pytest.raises(ValueError, match="digits must be"):
+        format_bytes(10, digits=-1)
+    with pytest.raises(TypeError, match="must be an integer"):
+        format_bytes(1.5)
+
