@@ -117,8 +117,8 @@ def normalize_rows(x) -> np.ndarray:
 def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     """Pairwise scores between the rows of ``x`` ``(n, d)`` and ``y`` ``(m, d)``: an ``(n, m)`` array.
 
-    ``metric``: ``"cosine"`` (x·y / |x||y|, 0 when either vector is zero), ``"dot"`` (x·y), or
-    ``"euclidean"`` (the distance |x − y|: smaller is closer). Vectors ``(d,)`` are treated as one row and
+    ``metric``: ``"cosine"`` (x·y / (‖x‖ ‖y‖), 0 when either vector is zero), ``"dot"`` (x·y), or
+    ``"euclidean"`` (the distance ‖x − y‖: smaller is closer). Vectors ``(d,)`` are treated as one row and
     the matching axis is dropped, so two vectors give a scalar ``float``. Raises ``ValueError`` for an
     unknown metric, mismatched widths, or non-finite input.
     """

@@ -58,21 +58,21 @@ def plain(value):
     return value
 
 
-def glue(name: str, value, display: bool = False):
-    """Store ``value`` under ``name`` for myst-nb's ``{glue:text}`` role and return it unchanged.
+def glue(name: str, value, display: bool = False) -> None:
+    """Store ``value`` under ``name`` for myst-nb's ``{glue:text}`` role.
 
     Numbers are converted with :func:`plain`; strings are stored as Markdown, so that prose can use
     ``{glue:md}`name``` for a formatted value and ``{glue:text}`name:.4f``` for a number. Where myst-nb is
-    not installed (Colab), nothing is stored: the value is still computed and returned.
+    not installed (Colab), nothing is stored. Returns ``None``, so that a glue call ending a cell prints
+    nothing.
     """
     try:
         from myst_nb import glue as _glue
-    except ImportError:  # pragma: no cover - only on a reader's machine without myst-nb
-        return value
+    except ImportError:  # only on a reader's machine without myst-nb (Colab)
+        return None
     stored = plain(value)
     if isinstance(stored, str):
         from IPython.display import Markdown
 
         stored = Markdown(stored)
     _glue(name, stored, display=display)
-    return value

@@ -1,0 +1,490 @@
+"""The trace exercise: a tiny command language for embeddings plus sinusoidal positions, and a checker.
+
+A program is plain text, one command per line; ``#`` starts a comment; blank lines are ignored::
+
+    WIDTH 4                        # model width d (1 .. 1024), first command
+    TOKEN the 0.1 0.2 0.3 0.4      # one row of the embedding table: a name and d numbers
+    TOKEN cat 0.5 -0.5 1 0
+    SEQUENCE the cat the cat       # the input tokens, at positions 0, 1, 2, ...
+    LOOKUP cat                     # the token's row of the table
+    POSENC 3                       # the sinusoidal encoding of position 3
+    ADD 3                          # the model input at position 3: its token's row + POSENC 3
+    SIM 1 3                        # cosine similarity of the inputs at positions 1 and 3
+
+Each query prints one line with values to 4 decimals, e.g. ``ADD 3 (cat) = [0.6411, -1.4900, 1.0300,
+0.9996]``. The interpreter (the exercise's "starter") parses and checks everything and calls two
+functions that the learner writes:
+
+- ``lookup(table, token_id)`` → the ``(d,)`` row ``token_id`` of the ``(V, d)`` table;
+- ``pos_encoding(pos, d)`` → the ``(d,)`` sinusoidal encoding (Vaswani et al. 2017, §3.5).
+
+``ADD`` adds the encoding **in place** to the vector that ``lookup`` returned, as a model adds to its
+activations, so a ``lookup`` that returns a view of the table (``table[i]`` in NumPy) corrupts the table:
+that is one of the mistakes :func:`check` recognises. The reference functions are
+:func:`lib.embedding.lookup` and :func:`lib.positional.sinusoidal_encoding`.
+
+Errors in a program raise :class:`TraceError` naming the line; the command line
+(``python -m lib.trace FILE``) prints ``FILE:LINE: error: ...`` and exits with status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from lib import embedding, positional
+
+MAX_WIDTH = 1024
+MAX_POSITION = 1_000_000  # POSENC limit: beyond it float64 angles lose the 4th decimal of fast pairs
+COMMANDS = ("WIDTH", "TOKEN", "SEQUENCE", "LOOKUP", "POSENC", "ADD", "SIM")
+EXAMPLES = Path(__file__).parent / "data" / "traces"
+
+
+class TraceError(Exception):
+    """An error in a trace program, at a 1-based ``line`` number (0 when no line applies)."""
+
+    def __init__(self, line: int, message: str):
+        super().__init__(f"line {line}: {message}")
+        self.line, self.message = line, message
+
+
+@dataclass(frozen=True)
+class Functions:
+    """The two functions a program runs with: ``lookup(table, token_id)`` and ``pos_encoding(pos, d)``."""
+
+    lookup: Callable
+    pos_encoding: Callable
+
+
+REFERENCE = Functions(lookup=embedding.lookup, pos_encoding=positional.sinusoidal_encoding)
+
+
+def format_vector(v) -> str:
+    """``[0.6411, -1.4900, ...]``: 4 decimals, and ``-0.0000`` written as ``0.0000``."""
+    return "[" + ", ".join(format_number(x) for x in np.asarray(v, dtype=float).ravel()) + "]"
+
+
+def format_number(x: float) -> str:
+    """One value to 4 decimals with no negative zero."""
+    text = f"{float(x):.4f}"
+    return "0.0000" if text == "-0.0000" else text
+
+
+# --- parsing --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Command:
+    line: int
+    name: str
+    args: List[str]
+
+
+def parse(text: str) -> List[Command]:
+    """Split a program into commands, checking names and argument counts. Raises :class:`TraceError`."""
+    commands = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue
+        name, args = words[0], words[1:]
+        if name not in COMMANDS:
+            hint = f" (commands are upper case: {name.upper()})" if name.upper() in COMMANDS else ""
+            raise TraceError(number, f"unknown command {name!r}; expected one of {', '.join(COMMANDS)}{hint}")
+        expected = {"WIDTH": 1, "LOOKUP": 1, "POSENC": 1, "ADD": 1, "SIM": 2}.get(name)
+        if expected is not None and len(args) != expected:
+            raise TraceError(number, f"{name} takes {expected} value{'s' if expected > 1 else ''}, got {len(args)}")
+        if name in ("TOKEN", "SEQUENCE") and not args:
+            raise TraceError(number, f"{name} needs at least one token name")
+        commands.append(Command(number, name, args))
+    if not commands:
+        raise TraceError(1, "the program is empty; expected WIDTH d as its first command")
+    if commands[0].name != "WIDTH":
+        raise TraceError(commands[0].line, f"expected WIDTH d as the first command, got {commands[0].name}")
+    return commands
+
+
+def _integer(cmd: Command, text: str, what: str, low: int, high: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise TraceError(cmd.line, f"{what} must be an integer, got {text!r}") from None
+    if not low <= value <= high:
+        raise TraceError(cmd.line, f"{what} {value} out of range; expected {low}..{high}")
+    return value
+
+
+def _number(cmd: Command, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise TraceError(cmd.line, f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise TraceError(cmd.line, f"expected a finite number, got {text!r}")
+    return value
+
+
+# --- running --------------------------------------------------------------------------------------
+
+
+@dataclass
+class State:
+    """What a program has defined so far: width, token names, table rows and the sequence."""
+
+    width: int = 0
+    names: List[str] = field(default_factory=list)
+    rows: List[List[float]] = field(default_factory=list)
+    table: Optional[np.ndarray] = None  # (V, d) float64, built at the first query
+    sequence: List[int] = field(default_factory=list)
+
+
+def _learner(fn, args, call: str, shape, line: int) -> np.ndarray:
+    """Call a learner's function; any exception or a wrong shape becomes a :class:`TraceError`."""
+    try:
+        result = fn(*args)
+    except Exception as exc:  # the learner's code may raise anything: report it on the program's line
+        raise TraceError(line, f"{call} raised {type(exc).__name__}: {exc}") from None
+    try:
+        arr = np.asarray(result)
+    except Exception:
+        raise TraceError(line, f"{call} returned {type(result).__name__}, expected an array of shape {shape}") from None
+    if arr.shape != shape:
+        raise TraceError(line, f"{call} returned shape {arr.shape}, expected {shape}")
+    if not np.issubdtype(arr.dtype, np.number):
+        raise TraceError(line, f"{call} returned dtype {arr.dtype}, expected numbers")
+    return arr
+
+
+def _token(state: State, cmd: Command, name: str) -> int:
+    if name not in state.names:
+        known = ", ".join(state.names) or "none yet"
+        raise TraceError(cmd.line, f"unknown token {name!r}; defined tokens: {known}")
+    return state.names.index(name)
+
+
+def _position(state: State, cmd: Command, text: str) -> int:
+    if not state.sequence:
+        raise TraceError(cmd.line, f"{cmd.name} needs a SEQUENCE before it")
+    return _integer(cmd, text, "position", 0, len(state.sequence) - 1)
+
+
+def _input_vector(state: State, fns: Functions, cmd: Command, pos: int) -> np.ndarray:
+    token_id = state.sequence[pos]
+    vec = _learner(fns.lookup, (state.table, token_id), f"lookup(table, {token_id})", (state.width,), cmd.line)
+    pe = _learner(fns.pos_encoding, (pos, state.width), f"pos_encoding({pos}, {state.width})", (state.width,), cmd.line)
+    if not np.issubdtype(vec.dtype, np.floating):
+        vec = vec.astype(np.float64)
+    vec += pe  # in place, like a model adding to its activations: lookup must not hand out the table
+    return vec
+
+
+def run(text: str, functions: Functions = REFERENCE) -> List[str]:
+    """Run a program and return its output lines. Raises :class:`TraceError` on the first bad line."""
+    fns, state, out = functions, State(), []
+    for cmd in parse(text):
+        if cmd.name == "WIDTH":
+            if state.width:
+                raise TraceError(cmd.line, "WIDTH may be given only once")
+            state.width = _integer(cmd, cmd.args[0], "width", 1, MAX_WIDTH)
+        elif cmd.name == "TOKEN":
+            if state.table is not None:
+                raise TraceError(cmd.line, "TOKEN rows must all come before the first query")
+            name, values = cmd.args[0], cmd.args[1:]
+            if name in state.names:
+                raise TraceError(cmd.line, f"token {name!r} is already defined")
+            if len(values) != state.width:
+                raise TraceError(cmd.line, f"TOKEN {name} needs {state.width} values (the WIDTH), got {len(values)}")
+            state.names.append(name)
+            state.rows.append([_number(cmd, v) for v in values])
+        elif cmd.name == "SEQUENCE":
+            if state.sequence:
+                raise TraceError(cmd.line, "SEQUENCE may be given only once")
+            state.sequence = [_token(state, cmd, name) for name in cmd.args]
+        else:
+            if state.table is None:
+                if not state.rows:
+                    raise TraceError(cmd.line, f"{cmd.name} needs at least one TOKEN row before it")
+                state.table = np.array(state.rows, dtype=np.float64)  # (V, d)
+            out.append(_query(state, fns, cmd))
+    return out
+
+
+def _query(state: State, fns: Functions, cmd: Command) -> str:
+    d = state.width
+    if cmd.name == "LOOKUP":
+        token_id = _token(state, cmd, cmd.args[0])
+        vec = _learner(fns.lookup, (state.table, token_id), f"lookup(table, {token_id})", (d,), cmd.line)
+        return f"LOOKUP {cmd.args[0]} = {format_vector(vec)}"
+    if cmd.name == "POSENC":
+        pos = _integer(cmd, cmd.args[0], "position", 0, MAX_POSITION)
+        vec = _learner(fns.pos_encoding, (pos, d), f"pos_encoding({pos}, {d})", (d,), cmd.line)
+        return f"POSENC {pos} = {format_vector(vec)}"
+    if cmd.name == "ADD":
+        pos = _position(state, cmd, cmd.args[0])
+        vec = _input_vector(state, fns, cmd, pos)
+        return f"ADD {pos} ({state.names[state.sequence[pos]]}) = {format_vector(vec)}"
+    i, j = (_position(state, cmd, a) for a in cmd.args)  # SIM
+    sim = embedding.cosine_similarity(_input_vector(state, fns, cmd, i), _input_vector(state, fns, cmd, j))
+    return f"SIM {i} {j} = {format_number(sim)}"
+
+
+def run_or_error(text: str, functions: Functions = REFERENCE) -> List[str]:
+    """Run a program; return its output lines, or the one-line error (``error: line N: ...``) it raises."""
+    try:
+        return run(text, functions)
+    except TraceError as exc:
+        return [f"error: {exc}"]
+
+
+def run_file(path, functions: Functions = REFERENCE) -> List[str]:
+    """Run the program in ``path`` (a text file). Raises :class:`TraceError` and ``OSError``."""
+    return run(Path(path).read_text(encoding="utf-8"), functions)
+
+
+def example(name: str) -> Path:
+    """Path of a shipped example program, e.g. ``example("worked_trace")``; ``ValueError`` if unknown."""
+    path = EXAMPLES / f"{name}.trace"
+    if not path.exists():
+        known = ", ".join(sorted(p.stem for p in EXAMPLES.glob("*.trace")))
+        raise ValueError(f"no example named {name!r}; examples: {known}")
+    return path
+
+
+# --- the mistakes the checker recognises -----------------------------------------------------------
+
+
+def _encoding(pos, d, *, divisor=None, even=np.sin, odd=np.cos, layout="interleaved", zero_first=False):
+    """The sinusoidal encoding with one thing changed: a model of each mistake. ``(d,)`` float64."""
+    k = np.arange(d)
+    pair = k // 2
+    div = 10000.0 ** (2 * pair / d) if divisor is None else divisor(k, pair, d)
+    angle = pos / div
+    out = np.where(k % 2 == 0, even(angle), odd(angle))
+    if layout == "concatenated":  # [sin of every pair | cos of every pair]
+        half = (d + 1) // 2
+        pairs = np.arange(half)
+        angle = pos / 10000.0 ** (2 * pairs / d)
+        out = np.concatenate([np.sin(angle), np.cos(angle)])[:d]
+    if zero_first and pos == 0:
+        out = np.zeros(d)
+    return out
+
+
+def _view_lookup(table, token_id):
+    return table[token_id]  # basic indexing: a view that aliases the table row
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known mistake: a name, what goes wrong, how to fix it, and functions that make it."""
+
+    name: str
+    description: str
+    fix: str
+    functions: Functions
+
+
+def _pe(**changes):
+    return lambda pos, d: _encoding(pos, d, **changes)
+
+
+MISTAKES: Dict[str, Mistake] = {
+    m.name: m
+    for m in [
+        Mistake("exponent uses k", "the exponent uses the dimension k instead of pair = k // 2",
+                "use pair = k // 2, so dimensions 2i and 2i + 1 share one frequency",
+                Functions(embedding.lookup, _pe(divisor=lambda k, pair, d: 10000.0 ** (2 * k / d)))),
+        Mistake("sin and cos swapped", "even dimensions use cosine and odd dimensions sine",
+                "even k: sin(angle); odd k: cos(angle)",
+                Functions(embedding.lookup, _pe(even=np.cos, odd=np.sin))),
+        Mistake("sine everywhere", "every dimension uses sine", "odd dimensions use cos(angle)",
+                Functions(embedding.lookup, _pe(odd=np.sin))),
+        Mistake("integer division", "2 * pair / d is computed with integer division, so every divisor is 1",
+                "divide as floating point: 2 * pair / d",
+                Functions(embedding.lookup, _pe(divisor=lambda k, pair, d: 10000.0 ** ((2 * pair) // d)))),
+        Mistake("integer power", "10000 ** x is computed with a power function that returns an integer, "
+                "truncating the divisor (10000 ** 0.125 = 3.16 becomes 3)",
+                "use a floating-point power: 10000.0 ** (2 * pair / d)",
+                Functions(embedding.lookup, _pe(divisor=lambda k, pair, d: np.floor(10000.0 ** (2 * pair / d))))),
+        Mistake("encoding added to the table", "lookup returns a view of the table row, so adding the "
+                "encoding to it changes the table itself", "return a copy of the row: table[token_id].copy()",
+                Functions(_view_lookup, positional.sinusoidal_encoding)),
+        Mistake("concatenated layout", "the encoding is laid out [sin of every pair | cos of every pair] "
+                "instead of interleaving sin and cos", "interleave: dimension 2i is sin, dimension 2i + 1 is cos",
+                Functions(embedding.lookup, _pe(layout="concatenated"))),
+        Mistake("position 0 zeroed", "position 0 is returned as all zeros, but PE[0] = [0, 1, 0, 1, ...]",
+                "compute position 0 with the same formula: sin 0 = 0, cos 0 = 1",
+                Functions(embedding.lookup, _pe(zero_first=True))),
+    ]
+}
+
+# (pos, d) cases for pos_encoding: small widths a learner can trace, odd widths, and the worked trace.
+PE_CASES = [(0, 4), (1, 4), (3, 4), (7, 6), (2, 5), (0, 16), (5, 16), (12, 16), (100, 8)]
+_CHECK_TABLE = np.array([[0.1, 0.2, 0.3, 0.4], [0.5, -0.5, 1.0, 0.0], [-1.0, 0.25, 0.0, 2.0]])
+
+
+@dataclass
+class CaseResult:
+    name: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class CheckReport:
+    """The checker's verdict: one :class:`CaseResult` per case and the mistakes it recognised."""
+
+    cases: List[CaseResult]
+    mistakes: List[Mistake]
+
+    @property
+    def passed(self) -> bool:
+        return all(c.ok for c in self.cases)
+
+    def __str__(self) -> str:
+        lines = [f"{'PASS' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in self.cases]
+        n_ok = sum(c.ok for c in self.cases)
+        lines.append(f"{n_ok} of {len(self.cases)} cases pass.")
+        for m in self.mistakes:
+            lines.append(f"Recognised mistake: {m.name}: {m.description}. Fix: {m.fix}.")
+        if not self.passed and not self.mistakes:
+            lines.append("The failing cases match none of the known mistakes: compare your values with the expected ones.")
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, printer, cycle):  # IPython shows the report as text
+        printer.text(str(self))
+
+
+def _call(fn, *args):
+    try:
+        return np.asarray(fn(*args), dtype=float), None
+    except Exception as exc:  # the learner's code may raise anything; report it as a failed case
+        return None, f"raised {type(exc).__name__}: {exc}"
+
+
+def _pe_outputs(pos_encoding) -> List[Optional[np.ndarray]]:
+    return [_call(pos_encoding, pos, d)[0] for pos, d in PE_CASES]
+
+
+def _same(a, b) -> bool:
+    return a is not None and b is not None and a.shape == b.shape and np.allclose(a, b, atol=1e-6)
+
+
+def check(lookup: Callable, pos_encoding: Callable) -> CheckReport:
+    """Run the learner's two functions on a battery of cases and name the mistakes recognised.
+
+    Cases: ``pos_encoding`` at each ``(pos, d)`` of ``PE_CASES`` against the reference; ``lookup`` returns
+    the right row; the worked trace's program gives the published output; running ``ADD`` leaves the table
+    unchanged. A failing learner is compared with every entry of ``MISTAKES``; each one whose outputs
+    the learner reproduces exactly is named in the report.
+    """
+    cases: List[CaseResult] = []
+    for pos, d in PE_CASES:
+        expected = positional.sinusoidal_encoding(pos, d)
+        got, error = _call(pos_encoding, pos, d)
+        name = f"pos_encoding({pos}, {d})"
+        if error:
+            cases.append(CaseResult(name, False, error))
+        elif got.shape != expected.shape:
+            cases.append(CaseResult(name, False, f"shape {got.shape}, expected {expected.shape}"))
+        else:
+            ok = np.allclose(got, expected, atol=1e-6)
+            detail = format_vector(got) if ok else f"got {format_vector(got)}, expected {format_vector(expected)}"
+            cases.append(CaseResult(name, ok, detail))
+    table = _CHECK_TABLE.copy()
+    got, error = _call(lookup, table, 1)
+    ok = error is None and _same(got, _CHECK_TABLE[1])
+    cases.append(CaseResult("lookup(table, 1)", ok, error or (format_vector(got) if ok else
+                 f"got {format_vector(got)}, expected {format_vector(_CHECK_TABLE[1])}")))
+    learner = Functions(lookup, pos_encoding)
+    program = example("worked_trace").read_text()
+    try:
+        got_lines, ok = run(program, learner), None
+        want = run(program, REFERENCE)
+        ok = got_lines == want
+        detail = "matches the published trace" if ok else "; ".join(g for g, w in zip(got_lines, want) if g != w)
+    except TraceError as exc:
+        ok, detail = False, str(exc)
+    cases.append(CaseResult("worked trace (d = 4, pos = 3)", ok, detail))
+    table = _CHECK_TABLE.copy()
+    probe = "WIDTH 4\nTOKEN a 0.1 0.2 0.3 0.4\nSEQUENCE a a a\nADD 2\nADD 2\nLOOKUP a\n"
+    try:
+        lines = run(probe, Functions(lookup, positional.sinusoidal_encoding))
+        ok = lines[0] == lines[1] and lines[2] == "LOOKUP a = [0.1000, 0.2000, 0.3000, 0.4000]"
+        detail = "the table is unchanged after ADD" if ok else "after ADD the table row changed: " + lines[2]
+    except TraceError as exc:
+        ok, detail = False, str(exc)
+    cases.append(CaseResult("ADD leaves the table unchanged", ok, detail))
+
+    mistakes = []
+    if not all(c.ok for c in cases):
+        learner_pe = _pe_outputs(pos_encoding)
+        for m in MISTAKES.values():
+            if m.functions.pos_encoding is not positional.sinusoidal_encoding:
+                if all(_same(a, b) for a, b in zip(learner_pe, _pe_outputs(m.functions.pos_encoding))):
+                    mistakes.append(m)
+        if not cases[-1].ok and "table row changed" in cases[-1].detail:
+            mistakes.append(MISTAKES["encoding added to the table"])
+    return CheckReport(cases, mistakes)
+
+
+# --- command line -----------------------------------------------------------------------------------
+
+
+def _load_functions(path: str) -> Functions:
+    spec = importlib.util.spec_from_file_location("learner_functions", path)
+    if spec is None or spec.loader is None:
+        raise TraceError(0, f"cannot load functions from {path!r}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except FileNotFoundError:
+        raise TraceError(0, f"no such file: {path}") from None
+    except Exception as exc:  # a syntax or run-time error in the learner's file
+        raise TraceError(0, f"cannot load {path}: {type(exc).__name__}: {exc}") from None
+    missing = [n for n in ("lookup", "pos_encoding") if not callable(getattr(module, n, None))]
+    if missing:
+        raise TraceError(0, f"{path} must define {' and '.join(missing)}")
+    return Functions(module.lookup, module.pos_encoding)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``python -m lib.trace [--functions my.py] FILE`` or ``python -m lib.trace --check my.py``."""
+    parser = argparse.ArgumentParser(prog="python -m lib.trace", description=__doc__.split("\n\n")[0])
+    parser.add_argument("file", nargs="?", help="a trace program (see lib/data/traces/ for examples)")
+    parser.add_argument("--functions", metavar="PY", help="a Python file defining lookup and pos_encoding")
+    parser.add_argument("--check", metavar="PY", help="run the checker on the functions in this Python file")
+    args = parser.parse_args(argv)
+    if not args.file and not args.check:
+        parser.print_usage(sys.stderr)
+        print("python -m lib.trace: error: give a trace FILE or --check PY", file=sys.stderr)
+        return 2
+    try:
+        if args.check:
+            fns = _load_functions(args.check)
+            report = check(fns.lookup, fns.pos_encoding)
+            print(report)
+            return 0 if report.passed else 1
+        fns = _load_functions(args.functions) if args.functions else REFERENCE
+        for line in run_file(args.file, fns):
+            print(line)
+    except TraceError as exc:
+        where = f"{args.file}:{exc.line}" if exc.line and args.file else (args.file or args.check)
+        print(f"{where}: error: {exc.message}", file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"{args.file}: error: cannot read the file ({exc.strerror if isinstance(exc, OSError) else exc})",
+              file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
