@@ -1,0 +1,506 @@
+"""Corpora, vocabularies, context windows and frequent-word subsampling.
+
+What a count-based or predictive embedding sees is decided here, before any optimisation: which items
+get a row (:class:`Vocabulary`, with an explicit order, minimum count and unknown-item policy), which
+(centre, context) pairs a sentence yields (:func:`context_pairs`: the whole sentence or ``±w``
+positions, both sides or one), and which occurrences of frequent words are dropped
+(:func:`keep_probability`, :func:`subsample`, Mikolov et al. 2013, "Distributed Representations of
+Words and Phrases and their Compositionality", §2.3).
+
+The module also holds the small constructed animal/vehicle corpus of the four-level "Embeddings"
+chapter (:data:`ANIMAL_VEHICLE_CORPUS`). Its purpose is to make counts and fitted vectors inspectable;
+it is evidence about mechanics, not about natural-language semantics.
+
+Departures from the sources:
+
+- subsampling follows the paper's discard probability ``1 - sqrt(t / f)`` by default; the word2vec C
+  tool's variant ``(sqrt(f / t) + 1) · t / f`` is available as ``formula="word2vec"``;
+- a context window is a fixed ``±w`` (word2vec samples a smaller window per centre word; the expected
+  effect of that sampling is a distance weighting, available in :func:`lib.ppmi.cooccurrence`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from lib.embedding import check_ids
+
+# --- the constructed corpus --------------------------------------------------------------------------
+
+#: The chapter's constructed corpus: 13 three-word sentences about pets and vehicles (39 tokens, 15 types).
+ANIMAL_VEHICLE_CORPUS: Tuple[Tuple[str, ...], ...] = (
+    ("cat", "pet", "soft"),
+    ("kitten", "pet", "soft"),
+    ("dog", "pet", "loyal"),
+    ("puppy", "pet", "loyal"),
+    ("cat", "kitten", "pet"),
+    ("dog", "puppy", "pet"),
+    ("car", "vehicle", "road"),
+    ("truck", "vehicle", "road"),
+    ("car", "carries", "people"),
+    ("truck", "carries", "cargo"),
+    ("car", "truck", "vehicle"),
+    ("kitten", "young", "cat"),
+    ("puppy", "young", "dog"),
+)
+#: The name under which the constructed corpus appears in provenance records.
+ANIMAL_VEHICLE_NAME = "constructed animal/vehicle corpus"
+#: The eight terms the chapter's figures show; the first five are drawn as the animal group.
+FOCUS_TERMS: Tuple[str, ...] = ("cat", "kitten", "dog", "puppy", "car", "truck", "pet", "vehicle")
+ANIMAL_TERMS: Tuple[str, ...] = ("cat", "kitten", "dog", "puppy", "pet")
+
+
+def animal_vehicle_corpus() -> List[List[str]]:
+    """The constructed corpus as a new list of sentences (lists of ``str``), safe to modify."""
+    return [list(s) for s in ANIMAL_VEHICLE_CORPUS]
+
+
+def _check_sentences(sentences, name: str = "sentences") -> List[List[str]]:
+    if isinstance(sentences, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of sentences (sequences of str), got a single string")
+    out = []
+    for k, sentence in enumerate(sentences):
+        if isinstance(sentence, (str, bytes)):
+            raise TypeError(f"{name}[{k}] must be a sequence of str tokens, got a string; split it into tokens first")
+        tokens = list(sentence)
+        for tok in tokens:
+            if not isinstance(tok, str):
+                raise TypeError(f"{name}[{k}] contains a non-string token {tok!r}")
+        out.append(tokens)
+    return out
+
+
+def corpus_hash(sentences) -> str:
+    """SHA-256 of a tokenised corpus (hex, 64 characters), the corpus identity in provenance records.
+
+    The hash covers the tokens and the sentence boundaries (the corpus is serialised as JSON, a list of
+    lists of strings), so splitting a sentence differently changes it. Raises ``TypeError`` if
+    ``sentences`` is not a sequence of token sequences.
+    """
+    sents = _check_sentences(sentences)
+    payload = json.dumps(sents, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return hashlib.sha256(payload).hexdigest()
+
+
+# --- vocabulary --------------------------------------------------------------------------------------
+
+ORDERS = ("count", "alphabetical", "given")
+UNKNOWN_POLICIES = ("error", "skip", "map")
+
+
+class Vocabulary:
+    """A fixed mapping between tokens and integer ids ``0 .. V-1``, with counts and a stated policy.
+
+    Build one from sentences with :meth:`from_sentences`, or directly from an ordered list of tokens.
+
+    Parameters
+    ----------
+    tokens:
+        The items, in id order (``tokens[i]`` gets id ``i``). Must be unique strings.
+    counts:
+        Optional occurrence count of each token (``int``, ``>= 0``), same length as ``tokens``; default
+        all zeros. Kept as ``counts`` ``(V,) int64`` for the noise distribution and subsampling.
+    unknown:
+        What :meth:`encode` does with a token that has no row: ``"error"`` (raise
+        :class:`UnknownTokenError`),
+        ``"skip"`` (drop it), or ``"map"`` (use the row of ``unknown_token``, which must then be one of
+        ``tokens``).
+    unknown_token:
+        The token whose row absorbs unknown items under ``unknown="map"`` (default ``"<unk>"``).
+    order, min_count:
+        How the order was decided and the minimum count used, recorded for provenance only.
+
+    Raises ``ValueError`` for duplicate tokens, mismatched or negative counts, an unknown policy, or
+    ``unknown="map"`` without ``unknown_token`` among the tokens; ``TypeError`` for non-string tokens.
+    """
+
+    def __init__(
+        self,
+        tokens: Sequence[str],
+        counts: Sequence[int] | None = None,
+        *,
+        unknown: str = "error",
+        unknown_token: str = "<unk>",
+        order: str = "given",
+        min_count: int = 1,
+    ):
+        if isinstance(tokens, (str, bytes)):
+            raise TypeError("tokens must be a sequence of str, got a single string")
+        tokens = tuple(tokens)
+        for tok in tokens:
+            if not isinstance(tok, str):
+                raise TypeError(f"tokens must be str, got {tok!r}")
+        if len(tokens) == 0:
+            raise ValueError("a vocabulary needs at least one token")
+        index: Dict[str, int] = {}
+        for i, tok in enumerate(tokens):
+            if tok in index:
+                raise ValueError(f"token {tok!r} appears twice in the vocabulary (ids {index[tok]} and {i})")
+            index[tok] = i
+        if counts is None:
+            cnt = np.zeros(len(tokens), dtype=np.int64)
+        else:
+            cnt = np.asarray(counts)
+            if cnt.dtype == bool or not np.issubdtype(cnt.dtype, np.integer):
+                raise TypeError(f"counts must be integers, got dtype {cnt.dtype}")
+            if cnt.shape != (len(tokens),):
+                raise ValueError(f"counts must have shape ({len(tokens)},) to match tokens, got {cnt.shape}")
+            if (cnt < 0).any():
+                raise ValueError("counts must be >= 0")
+            cnt = cnt.astype(np.int64)
+        if unknown not in UNKNOWN_POLICIES:
+            raise ValueError(f"unknown must be one of {UNKNOWN_POLICIES}, got {unknown!r}")
+        if unknown == "map" and unknown_token not in index:
+            raise ValueError(f"unknown='map' needs unknown_token {unknown_token!r} among the tokens")
+        if order not in ORDERS:
+            raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+        _check_min_count(min_count)
+        self.tokens: Tuple[str, ...] = tokens
+        self.counts: np.ndarray = cnt
+        self.counts.setflags(write=False)
+        self.unknown = unknown
+        self.unknown_token = unknown_token if unknown == "map" else None
+        self.order = order
+        self.min_count = int(min_count)
+        self._index = index
+
+    # construction ---------------------------------------------------------------------------------
+
+    @classmethod
+    def from_sentences(
+        cls,
+        sentences,
+        *,
+        min_count: int = 1,
+        order: str = "count",
+        unknown: str = "error",
+        unknown_token: str = "<unk>",
+        max_size: int | None = None,
+    ) -> "Vocabulary":
+        """Count the tokens of ``sentences`` (sequences of ``str``) and keep those seen ``min_count`` times.
+
+        ``order``: ``"count"`` (count descending, ties by token in code-point order: the usual word2vec
+        order) or ``"alphabetical"`` (token in code-point order, as the chapter's source does with
+        ``sorted``). The result is deterministic for a given corpus. ``max_size`` keeps only the first
+        ``max_size`` items of that order (after ``min_count``). With ``unknown="map"`` a row for
+        ``unknown_token`` is put first (id 0) and its count is the number of occurrences of the dropped
+        items; the other policies add no row.
+
+        Raises ``ValueError`` for ``min_count < 1``, ``max_size < 1``, an unknown ``order``/``unknown``, a
+        corpus in which no token reaches ``min_count``, or a corpus that already contains
+        ``unknown_token`` under ``unknown="map"``; ``TypeError`` for a malformed corpus.
+        """
+        sents = _check_sentences(sentences)
+        _check_min_count(min_count)
+        if order not in ("count", "alphabetical"):
+            raise ValueError(f"order must be 'count' or 'alphabetical' when building from sentences, got {order!r}")
+        if max_size is not None and (
+            isinstance(max_size, bool) or not isinstance(max_size, (int, np.integer)) or max_size < 1
+        ):
+            raise ValueError(f"max_size must be a positive integer or None, got {max_size!r}")
+        counter = Counter(tok for s in sents for tok in s)
+        if unknown == "map" and unknown_token in counter:
+            raise ValueError(f"the corpus already contains the unknown_token {unknown_token!r}; choose another")
+        kept = [(tok, c) for tok, c in counter.items() if c >= min_count]
+        if order == "count":
+            kept.sort(key=lambda tc: (-tc[1], tc[0]))
+        else:
+            kept.sort(key=lambda tc: tc[0])
+        if max_size is not None:
+            kept = kept[: int(max_size)]
+        if not kept:
+            raise ValueError(f"no token occurs at least min_count={min_count} times")
+        tokens = [t for t, _ in kept]
+        counts = [c for _, c in kept]
+        if unknown == "map":
+            dropped = sum(counter.values()) - sum(counts)
+            tokens = [unknown_token] + tokens
+            counts = [dropped] + counts
+        return cls(
+            tokens, counts, unknown=unknown, unknown_token=unknown_token, order=order, min_count=min_count
+        )
+
+    # mapping --------------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def __contains__(self, token) -> bool:
+        return token in self._index
+
+    def __iter__(self):
+        return iter(self.tokens)
+
+    def __repr__(self) -> str:
+        return f"Vocabulary(size={len(self)}, order={self.order!r}, min_count={self.min_count}, unknown={self.unknown!r})"
+
+    @property
+    def index(self) -> Dict[str, int]:
+        """A copy of the ``{token: id}`` mapping."""
+        return dict(self._index)
+
+    def id(self, token: str) -> int:
+        """The id of ``token``; an unknown token follows the policy (``"skip"`` raises here too).
+
+        Raises :class:`UnknownTokenError` (a ``KeyError`` and a ``ValueError``) naming the token when it
+        has no row and the policy is not ``"map"``.
+        """
+        i = self._index.get(token)
+        if i is not None:
+            return i
+        if self.unknown == "map":
+            return self._index[self.unknown_token]
+        raise UnknownTokenError(f"token {token!r} is not in the vocabulary of {len(self)} (unknown-item policy {self.unknown!r})")
+
+    def token(self, i) -> str:
+        """The token with id ``i``; ``ValueError`` if ``i`` is outside ``[0, V)``, ``TypeError`` if not an int."""
+        return self.tokens[int(check_ids(i, len(self)))]
+
+    def encode(self, tokens: Sequence[str]) -> np.ndarray:
+        """Ids of a sentence, ``(n,) int64``, applying the unknown-item policy.
+
+        ``"error"`` raises :class:`UnknownTokenError`; ``"skip"`` drops the token (the output is shorter and the
+        surrounding tokens become adjacent, as word2vec does); ``"map"`` uses the unknown row.
+        """
+        if isinstance(tokens, (str, bytes)):
+            raise TypeError("encode takes a sequence of tokens, got a single string; split it first")
+        ids = []
+        for tok in tokens:
+            i = self._index.get(tok)
+            if i is None:
+                if self.unknown == "skip":
+                    continue
+                i = self.id(tok)  # raises for "error", maps for "map"
+            ids.append(i)
+        return np.asarray(ids, dtype=np.int64)
+
+    def encode_sentences(self, sentences) -> List[np.ndarray]:
+        """:meth:`encode` applied to every sentence: a list of ``(n_s,) int64`` arrays."""
+        return [self.encode(s) for s in _check_sentences(sentences)]
+
+    def decode(self, ids) -> List[str]:
+        """Tokens for a 1-D sequence of ids; ``ValueError`` for an id outside ``[0, V)``."""
+        arr = check_ids(ids, len(self))
+        if arr.ndim != 1:
+            raise ValueError(f"decode takes a 1-D sequence of ids, got shape {arr.shape}")
+        return [self.tokens[i] for i in arr]
+
+    def describe(self) -> Dict[str, object]:
+        """The vocabulary's part of a provenance record: size, order, minimum count, unknown-item policy."""
+        order = {
+            "count": "by count, descending; ties by token",
+            "alphabetical": "alphabetical (code-point order)",
+            "given": "as given",
+        }[self.order]
+        if self.unknown == "map":
+            unk = f"map to {self.unknown_token!r} (id {self._index[self.unknown_token]})"
+        else:
+            unk = {"error": "error (no unknown row)", "skip": "skip (dropped, no unknown row)"}[self.unknown]
+        return {"vocabulary_size": len(self), "vocabulary_order": order, "min_count": self.min_count, "unknown_policy": unk}
+
+
+class UnknownTokenError(KeyError, ValueError):
+    """A token with no row under the ``"error"`` policy; a ``KeyError`` and a ``ValueError`` alike."""
+
+    def __str__(self) -> str:  # KeyError would show the message with quotes around it
+        return str(self.args[0]) if self.args else ""
+
+
+def _check_min_count(min_count) -> None:
+    if isinstance(min_count, bool) or not isinstance(min_count, (int, np.integer)) or min_count < 1:
+        raise ValueError(f"min_count must be an integer >= 1, got {min_count!r}")
+
+
+# --- context windows ---------------------------------------------------------------------------------
+
+
+def _check_window(window):
+    if window is None:
+        return None
+    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+        raise ValueError(f"window must be None (the whole sentence) or an integer >= 1, got {window!r}")
+    return int(window)
+
+
+def _as_id_sentences(sentences, vocab_size: int | None) -> List[np.ndarray]:
+    if isinstance(sentences, np.ndarray) and sentences.ndim == 1:
+        raise TypeError("sentences must be a sequence of id sequences; wrap a single sentence in a list")
+    out = []
+    for k, s in enumerate(sentences):
+        arr = np.asarray(s)
+        if arr.size == 0:
+            out.append(np.zeros(0, dtype=np.int64))
+            continue
+        if arr.ndim != 1:
+            raise ValueError(f"sentence {k} must be a 1-D sequence of ids, got shape {arr.shape}")
+        if vocab_size is None:
+            if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+                raise TypeError(f"sentence {k} must hold integer ids, got dtype {arr.dtype}; encode it with a Vocabulary")
+            if (arr < 0).any():
+                raise ValueError(f"sentence {k} holds a negative id {int(arr[arr < 0][0])}")
+            arr = arr.astype(np.int64)
+        else:
+            arr = check_ids(arr, vocab_size)
+        out.append(arr)
+    return out
+
+
+def context_pairs(
+    sentences,
+    window: int | None = None,
+    *,
+    symmetric: bool = True,
+    vocab_size: int | None = None,
+    return_distance: bool = False,
+):
+    """(centre, context) id pairs from encoded sentences: ``(n, 2) int64``, centre in column 0.
+
+    ``sentences`` is a sequence of 1-D integer id arrays (see :meth:`Vocabulary.encode_sentences`);
+    pairs never cross a sentence boundary. ``window=None`` pairs every position with every other
+    position of its sentence (the chapter's source); ``window=w`` with the positions at distance
+    ``1..w``. ``symmetric=True`` takes context on both sides; ``symmetric=False`` only the positions
+    *after* the centre, so that the pairs of ``symmetric=True`` are those of ``symmetric=False`` plus
+    their reversals. Order: sentence by sentence, centre position ascending, then context position
+    ascending (the nested loop ``for i: for j != i``), so the result is deterministic.
+
+    With ``return_distance=True`` also returns ``(n,) int64`` distances ``|i - j|`` (>= 1), used for
+    distance weighting. ``vocab_size`` (optional) validates every id against ``[0, vocab_size)``.
+
+    Cost is ``O(L · w)`` per sentence of length ``L`` (``O(L²)`` for the whole sentence). Raises
+    ``ValueError`` for ``window < 1``, a non-1-D sentence or an id out of range; ``TypeError`` for
+    non-integer ids.
+    """
+    window = _check_window(window)
+    sents = _as_id_sentences(sentences, vocab_size)
+    pieces, dists = [], []
+    for s in sents:
+        n = s.shape[0]
+        if n < 2:
+            continue
+        w = n - 1 if window is None else min(window, n - 1)
+        offsets = np.arange(1, w + 1) if not symmetric else np.concatenate([np.arange(-w, 0), np.arange(1, w + 1)])
+        centre = np.arange(n)[:, None]
+        ctx = centre + offsets[None, :]  # (n, len(offsets)), rows ascending in context position
+        valid = (ctx >= 0) & (ctx < n)
+        ci = np.broadcast_to(centre, ctx.shape)[valid]  # boolean indexing keeps row-major order
+        cj = ctx[valid]
+        pieces.append(np.stack([s[ci], s[cj]], axis=1))
+        dists.append(np.abs(cj - ci))
+    if pieces:
+        pairs = np.concatenate(pieces).astype(np.int64)
+        dist = np.concatenate(dists).astype(np.int64)
+    else:
+        pairs = np.zeros((0, 2), dtype=np.int64)
+        dist = np.zeros(0, dtype=np.int64)
+    return (pairs, dist) if return_distance else pairs
+
+
+def describe_context(window: int | None, symmetric: bool = True) -> str:
+    """A one-line description of a context definition for provenance, e.g. ``"±2 positions"``."""
+    window = _check_window(window)
+    if window is None:
+        return "every other word of the sentence" + ("" if symmetric else " that follows the centre")
+    return f"±{window} positions within the sentence" if symmetric else f"the {window} following positions within the sentence"
+
+
+# --- subsampling of frequent words --------------------------------------------------------------------
+
+SUBSAMPLING_FORMULAS = ("paper", "word2vec")
+
+
+def keep_probability(counts, t: float = 1e-5, *, formula: str = "paper") -> np.ndarray:
+    """Probability of keeping each occurrence of an item under frequent-word subsampling, ``(V,) float64``.
+
+    With relative frequency ``f = count / sum(counts)`` and threshold ``t`` (Mikolov et al. 2013, §2.3,
+    equation 5, where each occurrence is discarded with probability ``1 - sqrt(t / f)``):
+
+    - ``formula="paper"``: ``keep = min(1, sqrt(t / f))``;
+    - ``formula="word2vec"``: ``keep = min(1, (sqrt(f / t) + 1) · t / f)``, the C tool's variant, which
+      keeps more (an item with ``f = t`` is always kept).
+
+    Items with a zero count get probability 1 (they never occur). Raises ``ValueError`` for ``t`` not
+    finite and positive, negative counts, all-zero counts or an unknown formula; ``TypeError`` for
+    non-integer counts.
+    """
+    cnt = _check_counts(counts)
+    t = float(t)
+    if not np.isfinite(t) or t <= 0:
+        raise ValueError(f"subsampling threshold t must be a finite number > 0, got {t!r}")
+    if formula not in SUBSAMPLING_FORMULAS:
+        raise ValueError(f"formula must be one of {SUBSAMPLING_FORMULAS}, got {formula!r}")
+    total = cnt.sum()
+    f = cnt / total
+    keep = np.ones_like(f)
+    seen = f > 0
+    if formula == "paper":
+        keep[seen] = np.sqrt(t / f[seen])
+    else:
+        keep[seen] = (np.sqrt(f[seen] / t) + 1.0) * t / f[seen]
+    return np.minimum(keep, 1.0)
+
+
+def subsample(sentences, counts, t: float = 1e-5, *, seed=0, formula: str = "paper") -> List[np.ndarray]:
+    """Drop occurrences of frequent items at random: a new list of ``(n_s',) int64`` id arrays.
+
+    Each occurrence of item ``i`` is kept independently with probability ``keep_probability(counts, t)[i]``
+    (Mikolov et al. 2013, §2.3). Apply it before :func:`context_pairs`, as word2vec does, so that the
+    remaining words move closer together. ``seed`` is an ``int`` or a ``numpy.random.Generator``; the
+    global NumPy state is never used. ``counts`` is ``(V,)`` and every id must lie in ``[0, V)``.
+    Raises like :func:`keep_probability` and ``ValueError`` for ids out of range.
+    """
+    keep = keep_probability(counts, t, formula=formula)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(_check_seed(seed))
+    sents = _as_id_sentences(sentences, keep.shape[0])
+    out = []
+    for s in sents:
+        u = rng.random(s.shape[0])
+        out.append(s[u < keep[s]])
+    return out
+
+
+def _check_counts(counts) -> np.ndarray:
+    cnt = np.asarray(counts)
+    if cnt.dtype == bool or not np.issubdtype(cnt.dtype, np.integer):
+        raise TypeError(f"counts must be integers, got dtype {cnt.dtype}")
+    if cnt.ndim != 1 or cnt.shape[0] < 1:
+        raise ValueError(f"counts must be a non-empty 1-D array, got shape {cnt.shape}")
+    if (cnt < 0).any():
+        raise ValueError("counts must be >= 0")
+    if cnt.sum() == 0:
+        raise ValueError("counts must not all be zero")
+    return cnt.astype(np.int64)
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer (or a numpy Generator), got {seed!r}")
+    return int(seed)
+
+
+def token_counts(sentences, vocab_size: int) -> np.ndarray:
+    """Occurrences of each id in encoded ``sentences``: ``(vocab_size,) int64``; ``ValueError`` for bad ids."""
+    sents = _as_id_sentences(sentences, vocab_size)
+    flat = np.concatenate(sents) if sents else np.zeros(0, dtype=np.int64)
+    return np.bincount(flat, minlength=vocab_size).astype(np.int64)
+
+
+__all__ = [
+    "ANIMAL_VEHICLE_CORPUS",
+    "ANIMAL_VEHICLE_NAME",
+    "ANIMAL_TERMS",
+    "FOCUS_TERMS",
+    "UnknownTokenError",
+    "Vocabulary",
+    "animal_vehicle_corpus",
+    "context_pairs",
+    "corpus_hash",
+    "describe_context",
+    "keep_probability",
+    "subsample",
+    "token_counts",
+]

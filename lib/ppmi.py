@@ -1,0 +1,345 @@
+"""Count-based embeddings: co-occurrence counts, positive PMI, and a truncated SVD with a fixed sign.
+
+The pipeline of the chapter's Level 2 (and of Levy, Goldberg & Dagan 2015, "Improving Distributional
+Similarity with Lessons Learned from Word Embeddings", TACL 3, §2–3):
+
+1. :func:`cooccurrence`: ``C[w, c]`` = (weighted) number of times context ``c`` occurs in the window of
+   centre ``w``. The window is the whole sentence (the chapter's source) or ``±w`` positions; counts can
+   be one-sided and weighted by distance.
+2. :func:`ppmi`: ``PPMI(w, c) = max(0, log[ P(w, c) / (P(w) · P_α(c)) ])`` with natural logarithms,
+   ``P(w, c) = C[w, c] / N``, ``P(w) = Σ_c C[w, c] / N`` and the smoothed context distribution
+   ``P_α(c) = (Σ_w C[w, c])^α / Σ_c' (Σ_w C[w, c'])^α`` (Levy et al. 2015, §3.2, equation 3; α = 1 is
+   plain PPMI, α = 0.75 their recommendation). A zero count, and so an empty row or column, gives 0,
+   never ``-inf`` or NaN, and no NumPy warning.
+3. :func:`truncated_svd` / :func:`svd_vectors`: the ``k`` largest singular triplets and the word vectors
+   ``U_k · S_k^p`` (Levy et al. 2015, §3.3, "eigenvalue weighting", p = 0.5 by default).
+
+Every step has a dense NumPy path and a ``scipy.sparse`` path (``csr_array``) for vocabularies of tens of
+thousands, and the two give the same numbers: the PPMI formula is applied to the same non-zero entries,
+and the SVD follows one sign convention (see :func:`truncated_svd`), so that neither a solver nor a
+machine can flip a figure's axis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
+
+from lib.corpus import _check_window, context_pairs, describe_context
+from lib.provenance import Provenance, for_corpus, software_versions
+
+WEIGHTINGS = (None, "harmonic", "linear")
+SOLVERS = ("auto", "dense", "sparse")
+#: relative tolerance within which two entries of a singular vector count as equally large (sign rule)
+SIGN_TIE_RTOL = 1e-6
+
+
+# --- co-occurrence ----------------------------------------------------------------------------------
+
+
+def cooccurrence(
+    sentences,
+    vocab_size: int,
+    window: int | None = None,
+    *,
+    symmetric: bool = True,
+    weighting: str | None = None,
+    sparse: bool = False,
+):
+    """Co-occurrence matrix ``(vocab_size, vocab_size) float64``: rows centres, columns contexts.
+
+    ``sentences`` are 1-D integer id arrays (:meth:`lib.corpus.Vocabulary.encode_sentences`).
+    ``window``/``symmetric`` define the context as in :func:`lib.corpus.context_pairs` (``None`` = every
+    other word of the sentence; ``symmetric=False`` counts only contexts after the centre, so the
+    symmetric matrix is the one-sided matrix plus its transpose). ``weighting``:
+
+    - ``None``: each pair counts 1;
+    - ``"harmonic"``: a pair at distance ``d`` counts ``1 / d`` (GloVe, Pennington et al. 2014, §4.2);
+    - ``"linear"``: it counts ``(w - d + 1) / w``, the expected weight of word2vec's dynamic window
+      (Levy et al. 2015, §3.1); needs an integer ``window``.
+
+    ``sparse=True`` returns a ``scipy.sparse.csr_array`` with the same values. Raises ``ValueError`` for
+    an id outside ``[0, vocab_size)``, ``window < 1``, an unknown weighting, or ``"linear"`` without a
+    window; ``TypeError`` for non-integer ids.
+    """
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, (int, np.integer)) or vocab_size < 1:
+        raise ValueError(f"vocab_size must be a positive integer, got {vocab_size!r}")
+    window = _check_window(window)
+    if weighting not in WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+    if weighting == "linear" and window is None:
+        raise ValueError("weighting='linear' needs an integer window (the whole sentence has no window size)")
+    pairs, dist = context_pairs(sentences, window, symmetric=symmetric, vocab_size=int(vocab_size), return_distance=True)
+    if weighting is None:
+        weights = np.ones(dist.shape[0], dtype=np.float64)
+    elif weighting == "harmonic":
+        weights = 1.0 / dist
+    else:
+        weights = (window - dist + 1) / window
+    V = int(vocab_size)
+    if sparse:
+        m = scipy.sparse.coo_array((weights, (pairs[:, 0], pairs[:, 1])), shape=(V, V)).tocsr()
+        m.sum_duplicates()
+        m.sort_indices()
+        return m
+    dense = np.zeros((V, V), dtype=np.float64)
+    np.add.at(dense, (pairs[:, 0], pairs[:, 1]), weights)
+    return dense
+
+
+# --- PPMI ---------------------------------------------------------------------------------------------
+
+
+def _check_alpha(alpha) -> float:
+    if isinstance(alpha, bool):
+        raise TypeError("alpha must be a number, got a bool")
+    alpha = float(alpha)
+    if not np.isfinite(alpha) or alpha <= 0:
+        raise ValueError(f"alpha must be a finite number > 0 (1 = no smoothing, 0.75 = Levy et al.), got {alpha!r}")
+    return alpha
+
+
+def _pmi_values(vals, i, j, row, col, alpha):
+    """PMI of the non-zero entries ``vals`` at rows ``i`` and columns ``j`` (all > 0, so no log of 0)."""
+    total = row.sum()
+    col_a = np.zeros_like(col)
+    np.power(col, alpha, out=col_a, where=col > 0)
+    p_c = col_a / col_a.sum()
+    return np.log(vals / total) - np.log(row[i] / total) - np.log(p_c[j])
+
+
+def ppmi(counts, alpha: float = 1.0):
+    """Positive pointwise mutual information of a count matrix (natural log, nats): same shape, ``float64``.
+
+    ``counts`` is a ``(W, C)`` array or ``scipy.sparse`` matrix of non-negative finite (weighted) counts,
+    rows words and columns contexts. Implements ``max(0, log[P(w, c) / (P(w) P_α(c))])`` with the
+    context distribution raised to ``alpha`` and renormalised (Levy et al. 2015, §3.2); ``alpha=1`` is
+    plain PPMI. Entries with a zero count are 0 (their PMI is ``-inf``, clipped); so are empty rows and
+    columns and an all-zero matrix: no NaN, no ``-inf`` and no warning. A sparse input gives a
+    ``csr_array`` holding only the positive entries, equal to the dense result.
+
+    Raises ``ValueError`` for a matrix that is not 2-D, has negative or non-finite entries, or for
+    ``alpha`` not finite and positive.
+    """
+    alpha = _check_alpha(alpha)
+    if scipy.sparse.issparse(counts):
+        m = scipy.sparse.csr_array(counts, dtype=np.float64, copy=True)
+        if m.ndim != 2:
+            raise ValueError(f"counts must be a 2-D matrix, got {m.ndim} dimensions")
+        m.sum_duplicates()
+        if not np.all(np.isfinite(m.data)):
+            raise ValueError("counts contain NaN or infinity")
+        if (m.data < 0).any():
+            raise ValueError("counts must be >= 0")
+        m.eliminate_zeros()
+        m.sort_indices()
+        out = m.copy()
+        if m.nnz:
+            row = np.asarray(m.sum(axis=1)).ravel()
+            col = np.asarray(m.sum(axis=0)).ravel()
+            i = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+            out.data = np.maximum(_pmi_values(m.data, i, m.indices, row, col, alpha), 0.0)
+            out.eliminate_zeros()
+        return out
+    C = np.asarray(counts)
+    if C.dtype == bool or not (np.issubdtype(C.dtype, np.integer) or np.issubdtype(C.dtype, np.floating)):
+        raise TypeError(f"counts must be numeric, got dtype {C.dtype}")
+    C = C.astype(np.float64)
+    if C.ndim != 2:
+        raise ValueError(f"counts must be a 2-D matrix, got shape {C.shape}")
+    if not np.all(np.isfinite(C)):
+        raise ValueError("counts contain NaN or infinity")
+    if (C < 0).any():
+        raise ValueError("counts must be >= 0")
+    out = np.zeros_like(C)
+    nz = C > 0
+    if nz.any():
+        i, j = np.nonzero(nz)
+        out[i, j] = np.maximum(_pmi_values(C[i, j], i, j, C.sum(axis=1), C.sum(axis=0), alpha), 0.0)
+    return out
+
+
+# --- truncated SVD ------------------------------------------------------------------------------------
+
+
+class SVDResult(NamedTuple):
+    """``U (n, k)``, ``S (k,)`` descending, ``Vt (k, m)``, all ``float64``, after the sign convention."""
+
+    U: np.ndarray
+    S: np.ndarray
+    Vt: np.ndarray
+
+
+def sign_convention(U: np.ndarray, Vt: np.ndarray | None = None):
+    """Flip singular vectors so that in every column of ``U`` the largest-magnitude entry is positive.
+
+    The rule: in column ``j`` of ``U`` ``(n, k)``, among the entries whose magnitude is within a relative
+    ``SIGN_TIE_RTOL`` (1e-6) of the largest, take the one with the smallest row index, and flip column
+    ``j`` (and row ``j`` of ``Vt``, so that ``U S Vt`` is unchanged) if it is negative. The tolerance
+    makes near-ties that differ only by rounding (e.g. two symmetric items ``+a`` and ``-a``) resolve by
+    row index on every solver and machine. This is scikit-learn's ``svd_flip`` rule (u-based) with that
+    tie rule added. Returns ``(U, Vt)`` as new arrays (``Vt`` is ``None`` if not given).
+
+    What no sign rule can fix: when two singular values are equal the singular vectors are only defined
+    up to a rotation of their subspace, so the ``k``-th vector is reproducible only if ``σ_k > σ_{k+1}``.
+    """
+    U = np.array(U, dtype=np.float64, copy=True)
+    if U.ndim != 2:
+        raise ValueError(f"U must be a 2-D matrix (n, k), got shape {U.shape}")
+    mag = np.abs(U)
+    top = mag.max(axis=0, initial=0.0)
+    near = mag >= top * (1.0 - SIGN_TIE_RTOL)
+    first = np.argmax(near, axis=0)  # smallest row index among the near-maximal entries
+    signs = np.sign(U[first, np.arange(U.shape[1])])
+    signs[signs == 0] = 1.0
+    U *= signs
+    if Vt is not None:
+        Vt = np.array(Vt, dtype=np.float64, copy=True) * signs[:, None]
+    return U, Vt
+
+
+def _check_k(k, shape, sparse_solver: bool) -> int:
+    limit = min(shape) - 1 if sparse_solver else min(shape)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= limit:
+        what = "the sparse solver (ARPACK) needs 1 <= k < min(shape)" if sparse_solver else "1 <= k <= min(shape)"
+        raise ValueError(f"k must be an integer with {what} = {limit}, got {k!r}")
+    return int(k)
+
+
+def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVDResult:
+    """The ``k`` largest singular triplets of ``matrix`` ``(n, m)``, descending, with a fixed sign.
+
+    ``solver``: ``"dense"`` (LAPACK ``gesdd`` via ``scipy.linalg.svd`` on the full matrix),
+    ``"sparse"`` (ARPACK via ``scipy.sparse.linalg.svds``, ``tol=0`` so to machine precision, started
+    from a fixed vector drawn with ``seed``), or ``"auto"`` (sparse for a ``scipy.sparse`` input with
+    ``k < min(shape)``, dense otherwise). The sign convention of :func:`sign_convention` is applied, so
+    the result is the same on every run, solver and machine up to rounding, as long as ``σ_k > σ_{k+1}``.
+
+    Raises ``ValueError`` for ``k`` outside ``[1, min(shape)]`` (``[1, min(shape))`` for ARPACK), an
+    unknown solver, or non-finite entries.
+    """
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    is_sparse = scipy.sparse.issparse(matrix)
+    if is_sparse:
+        A = scipy.sparse.csr_array(matrix, dtype=np.float64)
+        data = A.data
+    else:
+        A = np.asarray(matrix, dtype=np.float64)
+        data = A
+    if A.ndim != 2 or min(A.shape) < 1:
+        raise ValueError(f"matrix must be 2-D and non-empty, got shape {A.shape}")
+    if not np.all(np.isfinite(data)):
+        raise ValueError("matrix contains NaN or infinity")
+    if solver == "auto":
+        solver = "sparse" if is_sparse and isinstance(k, (int, np.integer)) and 1 <= k < min(A.shape) else "dense"
+    k = _check_k(k, A.shape, solver == "sparse")
+    if solver == "dense":
+        dense = A.toarray() if is_sparse else A
+        U, S, Vt = scipy.linalg.svd(dense, full_matrices=False, lapack_driver="gesdd")
+        U, S, Vt = U[:, :k], S[:k], Vt[:k]
+    else:
+        rng = np.random.default_rng(seed)
+        v0 = rng.standard_normal(min(A.shape))
+        U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, v0=v0, solver="arpack")
+        order = np.argsort(-S, kind="stable")
+        U, S, Vt = U[:, order], S[order], Vt[order]
+    U, Vt = sign_convention(U, Vt)
+    return SVDResult(U, np.asarray(S, dtype=np.float64), Vt)
+
+
+def svd_vectors(matrix, k: int, *, power: float = 0.5, solver: str = "auto", seed: int = 0) -> np.ndarray:
+    """Word vectors ``U_k · S_k^power`` ``(n, k) float64`` from :func:`truncated_svd` (same sign rule).
+
+    ``power=1`` gives the classic ``U S``, ``0.5`` the symmetric split of Levy et al. (2015, §3.3) and
+    the chapter's source, ``0`` the bare singular vectors. Raises like :func:`truncated_svd` and
+    ``ValueError`` for a non-finite ``power``.
+    """
+    if isinstance(power, bool):
+        raise TypeError("power must be a number, got a bool")
+    power = float(power)
+    if not np.isfinite(power) or power < 0:
+        raise ValueError(f"power must be a finite number >= 0, got {power!r}")
+    U, S, _ = truncated_svd(matrix, k, solver=solver, seed=seed)
+    return U * S**power
+
+
+# --- the whole pipeline with provenance ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CountEmbedding:
+    """A PPMI-SVD embedding: ``vectors (V, k) float64``, ``counts`` and ``ppmi`` ``(V, V)`` (dense or
+    sparse as requested), ``singular_values (k,)`` and the :class:`lib.provenance.Provenance` record."""
+
+    vectors: np.ndarray
+    counts: object
+    ppmi: object
+    singular_values: np.ndarray
+    provenance: Provenance
+
+
+def ppmi_svd_embedding(
+    sentences,
+    vocab,
+    *,
+    k: int = 2,
+    window: int | None = None,
+    symmetric: bool = True,
+    weighting: str | None = None,
+    alpha: float = 1.0,
+    power: float = 0.5,
+    sparse: bool = False,
+    corpus: str = "unnamed corpus",
+) -> CountEmbedding:
+    """Counts → PPMI → truncated SVD for tokenised ``sentences`` (sequences of ``str``) and a vocabulary.
+
+    ``vocab`` is a :class:`lib.corpus.Vocabulary` (its unknown-item policy applies while encoding).
+    The other arguments go to :func:`cooccurrence`, :func:`ppmi` and :func:`svd_vectors`; ``sparse=True``
+    uses the ``scipy.sparse`` path throughout. The provenance names the corpus (``corpus``, plus its
+    SHA-256), the context, α, k and p. Raises like the functions it calls.
+    """
+    ids = vocab.encode_sentences(sentences)
+    V = len(vocab)
+    C = cooccurrence(ids, V, window, symmetric=symmetric, weighting=weighting, sparse=sparse)
+    P = ppmi(C, alpha)
+    U, S, _ = truncated_svd(P, k, solver="sparse" if sparse and k < V - 1 else "dense")
+    vectors = U * S ** float(power)
+    context = describe_context(window, symmetric)
+    if weighting is not None:
+        context += f", {weighting} distance weighting"
+    prov = for_corpus(
+        vocab,
+        sentences,
+        corpus=corpus,
+        context=context,
+        subsampling="none",
+        objective=f"PPMI (natural log, context smoothing alpha = {float(alpha)}) + truncated SVD",
+        dimension=int(k),
+        initialisation="none (closed form)",
+        optimiser="none (closed form)",
+        stopping_rule="exact decomposition",
+        vectors=f"U_k * S_k^{float(power)}; sign: largest |entry| of each U column positive",
+        normalisation="none",
+        dtype="float64",
+        software=software_versions("numpy", "scipy"),
+        extra={"SVD solver": "ARPACK (scipy.sparse.linalg.svds)" if sparse and k < V - 1 else "LAPACK gesdd"},
+    )
+    return CountEmbedding(vectors, C, P, S, prov)
+
+
+__all__ = [
+    "CountEmbedding",
+    "SVDResult",
+    "cooccurrence",
+    "ppmi",
+    "ppmi_svd_embedding",
+    "sign_convention",
+    "svd_vectors",
+    "truncated_svd",
+]

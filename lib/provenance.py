@@ -1,0 +1,195 @@
+"""The provenance record ("embedding audit") that every embedding returned by ``lib`` carries.
+
+A table of vectors says nothing about how it was made, yet every choice below changes its neighbours:
+the item inventory and its order, the unknown-item policy and the minimum count; the corpus, the
+context definition, subsampling; the objective, the negatives and their noise distribution; the
+dimension, the optimiser, its learning rate, the number of steps and the seed; and the normalisation
+applied afterwards. :class:`Provenance` records them in one frozen dataclass, grouped as the audit
+list of the "Embeddings" chapter groups them (items; data and context; objective and optimisation;
+geometry and storage), and renders them as a table (:meth:`Provenance.to_text`,
+:meth:`Provenance.to_markdown`).
+
+The trainers fill it in (:func:`lib.skipgram.train_skipgram`, :func:`lib.ppmi.ppmi_svd_embedding`);
+:func:`for_corpus` fills the item and data fields from a :class:`lib.corpus.Vocabulary` and a corpus.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Tuple
+
+NOT_APPLICABLE = "n/a"
+
+# (group, field, label) in display order; every dataclass field except ``extra`` appears once.
+_LAYOUT: Tuple[Tuple[str, str, str], ...] = (
+    ("items", "vocabulary_size", "vocabulary size"),
+    ("items", "vocabulary_order", "identifier order"),
+    ("items", "unknown_policy", "unknown-item policy"),
+    ("items", "min_count", "minimum count"),
+    ("data", "corpus", "corpus"),
+    ("data", "corpus_hash", "corpus SHA-256 (first 16 hex)"),
+    ("data", "n_sentences", "sentences"),
+    ("data", "n_tokens", "tokens"),
+    ("data", "context", "context definition"),
+    ("data", "subsampling", "subsampling"),
+    ("data", "n_pairs", "training pairs"),
+    ("objective", "objective", "objective"),
+    ("objective", "negatives", "negatives per positive"),
+    ("objective", "noise_distribution", "noise distribution"),
+    ("objective", "negative_policy", "negative equal to the positive"),
+    ("objective", "dimension", "dimension"),
+    ("objective", "initialisation", "initialisation"),
+    ("objective", "optimiser", "optimiser"),
+    ("objective", "learning_rate", "learning rate"),
+    ("objective", "batch", "batch"),
+    ("objective", "stopping_rule", "stopping rule"),
+    ("objective", "seed", "seed"),
+    ("geometry", "vectors", "vectors returned"),
+    ("geometry", "normalisation", "normalisation"),
+    ("geometry", "dtype", "dtype"),
+    ("geometry", "software", "software"),
+)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """How one embedding table was made. Every field is a plain Python value; ``None`` means "does not apply".
+
+    Items: ``vocabulary_size`` (int), ``vocabulary_order`` (e.g. ``"alphabetical"``), ``unknown_policy``,
+    ``min_count`` (int). Data: ``corpus`` (a name), ``corpus_hash`` (SHA-256 hex of the tokenised
+    corpus, :func:`lib.corpus.corpus_hash`), ``n_sentences``, ``n_tokens``, ``context`` (the context
+    definition, window included), ``subsampling`` (``"none"`` or the threshold and formula),
+    ``n_pairs``. Objective: ``objective``, ``negatives`` (K), ``noise_distribution``,
+    ``negative_policy``, ``dimension`` (D), ``initialisation``, ``optimiser``, ``learning_rate``,
+    ``batch``, ``stopping_rule``, ``seed``. Geometry: ``vectors`` (which table is returned),
+    ``normalisation``, ``dtype``, ``software`` (library versions). ``extra`` holds anything else, shown
+    after the fixed fields in insertion order.
+
+    Raises ``TypeError`` when ``extra`` is not a mapping with ``str`` keys.
+    """
+
+    vocabulary_size: int | None = None
+    vocabulary_order: str | None = None
+    unknown_policy: str | None = None
+    min_count: int | None = None
+    corpus: str | None = None
+    corpus_hash: str | None = None
+    n_sentences: int | None = None
+    n_tokens: int | None = None
+    context: str | None = None
+    subsampling: str | None = None
+    n_pairs: int | None = None
+    objective: str | None = None
+    negatives: int | None = None
+    noise_distribution: str | None = None
+    negative_policy: str | None = None
+    dimension: int | None = None
+    initialisation: str | None = None
+    optimiser: str | None = None
+    learning_rate: float | None = None
+    batch: str | None = None
+    stopping_rule: str | None = None
+    seed: int | None = None
+    vectors: str | None = None
+    normalisation: str | None = None
+    dtype: str | None = None
+    software: str | None = None
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not isinstance(self.extra, Mapping) or not all(isinstance(k, str) for k in self.extra):
+            raise TypeError("extra must be a mapping with str keys")
+        object.__setattr__(self, "extra", dict(self.extra))
+
+    def replace(self, **changes) -> "Provenance":
+        """A copy with some fields changed (``dataclasses.replace``); ``TypeError`` for an unknown field."""
+        return dataclasses.replace(self, **changes)
+
+    def as_dict(self) -> Dict[str, object]:
+        """Every field as a plain ``dict`` (``extra`` included as a nested dict)."""
+        return dataclasses.asdict(self)
+
+    def rows(self, *, include_missing: bool = False) -> List[Tuple[str, str, str]]:
+        """``[(group, label, value), ...]`` in display order; values are strings.
+
+        Fields that are ``None`` are left out unless ``include_missing=True`` (then shown as ``n/a``).
+        Hashes are shortened to their first 16 hex digits; floats are shown with ``repr`` precision.
+        """
+        out = []
+        for group, name, label in _LAYOUT:
+            value = getattr(self, name)
+            if value is None and not include_missing:
+                continue
+            if name == "corpus_hash" and value is not None:
+                value = str(value)[:16]
+            out.append((group, label, _fmt(value)))
+        for key, value in self.extra.items():
+            out.append(("other", key, _fmt(value)))
+        return out
+
+    def to_text(self, *, include_missing: bool = False) -> str:
+        """The record as a plain-text table with aligned columns (``group | field | value``)."""
+        rows = [("group", "field", "value")] + self.rows(include_missing=include_missing)
+        w0 = max(len(r[0]) for r in rows)
+        w1 = max(len(r[1]) for r in rows)
+        lines = [f"{g:<{w0}}  {f:<{w1}}  {v}".rstrip() for g, f, v in rows]
+        lines.insert(1, "-" * w0 + "  " + "-" * w1 + "  " + "-" * max(len(r[2]) for r in rows))
+        return "\n".join(lines)
+
+    def to_markdown(self, *, include_missing: bool = False) -> str:
+        """The record as a Markdown table (``| group | field | value |``); ``|`` in values is escaped."""
+        lines = ["| group | field | value |", "| --- | --- | --- |"]
+        for g, f, v in self.rows(include_missing=include_missing):
+            lines.append(f"| {g} | {f} | {v.replace('|', chr(92) + '|')} |")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return NOT_APPLICABLE
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def for_corpus(vocab, sentences, *, corpus: str, **fields) -> Provenance:
+    """A :class:`Provenance` with the item and data fields filled from ``vocab`` and ``sentences``.
+
+    ``vocab`` is a :class:`lib.corpus.Vocabulary`; ``sentences`` the tokenised corpus (sequences of
+    ``str``) it was built from; ``corpus`` a human-readable name. Other fields are passed through.
+    Raises ``TypeError`` for a malformed corpus or an unknown field.
+    """
+    from lib.corpus import corpus_hash
+
+    sents = [list(s) for s in sentences]
+    base = dict(vocab.describe())
+    base.update(
+        corpus=corpus,
+        corpus_hash=corpus_hash(sents),
+        n_sentences=len(sents),
+        n_tokens=sum(len(s) for s in sents),
+    )
+    base.update(fields)
+    return Provenance(**base)
+
+
+def software_versions(*names: str) -> str:
+    """``"numpy 2.4.6, torch 2.13.0"`` for the named installed packages (``ValueError`` if one is missing)."""
+    from importlib import metadata
+
+    out = []
+    for name in names:
+        try:
+            out.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError as err:
+            raise ValueError(f"package {name!r} is not installed") from err
+    return ", ".join(out)
+
+
+__all__ = ["Provenance", "for_corpus", "software_versions", "NOT_APPLICABLE"]

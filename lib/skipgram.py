@@ -1,0 +1,383 @@
+"""Skip-gram in PyTorch: full softmax and negative sampling, with a small full-batch trainer.
+
+The model (Mikolov et al. 2013a, "Efficient Estimation of Word Representations in Vector Space", §3.2;
+Mikolov et al. 2013b, "Distributed Representations of Words and Phrases and their Compositionality")
+keeps two tables, input vectors ``v_w`` for centre items and output vectors ``u_c`` for context items,
+both ``(V, D)``. For a (centre ``w``, context ``c``) pair:
+
+- full softmax (2013b, equation 2): ``-log p(c | w) = -u_c·v_w + log Σ_j exp(u_j·v_w)``, computed by
+  :func:`softmax_cross_entropy` from the logits ``u_j·v_w`` (PyTorch's ``cross_entropy``, which applies
+  log-softmax itself: the logits must not be passed through a softmax first);
+- negative sampling (2013b, §2.2, equation 4): ``-[log σ(u_c·v_w) + Σ_k log σ(-u_{n_k}·v_w)]`` with
+  ``K`` negatives drawn from the noise distribution ``U(w)^{3/4} / Z`` (:func:`noise_distribution`),
+  computed with ``logsigmoid`` (:func:`negative_sampling_loss`), which stays finite where
+  ``log(sigmoid(x))`` underflows to ``-inf``.
+
+A negative may happen to equal the positive context. The paper does not say what to do; the tools
+differ, so :func:`sample_negatives` makes it a stated ``policy``: ``"mask"`` (default; the term is left
+out, as ``word2vec.c`` does with ``if (target == word) continue``), ``"resample"`` (drawn again until it
+differs, as gensim does) or ``"allow"`` (kept: the literal expectation of equation 4).
+
+:func:`train_skipgram` trains on all pairs at once (full batch) with Adam, shows progress through
+:mod:`lib.progress`, and returns the vectors, the loss history and a :class:`lib.provenance.Provenance`.
+With the chapter's settings (constructed corpus, whole-sentence context, D = 8, seed 17, Adam with
+learning rate 0.04, 350 steps, full softmax) it reproduces the chapter source's run operation for
+operation: both tables are drawn ``N(0, 1)`` from one generator seeded with 17, input table first, the
+draws ``torch.nn.Embedding`` makes after ``torch.manual_seed(17)``; but the global RNG is never touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Tuple
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from lib.corpus import _check_seed, _check_window, context_pairs, describe_context, keep_probability, subsample
+from lib.embedding import check_ids
+from lib.progress import progress
+from lib.provenance import Provenance, for_corpus, software_versions
+
+OBJECTIVES = ("full_softmax", "negative_sampling")
+NEGATIVE_POLICIES = ("mask", "resample", "allow")
+
+
+# --- noise distribution and pairs --------------------------------------------------------------------
+
+
+def noise_distribution(counts, power: float = 0.75) -> np.ndarray:
+    """Unigram counts raised to ``power`` and normalised: ``(V,) float64`` summing to 1.
+
+    ``P_n(i) = count_i^power / Σ_j count_j^power`` (Mikolov et al. 2013b, §2.2: the unigram distribution
+    to the 3/4 power outperformed the unigram and uniform ones). ``power=1`` is the unigram, ``power=0``
+    uniform over the items seen. Items with a zero count get probability 0 for every ``power``.
+    Example: counts ``[1, 8, 27, 64]`` → ``[0.0249, 0.1182, 0.2944, 0.5625]``.
+
+    Raises ``TypeError`` for non-numeric counts, ``ValueError`` for negative or non-finite counts, all
+    zero counts, or ``power`` negative or not finite.
+    """
+    c = np.asarray(counts)
+    if c.dtype == bool or not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
+        raise TypeError(f"counts must be numeric, got dtype {c.dtype}")
+    c = c.astype(np.float64)
+    if c.ndim != 1 or c.shape[0] < 1:
+        raise ValueError(f"counts must be a non-empty 1-D array, got shape {c.shape}")
+    if not np.all(np.isfinite(c)) or (c < 0).any():
+        raise ValueError("counts must be finite and >= 0")
+    if isinstance(power, bool):
+        raise TypeError("power must be a number, got a bool")
+    power = float(power)
+    if not np.isfinite(power) or power < 0:
+        raise ValueError(f"power must be a finite number >= 0, got {power!r}")
+    if not (c > 0).any():
+        raise ValueError("counts must not all be zero")
+    w = np.zeros_like(c)
+    np.power(c, power, out=w, where=c > 0)
+    return w / w.sum()
+
+
+def _as_pairs(pairs, vocab_size: int) -> np.ndarray:
+    arr = np.asarray(pairs)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"pairs must have shape (n, 2) (centre, context), got {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError("pairs must not be empty")
+    return check_ids(arr, vocab_size, "pair id")
+
+
+def pair_batches(pairs, batch_size: int, *, shuffle: bool = True, seed=0, drop_last: bool = False) -> Iterator[Tuple[torch.Tensor, torch.Tensor]]:
+    """Iterate over ``(centres, contexts)`` ``int64`` tensors of ``batch_size`` pairs (one epoch).
+
+    ``pairs`` is ``(n, 2)`` as returned by :func:`lib.corpus.context_pairs`. With ``shuffle=True`` the
+    order is a permutation drawn from ``torch.Generator().manual_seed(seed)`` (``seed`` may also be a
+    ``torch.Generator``); the global RNG is not used. The last batch is shorter unless ``drop_last``.
+    Raises ``ValueError`` for ``batch_size < 1``, malformed pairs, or negative ids.
+    """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    arr = np.asarray(pairs)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"pairs must have shape (n, 2) (centre, context), got {arr.shape}")
+    if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
+        raise TypeError(f"pair ids must be integers, got dtype {arr.dtype}")
+    if arr.size and (arr < 0).any():
+        raise ValueError("pair ids must be >= 0")
+    t = torch.as_tensor(arr.astype(np.int64))
+    n = t.shape[0]
+    if shuffle:
+        gen = seed if isinstance(seed, torch.Generator) else torch.Generator().manual_seed(_check_seed(seed))
+        t = t[torch.randperm(n, generator=gen)]
+    stop = n - n % batch_size if drop_last else n
+    for start in range(0, stop, int(batch_size)):
+        chunk = t[start : start + int(batch_size)]
+        yield chunk[:, 0], chunk[:, 1]
+
+
+# --- losses -------------------------------------------------------------------------------------------
+
+
+def softmax_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean of ``-log softmax(logits)[target]`` over the batch, in nats: a 0-d tensor.
+
+    ``logits`` ``(B, V)`` float are raw scores (``u_j·v_w``); do **not** apply a softmax first, the
+    log-softmax is part of this loss (PyTorch's ``cross_entropy``, which subtracts the maximum before
+    exponentiating). ``targets`` ``(B,)`` int64 in ``[0, V)``. Logits ``[2, 0, 0]`` with target 0 give
+    ``log(1 + 2 e^{-2}) = 0.2395``. Raises ``ValueError`` on mismatched shapes or a target out of range.
+    """
+    if logits.ndim != 2 or targets.ndim != 1 or logits.shape[0] != targets.shape[0]:
+        raise ValueError(f"logits must be (B, V) and targets (B,), got {tuple(logits.shape)} and {tuple(targets.shape)}")
+    check_ids(targets.detach().cpu().numpy(), logits.shape[1], "target")
+    return F.cross_entropy(logits, targets)
+
+
+def negative_sampling_loss(
+    centre: torch.Tensor, positive: torch.Tensor, negatives: torch.Tensor, mask: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Mean negative-sampling loss over a batch, in nats: a 0-d tensor.
+
+    ``-[log σ(u_c·v_w) + Σ_k m_k log σ(-u_{n_k}·v_w)]`` averaged over the ``B`` pairs (Mikolov et al.
+    2013b, equation 4, negated to be minimised). ``centre`` ``(B, D)`` are the input vectors ``v_w``,
+    ``positive`` ``(B, D)`` the output vectors of the observed contexts, ``negatives`` ``(B, K, D)``
+    those of the sampled items, ``mask`` ``(B, K)`` bool (or 0/1 float): ``False`` leaves a negative
+    out (default: all in). ``log σ`` is ``F.logsigmoid``, finite for any finite score (a score of
+    ``-1000`` costs 1000 nats instead of ``inf``). Raises ``ValueError`` on mismatched shapes.
+    """
+    if centre.ndim != 2 or positive.shape != centre.shape:
+        raise ValueError(f"centre and positive must both be (B, D), got {tuple(centre.shape)} and {tuple(positive.shape)}")
+    if negatives.ndim != 3 or negatives.shape[0] != centre.shape[0] or negatives.shape[2] != centre.shape[1]:
+        raise ValueError(f"negatives must be (B, K, D) = ({centre.shape[0]}, K, {centre.shape[1]}), got {tuple(negatives.shape)}")
+    pos_score = (centre * positive).sum(-1)  # (B,)
+    neg_score = torch.einsum("bkd,bd->bk", negatives, centre)  # (B, K)
+    neg_term = F.logsigmoid(-neg_score)
+    if mask is not None:
+        if tuple(mask.shape) != tuple(neg_score.shape):
+            raise ValueError(f"mask must have shape {tuple(neg_score.shape)}, got {tuple(mask.shape)}")
+        neg_term = neg_term * mask.to(neg_term.dtype)
+    return -(F.logsigmoid(pos_score) + neg_term.sum(-1)).mean()
+
+
+def sample_negatives(
+    positives: torch.Tensor, noise, k: int, *, generator: torch.Generator, policy: str = "mask"
+) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Draw ``k`` negatives per positive from ``noise``: ``(negatives (B, k) int64, keep (B, k) bool)``.
+
+    ``positives`` ``(B,)`` int64 are the observed context ids; ``noise`` ``(V,)`` a probability vector
+    (:func:`noise_distribution`); draws are with replacement, from ``generator`` only. ``policy`` for a
+    negative equal to its positive: ``"mask"`` (``keep`` is ``False`` there, so the loss leaves it out:
+    word2vec.c), ``"resample"`` (drawn again until it differs, ``keep`` all ``True``: gensim),
+    ``"allow"`` (kept, ``keep`` all ``True``). Raises ``ValueError`` for ``k < 1``, an unknown policy, a
+    noise vector that is not a distribution, or ``"resample"`` when some positive holds all the noise mass.
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k (negatives per positive) must be a positive integer, got {k!r}")
+    if policy not in NEGATIVE_POLICIES:
+        raise ValueError(f"policy must be one of {NEGATIVE_POLICIES}, got {policy!r}")
+    p = torch.as_tensor(np.asarray(noise, dtype=np.float64))
+    if p.ndim != 1 or not torch.isfinite(p).all() or (p < 0).any() or abs(float(p.sum()) - 1.0) > 1e-6:
+        raise ValueError("noise must be a 1-D probability vector (finite, >= 0, summing to 1)")
+    check_ids(positives.detach().cpu().numpy(), p.shape[0], "positive id")
+    B = positives.shape[0]
+    draws = torch.multinomial(p, B * int(k), replacement=True, generator=generator).view(B, int(k))
+    same = draws == positives[:, None]
+    if policy == "mask":
+        return draws, ~same
+    if policy == "resample":
+        if (p[positives] >= 1.0 - 1e-12).any():
+            raise ValueError("policy='resample' is impossible: a positive holds all the noise mass")
+        while same.any():
+            n = int(same.sum())
+            draws[same] = torch.multinomial(p, n, replacement=True, generator=generator)
+            same = draws == positives[:, None]
+    return draws, torch.ones_like(draws, dtype=torch.bool)
+
+
+# --- trainer ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SkipGramResult:
+    """A trained skip-gram: ``input_vectors`` and ``output_vectors`` ``(V, D) float32`` (NumPy copies),
+    ``losses`` ``(steps,) float64`` (the loss at each step, before its update, in nats) and
+    ``provenance`` (:class:`lib.provenance.Provenance`). The input table is the usual word vectors."""
+
+    input_vectors: np.ndarray
+    output_vectors: np.ndarray
+    losses: np.ndarray
+    provenance: Provenance
+
+
+def _check_positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def train_skipgram(
+    pairs,
+    vocab_size: int,
+    *,
+    dim: int = 8,
+    objective: str = "full_softmax",
+    steps: int = 350,
+    lr: float = 0.04,
+    seed: int = 17,
+    negatives: int = 5,
+    noise=None,
+    negative_policy: str = "mask",
+    provenance: Provenance | None = None,
+    desc: str | None = None,
+) -> SkipGramResult:
+    """Train a skip-gram on all ``pairs`` at once (full batch) with Adam; return vectors and losses.
+
+    ``pairs`` ``(n, 2)`` int (centre, context) ids in ``[0, vocab_size)``, from
+    :func:`lib.corpus.context_pairs`. Both tables ``(vocab_size, dim)`` start ``N(0, 1)`` (the
+    ``torch.nn.Embedding`` default), drawn input table first from ``torch.Generator().manual_seed(seed)``,
+    which also draws the negatives. Each step computes the loss on every pair, back-propagates and takes
+    one ``torch.optim.Adam(lr=lr)`` step (default betas and eps).
+
+    ``objective="full_softmax"``: :func:`softmax_cross_entropy` of the logits ``v_w · U^T``.
+    ``objective="negative_sampling"``: :func:`negative_sampling_loss` with ``negatives`` fresh draws per
+    pair and step from ``noise`` (``(V,)`` probabilities; default :func:`noise_distribution` of the
+    context counts of ``pairs``), with ``negative_policy`` for a negative equal to its positive.
+
+    ``provenance`` (optional) carries the item and data fields (see :func:`lib.provenance.for_corpus`);
+    the training fields are filled in here. Progress is shown with ``desc`` through :mod:`lib.progress`.
+    Raises ``ValueError`` for an unknown objective or policy, non-positive ``dim``/``steps``/
+    ``negatives``, ``lr`` not finite and positive, ids out of range, or a bad noise vector.
+    """
+    V = _check_positive_int(vocab_size, "vocab_size")
+    P = _as_pairs(pairs, V)
+    dim = _check_positive_int(dim, "dim")
+    steps = _check_positive_int(steps, "steps")
+    seed = _check_seed(seed)
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if isinstance(lr, bool) or not np.isfinite(float(lr)) or float(lr) <= 0:
+        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+    if objective == "negative_sampling":
+        negatives = _check_positive_int(negatives, "negatives")
+        if negative_policy not in NEGATIVE_POLICIES:
+            raise ValueError(f"negative_policy must be one of {NEGATIVE_POLICIES}, got {negative_policy!r}")
+        noise_desc = "given"
+        if noise is None:
+            noise = noise_distribution(np.bincount(P[:, 1], minlength=V), 0.75)
+            noise_desc = "unigram^0.75 of the context counts"
+        noise = np.asarray(noise, dtype=np.float64)
+        if noise.shape != (V,):
+            raise ValueError(f"noise must have shape ({V},), got {noise.shape}")
+
+    gen = torch.Generator().manual_seed(seed)
+    w_in = torch.nn.Parameter(torch.randn(V, dim, generator=gen))
+    w_out = torch.nn.Parameter(torch.randn(V, dim, generator=gen))
+    optimiser = torch.optim.Adam([w_in, w_out], lr=float(lr))
+    centres = torch.as_tensor(P[:, 0])
+    contexts = torch.as_tensor(P[:, 1])
+    losses = []
+    for _ in progress(range(steps), desc=desc or f"skip-gram ({objective})"):
+        v = F.embedding(centres, w_in)  # (n, D): the same op as nn.Embedding's forward
+        if objective == "full_softmax":
+            loss = F.cross_entropy(v @ w_out.T, contexts)  # targets checked once by _as_pairs
+        else:
+            neg, keep = sample_negatives(contexts, noise, negatives, generator=gen, policy=negative_policy)
+            loss = negative_sampling_loss(v, F.embedding(contexts, w_out), F.embedding(neg, w_out), keep)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        losses.append(loss.item())
+
+    fields = dict(
+        n_pairs=int(P.shape[0]),
+        objective=(
+            "skip-gram, full softmax (cross-entropy over all items)"
+            if objective == "full_softmax"
+            else "skip-gram, negative sampling (logistic loss)"
+        ),
+        negatives=negatives if objective == "negative_sampling" else None,
+        noise_distribution=noise_desc if objective == "negative_sampling" else None,
+        negative_policy=(
+            {"mask": "masked out (word2vec.c)", "resample": "redrawn (gensim)", "allow": "kept"}[negative_policy]
+            if objective == "negative_sampling"
+            else None
+        ),
+        dimension=dim,
+        initialisation="N(0, 1) for both tables, input table drawn first",
+        optimiser="Adam (betas 0.9, 0.999; eps 1e-08)",
+        learning_rate=float(lr),
+        batch=f"full batch ({int(P.shape[0])} pairs per step)",
+        stopping_rule=f"fixed number of steps ({steps})",
+        seed=seed,
+        vectors="input table (centre vectors)",
+        normalisation="none (raw input vectors)",
+        dtype="float32",
+        software=software_versions("torch", "numpy"),
+    )
+    prov = (provenance or Provenance()).replace(**fields)
+    return SkipGramResult(
+        w_in.detach().numpy().copy(), w_out.detach().numpy().copy(), np.asarray(losses, dtype=np.float64), prov
+    )
+
+
+def skipgram_embedding(
+    sentences,
+    vocab,
+    *,
+    window: int | None = None,
+    symmetric: bool = True,
+    subsample_t: float | None = None,
+    subsample_seed: int = 0,
+    corpus: str = "unnamed corpus",
+    **train_kwargs,
+) -> SkipGramResult:
+    """Encode ``sentences`` with ``vocab``, optionally subsample, make pairs, and :func:`train_skipgram`.
+
+    ``sentences`` are sequences of ``str``; ``vocab`` a :class:`lib.corpus.Vocabulary`; ``window`` and
+    ``symmetric`` as in :func:`lib.corpus.context_pairs`; ``subsample_t`` the threshold of
+    :func:`lib.corpus.subsample` (paper formula, counts from the encoded corpus, seed
+    ``subsample_seed``) or ``None`` for no subsampling. Negative sampling's noise defaults to
+    :func:`noise_distribution` of the encoded corpus's token counts (before subsampling, as word2vec).
+    ``train_kwargs`` go to :func:`train_skipgram`. The provenance records all of it.
+    Raises like the functions it calls, and ``ValueError`` if no pair is left.
+    """
+    _check_window(window)
+    ids = vocab.encode_sentences(sentences)
+    counts = np.bincount(np.concatenate(ids), minlength=len(vocab)) if ids else np.zeros(len(vocab), np.int64)
+    if subsample_t is None:
+        sub_desc = "none"
+    else:
+        keep = keep_probability(counts, subsample_t)
+        ids = subsample(ids, counts, subsample_t, seed=subsample_seed)
+        sub_desc = (
+            f"t = {float(subsample_t)!r}, keep min(1, sqrt(t/f)) (Mikolov et al. 2013), seed {subsample_seed}; "
+            f"{int((keep < 1).sum())} items affected"
+        )
+    pairs = context_pairs(ids, window, symmetric=symmetric)
+    if pairs.shape[0] == 0:
+        raise ValueError("no (centre, context) pair is left: sentences too short or everything subsampled")
+    if train_kwargs.get("objective") == "negative_sampling" and train_kwargs.get("noise") is None:
+        train_kwargs["noise"] = noise_distribution(counts, 0.75)
+        noise_note = "unigram^0.75 of the corpus counts"
+    else:
+        noise_note = None
+    base = for_corpus(vocab, sentences, corpus=corpus, context=describe_context(window, symmetric), subsampling=sub_desc)
+    result = train_skipgram(pairs, len(vocab), provenance=base, **train_kwargs)
+    if noise_note is not None:
+        result = SkipGramResult(
+            result.input_vectors, result.output_vectors, result.losses, result.provenance.replace(noise_distribution=noise_note)
+        )
+    return result
+
+
+__all__ = [
+    "NEGATIVE_POLICIES",
+    "OBJECTIVES",
+    "SkipGramResult",
+    "negative_sampling_loss",
+    "noise_distribution",
+    "pair_batches",
+    "sample_negatives",
+    "skipgram_embedding",
+    "softmax_cross_entropy",
+    "train_skipgram",
+]
