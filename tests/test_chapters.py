@@ -1,0 +1,92 @@
+"""The chapters as files: md/ipynb pairs agree, the setup cell is current, stored outputs are clean.
+
+nbval (run by `make test` over chapters/*.ipynb) re-executes each notebook and compares its outputs; these
+tests check what nbval cannot: that the executed notebook was generated from the current .md source (a
+maintainer who edits the .md and forgets `make notebooks` fails here), and that no stored output holds
+text that is known to change between library versions.
+"""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import jupytext
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import setup_cell  # noqa: E402
+
+SOURCES = sorted((ROOT / "chapters").glob("*.md"))
+NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
+
+
+def _inputs(nb):
+    return [(c.cell_type, c.source.strip(), sorted(c.metadata.get("tags", []))) for c in nb.cells]
+
+
+def _toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        files += [c["file"] for c in part.get("chapters", [])]
+    return files
+
+
+def test_there_are_chapters():
+    assert SOURCES, "no chapters/*.md"
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.stem)
+def test_markdown_and_notebook_have_the_same_inputs(md):
+    ipynb = md.with_suffix(".ipynb")
+    assert ipynb.exists(), f"{ipynb.name} is missing: run `make notebooks NB=chapters/{md.name}`"
+    assert _inputs(jupytext.read(md)) == _inputs(jupytext.read(ipynb)), (
+        f"{md.name} and {ipynb.name} differ in their cells: run `make notebooks NB=chapters/{md.name}`"
+    )
+
+
+@pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebook_has_a_source(ipynb):
+    assert ipynb.with_suffix(".md").exists()
+
+
+def test_setup_cells_use_the_repository_url_from_config():
+    assert setup_cell.main(["--check"]) == 0, "run `.venv/bin/python tools/setup_cell.py` then `make notebooks`"
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.stem)
+def test_setup_cell_is_first_and_hidden(md):
+    first = jupytext.read(md).cells[0]
+    assert first.cell_type == "code" and first.source.startswith(setup_cell.MARKER)
+    assert "remove-cell" in first.metadata.get("tags", [])
+    assert setup_cell.repository_url() in first.source
+
+
+@pytest.mark.parametrize("ipynb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_stored_outputs_are_clean(ipynb):
+    nb = json.loads(ipynb.read_text())
+    for i, cell in enumerate(nb["cells"]):
+        for out in cell.get("outputs", []):
+            text = json.dumps(out)
+            where = f"{ipynb.name} cell {i}"
+            assert out["output_type"] != "error", f"{where} stored an error"
+            assert not (out["output_type"] == "stream" and out["name"] == "stderr"), f"{where} wrote to stderr"
+            assert "<Figure size" not in text, f"{where} stores a Figure repr (nbval#185): use lib.notebook.show"
+            assert not re.search(r"np\.(float|int)\d+\(", text), f"{where} prints a NumPy scalar repr: use float()"
+            assert "Text(" not in text and "<matplotlib." not in text, f"{where} stores a matplotlib repr"
+
+
+def test_every_chapter_is_in_the_toc_and_every_toc_entry_exists():
+    files = _toc_files()
+    for md in SOURCES:
+        assert f"chapters/{md.stem}" in files, f"{md.name} is not in _toc.yml"
+    for f in files:
+        assert (ROOT / f"{f}.md").exists(), f"_toc.yml names {f}, which does not exist"
+
+
+def test_no_chapter_has_its_own_bibliography():
+    for md in SOURCES:
+        assert "{bibliography}" not in md.read_text(), f"{md.name}: only bibliography.md may list references"

@@ -1,0 +1,111 @@
+"""lib.embedding: lookup, one-hot, the lookup's gradient, and their error paths.
+
+(Similarity, neighbours and analogies are tested in tests/test_similarity.py.)
+"""
+
+import numpy as np
+import pytest
+import torch
+
+from lib import embedding
+
+
+@pytest.fixture
+def table():
+    return np.arange(20, dtype=np.float64).reshape(5, 4)  # (V, d) = (5, 4)
+
+
+def test_lookup_selects_rows_in_any_shape(table):
+    ids = np.array([[0, 3, 4], [2, 3, 1]])
+    out = embedding.lookup(table, ids)
+    assert out.shape == (2, 3, 4)
+    np.testing.assert_array_equal(out[0, 1], [12, 13, 14, 15])
+    np.testing.assert_array_equal(embedding.lookup(table, 2), [8, 9, 10, 11])
+
+
+def test_lookup_equals_onehot_product(table):
+    ids = np.array([4, 0, 4, 1])
+    np.testing.assert_array_equal(embedding.onehot(ids, 5) @ table, embedding.lookup(table, ids))
+
+
+def test_onehot_rows():
+    np.testing.assert_array_equal(embedding.onehot([2, 0], 4), [[0, 0, 1, 0], [1, 0, 0, 0]])
+    assert embedding.onehot(np.zeros((2, 3), dtype=int), 7).shape == (2, 3, 7)
+
+
+def test_lookup_returns_a_copy(table):
+    row = embedding.lookup(table, 1)
+    row += 100
+    assert table[1, 0] == 4.0
+    rows = embedding.lookup(table, np.array([1, 1]))
+    rows[0] += 1
+    assert table[1, 0] == 4.0
+
+
+def test_lookup_matches_torch_embedding():
+    rng = np.random.default_rng(3)
+    weight = rng.normal(size=(34, 8))
+    ids = rng.integers(0, 34, size=(6, 5))
+    expected = torch.nn.functional.embedding(torch.from_numpy(ids), torch.from_numpy(weight)).numpy()
+    np.testing.assert_array_equal(embedding.lookup(weight, ids), expected)
+
+
+def test_negative_id_is_an_error_not_a_wraparound(table):
+    with pytest.raises(ValueError, match=r"token id -1 out of range for vocabulary of 5 \(allowed 0..4\)"):
+        embedding.lookup(table, -1)
+
+
+def test_id_past_the_end_names_vocabulary_size():
+    with pytest.raises(ValueError, match="token id 40 out of range for vocabulary of 34"):
+        embedding.lookup(np.zeros((34, 2)), [3, 40, 50])
+
+
+@pytest.mark.parametrize("ids", [1.0, [0.5], [True, False], "3"])
+def test_non_integer_ids_are_type_errors(table, ids):
+    with pytest.raises(TypeError, match="must be integers"):
+        embedding.lookup(table, ids)
+
+
+@pytest.mark.parametrize("bad", [np.zeros(4), np.zeros((0, 3)), np.zeros((2, 0)), np.zeros((2, 2, 2))])
+def test_bad_table_shape(bad):
+    with pytest.raises(ValueError, match=r"must have shape \(V, d\)"):
+        embedding.lookup(bad, 0)
+
+
+def test_bad_vocabulary_size():
+    with pytest.raises(ValueError, match="vocabulary size must be a positive integer"):
+        embedding.onehot([0], 0)
+
+
+def test_lookup_grad_accumulates_repeated_ids():
+    ids = np.array([1, 3, 1])
+    g = np.array([[1.0, 2.0], [10.0, 20.0], [100.0, 200.0]])
+    grad = embedding.lookup_grad(ids, g, 4)
+    np.testing.assert_array_equal(grad, [[0, 0], [101, 202], [0, 0], [10, 20]])
+    np.testing.assert_array_equal(grad, embedding.onehot(ids, 4).T @ g)
+
+
+def test_lookup_grad_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    E = rng.normal(size=(6, 3))
+    ids = np.array([[0, 5, 5], [2, 0, 1]])
+    W = rng.normal(size=(2, 3, 3))  # loss = sum(W * E[ids])
+
+    def loss(table):
+        return float(np.sum(W * table[ids]))
+
+    analytic = embedding.lookup_grad(ids, W, 6)
+    numeric = np.zeros_like(E)
+    h = 1e-6
+    for i in range(6):
+        for j in range(3):
+            up, down = E.copy(), E.copy()
+            up[i, j] += h
+            down[i, j] -= h
+            numeric[i, j] = (loss(up) - loss(down)) / (2 * h)
+    np.testing.assert_allclose(analytic, numeric, atol=1e-6)
+
+
+def test_lookup_grad_shape_mismatch():
+    with pytest.raises(ValueError, match="grad_out must have shape"):
+        embedding.lookup_grad(np.array([0, 1]), np.zeros((3, 2)), 4)

@@ -1,0 +1,29 @@
+"""lib.notebook: NumPy scalars become Python numbers before glue; figures render to PNG bytes."""
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from lib.notebook import figure_png, plain
+
+
+def test_plain_converts_numpy_scalars():
+    assert type(plain(np.float64(0.5))) is float and plain(np.float64(0.5)) == 0.5
+    assert type(plain(np.int64(3))) is int and plain(np.int64(3)) == 3
+    assert type(plain(np.bool_(True))) is bool
+    assert type(plain(np.array(2.5))) is float
+    assert repr(plain(np.float32(0.25))) == "0.25"
+    assert plain("text") == "text"
+
+
+def test_plain_refuses_arrays():
+    with pytest.raises(TypeError, match=r"glue one number at a time, got an array of shape \(2,\)"):
+        plain(np.array([1.0, 2.0]))
+
+
+def test_figure_png_is_a_png_without_timestamp():
+    fig = Figure(figsize=(2, 1))
+    fig.add_subplot().plot([0, 1], [1, 0])
+    png = figure_png(fig)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png == figure_png(fig)  # deterministic bytes

@@ -1,0 +1,156 @@
+"""lib.positional against published values (the trace exercise, the lesson) and closed forms."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lib import positional
+
+
+def test_worked_trace_d4_pos3():
+    # the trace exercise: PE[3] = [sin 3, cos 3, sin 0.03, cos 0.03]
+    np.testing.assert_allclose(np.round(positional.sinusoidal_encoding(3, 4), 4), [0.1411, -0.9900, 0.0300, 0.9996])
+    np.testing.assert_allclose(positional.sinusoidal_encoding(3, 4), [np.sin(3), np.cos(3), np.sin(0.03), np.cos(0.03)])
+
+
+def test_d4_pos1_published_values():
+    np.testing.assert_allclose(positional.sinusoidal_encoding(1, 4), [0.841471, 0.540302, 0.010000, 0.999950], atol=5e-7)
+
+
+def test_embedding_plus_encoding_worked_trace():
+    x = positional.add_positions(np.array([[0.5, -0.5, 1.0, 0.0]]), start=3)[0]
+    np.testing.assert_allclose(np.round(x, 4), [0.6411, -1.4900, 1.0300, 0.9996])
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 7, 16, 768])
+def test_position_zero_is_zero_one_alternating(d):
+    expected = np.array([0.0, 1.0] * d)[:d]
+    np.testing.assert_array_equal(positional.sinusoidal_encoding(0, d), expected)
+
+
+def test_lesson_rows_0_1_5_at_d16_first_six_values():
+    table = positional.sinusoidal_table(6, 16)
+    np.testing.assert_allclose(np.round(table[1, :6], 4), [0.8415, 0.5403, 0.3110, 0.9504, 0.0998, 0.9950])
+    np.testing.assert_allclose(np.round(table[5, :6], 4), [-0.9589, 0.2837, 0.9999, -0.0103, 0.4794, 0.8776])
+    np.testing.assert_array_equal(table[0, :6], [0, 1, 0, 1, 0, 1])
+
+
+def test_lesson_wavelengths_at_d768():
+    w = positional.wavelengths(768)
+    assert w.shape == (384,)
+    assert round(float(w[0]), 1) == 6.3
+    assert round(float(w[100])) == 69
+    assert round(float(w[200])) == 761
+    assert round(float(w[383])) == 61343
+    np.testing.assert_allclose(w[383], 2 * np.pi * 10000 ** (766 / 768))
+
+
+def test_lesson_dot_products_by_offset_do_not_depend_on_start():
+    offsets = [0, 1, 2, 4, 8, 16, 32]
+    from10 = positional.dot_by_offset(10, offsets, 16)
+    from300 = positional.dot_by_offset(300, offsets, 16)
+    np.testing.assert_allclose(np.round(from10, 3), [8.000, 7.485, 6.368, 5.560, 4.697, 4.214, 3.541])
+    np.testing.assert_allclose(from10, from300, atol=1e-9)
+
+
+def test_lesson_distances():
+    t = positional.sinusoidal_table(33, 16)
+    assert round(float(np.linalg.norm(t[0] - t[1])), 3) == 1.015
+    assert round(float(np.linalg.norm(t[0] - t[32])), 3) == 2.986
+
+
+def test_lesson_rotation_k5_from_7():
+    t = positional.sinusoidal_table(13, 16)
+    assert np.allclose(t[12], positional.shift_rotation(5, 16) @ t[7])
+
+
+@settings(max_examples=50, deadline=None)
+@given(pos=st.integers(0, 5000), k=st.integers(-200, 200), half=st.integers(1, 64))
+def test_shift_is_a_rotation_for_any_start(pos, k, half):
+    d = 2 * half
+    if pos + k < 0:
+        k = -pos
+    R = positional.shift_rotation(k, d)
+    np.testing.assert_allclose(R @ R.T, np.eye(d), atol=1e-12)  # orthogonal
+    np.testing.assert_allclose(R @ positional.sinusoidal_encoding(pos, d),
+                               positional.sinusoidal_encoding(pos + k, d), atol=1e-8)
+
+
+@settings(max_examples=50, deadline=None)
+@given(i=st.integers(0, 10_000), half=st.integers(1, 256))
+def test_self_dot_is_half_width_and_pairs_on_unit_circle(i, half):
+    d = 2 * half
+    pe = positional.sinusoidal_encoding(i, d)
+    assert pe @ pe == pytest.approx(d / 2)
+    np.testing.assert_allclose(pe[0::2] ** 2 + pe[1::2] ** 2, 1.0)
+
+
+def test_dot_product_closed_form():
+    d, offsets = 32, np.arange(50)
+    omega = positional.angular_frequencies(d)[0::2]
+    expected = np.cos(np.outer(offsets, omega)).sum(axis=1)
+    np.testing.assert_allclose(positional.dot_by_offset(123, offsets, d), expected, atol=1e-9)
+
+
+def test_odd_width_is_defined_and_consistent_with_formula():
+    pe = positional.sinusoidal_encoding(7, 5)
+    expected = [np.sin(7), np.cos(7), np.sin(7 / 10000 ** 0.4), np.cos(7 / 10000 ** 0.4), np.sin(7 / 10000 ** 0.8)]
+    np.testing.assert_allclose(pe, expected)
+    np.testing.assert_allclose(positional.sinusoidal_encoding(2, 1), [np.sin(2)])
+
+
+def test_table_matches_per_position_encoding():
+    table = positional.sinusoidal_table(20, 10)
+    for p in range(20):
+        np.testing.assert_array_equal(table[p], positional.sinusoidal_encoding(p, 10))
+
+
+@pytest.mark.parametrize("d", [0, -4, 2.5, True, "4"])
+def test_bad_width_is_a_clear_error(d):
+    with pytest.raises(ValueError, match="width d must be an integer >= 1"):
+        positional.sinusoidal_encoding(3, d)
+
+
+def test_negative_or_fractional_position_is_an_error():
+    with pytest.raises(ValueError, match="position must be >= 0, got -1"):
+        positional.sinusoidal_encoding(-1, 4)
+    with pytest.raises(TypeError, match="position must be an integer"):
+        positional.sinusoidal_encoding(1.5, 4)
+
+
+def test_bad_base_and_table_size():
+    with pytest.raises(ValueError, match="base must be a finite number > 1"):
+        positional.sinusoidal_encoding(1, 4, base=1.0)
+    with pytest.raises(ValueError, match="n_positions must be an integer >= 1"):
+        positional.sinusoidal_table(0, 4)
+
+
+def test_rotation_needs_even_width():
+    with pytest.raises(ValueError, match="needs an even width"):
+        positional.shift_rotation(1, 5)
+
+
+def test_add_positions_does_not_modify_input():
+    vectors = np.ones((3, 4))
+    out = positional.add_positions(vectors, start=2)
+    np.testing.assert_array_equal(vectors, np.ones((3, 4)))
+    np.testing.assert_allclose(out, 1 + positional.sinusoidal_table(5, 4)[2:])
+
+
+def test_learned_table_rows_and_maximum_length():
+    table = positional.LearnedPositionTable(max_len=1024, d=768, seed=0)
+    assert table.num_parameters == 786_432  # GPT-2's position table
+    assert table(np.array([0, 1023])).shape == (2, 768)
+    with pytest.raises(ValueError, match="position 1024 is beyond the learned table's maximum length of 1024"):
+        table(1024)
+    with pytest.raises(ValueError, match="longer than the learned table's maximum length of 1024"):
+        table.for_length(1025)
+
+
+def test_learned_table_returns_copies():
+    table = positional.LearnedPositionTable(max_len=4, d=2, seed=1)
+    before = table.weight.copy()
+    rows = table(np.array([1, 1]))
+    rows += 100.0
+    np.testing.assert_array_equal(table.weight, before)

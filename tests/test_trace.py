@@ -1,0 +1,210 @@
+"""lib.trace: the command language, its errors, the command line, and the mistake checker."""
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lib import positional, trace
+
+WORKED = trace.example("worked_trace")
+
+
+def test_worked_trace_output():
+    assert trace.run_file(WORKED) == [
+        "POSENC 0 = [0.0000, 1.0000, 0.0000, 1.0000]",
+        "POSENC 3 = [0.1411, -0.9900, 0.0300, 0.9996]",
+        "LOOKUP cat = [0.5000, -0.5000, 1.0000, 0.0000]",
+        "ADD 3 (cat) = [0.6411, -1.4900, 1.0300, 0.9996]",
+    ]
+
+
+@pytest.mark.parametrize("path", sorted(trace.EXAMPLES.glob("*.trace")), ids=lambda p: p.stem)
+def test_examples_run_and_match_their_documented_output(path):
+    out = trace.run_file(path)
+    assert out, "an example must print something"
+    documented = re.findall(r"^#   (.*)$", path.read_text(), flags=re.M)
+    if documented:
+        assert out == documented
+
+
+def test_sim_is_cosine_of_the_two_inputs():
+    program = "WIDTH 2\nTOKEN a 1 0\nTOKEN b 0 1\nSEQUENCE a b\nSIM 0 1"
+    xa = np.array([1.0, 0.0]) + positional.sinusoidal_encoding(0, 2)
+    xb = np.array([0.0, 1.0]) + positional.sinusoidal_encoding(1, 2)
+    expected = xa @ xb / np.linalg.norm(xa) / np.linalg.norm(xb)
+    assert trace.run(program) == [f"SIM 0 1 = {expected:.4f}"]
+
+
+def test_comments_blank_lines_and_negative_zero():
+    program = "# c\n\nWIDTH 1   # width\nTOKEN z -0.00001\nLOOKUP z\n"
+    assert trace.run(program) == ["LOOKUP z = [0.0000]"]
+
+
+def test_format_vector_rounds_and_drops_negative_zero():
+    assert trace.format_vector([-0.0, 1.23456]) == "[0.0000, 1.2346]"
+
+
+@pytest.mark.parametrize(
+    "program, line, message",
+    [
+        ("WIDTH 2\nTOKEN a 1 2\nSEQUENCE a\nSHOW a", 4, "unknown command 'SHOW'; expected one of WIDTH"),
+        ("WIDTH 2\nlookup a", 2, "commands are upper case: LOOKUP"),
+        ("WIDTH 3\nTOKEN a 1 2", 2, "TOKEN a needs 3 values (the WIDTH), got 2"),
+        ("WIDTH 2\nTOKEN a 1 2 3", 2, "needs 2 values (the WIDTH), got 3"),
+        ("WIDTH 2\nTOKEN a 1 2\nSEQUENCE a b", 3, "unknown token 'b'; defined tokens: a"),
+        ("WIDTH 2\nTOKEN a 1 2\nLOOKUP c", 3, "unknown token 'c'"),
+        ("WIDTH 2\nTOKEN a 1 2\nSEQUENCE a a\nADD 2", 4, "position 2 out of range; expected 0..1"),
+        ("WIDTH 2\nTOKEN a 1 2\nSEQUENCE a a\nSIM 0 -1", 4, "position -1 out of range; expected 0..1"),
+        ("WIDTH 2\nTOKEN a 1 2\nPOSENC 1000001", 3, "position 1000001 out of range; expected 0..1000000"),
+        ("WIDTH 0", 1, "width 0 out of range; expected 1..1024"),
+        ("WIDTH 1025", 1, "width 1025 out of range"),
+        ("WIDTH four", 1, "width must be an integer, got 'four'"),
+        ("WIDTH 2\nTOKEN a 1 two", 2, "expected a number, got 'two'"),
+        ("WIDTH 2\nTOKEN a 1 nan", 2, "expected a finite number, got 'nan'"),
+        ("WIDTH 2\nTOKEN a 1 2\nSEQUENCE a\nADD x", 4, "position must be an integer, got 'x'"),
+        ("", 1, "the program is empty; expected WIDTH d"),
+        ("# only a comment\n\n", 1, "the program is empty"),
+        ("TOKEN a 1 2", 1, "expected WIDTH d as the first command, got TOKEN"),
+        ("WIDTH 2\nWIDTH 3", 2, "WIDTH may be given only once"),
+        ("WIDTH 2\nTOKEN a 1 2\nTOKEN a 3 4", 3, "token 'a' is already defined"),
+        ("WIDTH 2\nTOKEN a 1 2\nADD 0", 3, "ADD needs a SEQUENCE before it"),
+        ("WIDTH 2\nLOOKUP a", 2, "LOOKUP needs at least one TOKEN row before it"),
+        ("WIDTH 2\nTOKEN a 1 2\nSIM 0", 3, "SIM takes 2 values, got 1"),
+        ("WIDTH 2\nTOKEN a 1 2\nLOOKUP a\nTOKEN b 1 2", 4, "TOKEN rows must all come before the first query"),
+    ],
+)
+def test_bad_programs_name_the_line_and_what_was_expected(program, line, message):
+    with pytest.raises(trace.TraceError) as info:
+        trace.run(program)
+    assert info.value.line == line
+    assert message in info.value.message
+    assert trace.run_or_error(program) == [f"error: line {line}: {info.value.message}"]
+
+
+def test_learner_errors_become_trace_errors():
+    def broken(pos, d):
+        raise ZeroDivisionError("oops")
+
+    fns = trace.Functions(trace.REFERENCE.lookup, broken)
+    with pytest.raises(trace.TraceError, match=r"line 3: pos_encoding\(1, 2\) raised ZeroDivisionError: oops"):
+        trace.run("WIDTH 2\nTOKEN a 1 2\nPOSENC 1", fns)
+    short = trace.Functions(trace.REFERENCE.lookup, lambda pos, d: np.zeros(d - 1))
+    with pytest.raises(trace.TraceError, match=r"returned shape \(1,\), expected \(2,\)"):
+        trace.run("WIDTH 2\nTOKEN a 1 2\nPOSENC 1", short)
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "lib.trace", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_cli_runs_a_file():
+    result = _cli(str(WORKED))
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[-1] == "ADD 3 (cat) = [0.6411, -1.4900, 1.0300, 0.9996]"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("WIDTH 2\nTOKEN a 1 2\nFOO", ":3: error: unknown command 'FOO'"),
+        ("", ":1: error: the program is empty"),
+        ("WIDTH 2\nTOKEN a 1 x", ":2: error: expected a number, got 'x'"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_status_2(tmp_path, text, expected):
+    path = tmp_path / "bad.trace"
+    path.write_text(text)
+    result = _cli(str(path))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr
+    assert lines[0] == f"{path}{expected}" or lines[0].startswith(f"{path}{expected}")
+
+
+def test_cli_missing_file_and_binary_file(tmp_path):
+    result = _cli(str(tmp_path / "nope.trace"))
+    assert result.returncode == 2 and "cannot read the file" in result.stderr and "Traceback" not in result.stderr
+    binary = tmp_path / "bin.trace"
+    binary.write_bytes(b"\xff\xfe\x00\x01")
+    result = _cli(str(binary))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+def test_cli_check_and_functions(tmp_path):
+    good = tmp_path / "good.py"
+    good.write_text(
+        "import numpy as np\n"
+        "def lookup(table, i):\n    return np.array(table[i], dtype=float)\n"
+        "def pos_encoding(pos, d):\n    k = np.arange(d)\n"
+        "    a = pos / 10000.0 ** (2 * (k // 2) / d)\n    return np.where(k % 2 == 0, np.sin(a), np.cos(a))\n"
+    )
+    result = _cli("--check", str(good))
+    assert result.returncode == 0 and "12 of 12 cases pass." in result.stdout
+    result = _cli("--functions", str(good), str(WORKED))
+    assert result.returncode == 0 and "ADD 3 (cat) = [0.6411, -1.4900, 1.0300, 0.9996]" in result.stdout
+    bad = tmp_path / "bad.py"
+    bad.write_text("def lookup(table, i):\n    return table[i]\n")
+    result = _cli("--check", str(bad))
+    assert result.returncode == 2 and "must define pos_encoding" in result.stderr
+    syntax = tmp_path / "syntax.py"
+    syntax.write_text("def lookup(:\n")
+    result = _cli("--check", str(syntax))
+    assert result.returncode == 2 and "SyntaxError" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_cli_without_arguments():
+    result = _cli()
+    assert result.returncode == 2 and "give a trace FILE" in result.stderr
+
+
+def test_reference_passes_the_checker():
+    report = trace.check(trace.REFERENCE.lookup, trace.REFERENCE.pos_encoding)
+    assert report.passed and report.mistakes == []
+    assert "12 of 12 cases pass." in str(report)
+
+
+@pytest.mark.parametrize("name", sorted(trace.MISTAKES))
+def test_checker_names_each_mistake_and_only_that_one(name):
+    mistake = trace.MISTAKES[name]
+    report = trace.check(mistake.functions.lookup, mistake.functions.pos_encoding)
+    assert not report.passed
+    assert [m.name for m in report.mistakes] == [name]
+    assert f"Recognised mistake: {name}:" in str(report)
+
+
+def test_mistakes_change_the_encoding_as_described():
+    m = trace.MISTAKES
+    np.testing.assert_allclose(m["sin and cos swapped"].functions.pos_encoding(0, 4), [1, 0, 1, 0])
+    np.testing.assert_allclose(m["position 0 zeroed"].functions.pos_encoding(0, 4), [0, 0, 0, 0])
+    np.testing.assert_allclose(m["integer division"].functions.pos_encoding(3, 4), [np.sin(3), np.cos(3)] * 2)
+    np.testing.assert_allclose(m["sine everywhere"].functions.pos_encoding(3, 4),
+                               [np.sin(3), np.sin(3), np.sin(0.03), np.sin(0.03)])
+    np.testing.assert_allclose(m["exponent uses k"].functions.pos_encoding(3, 4),
+                               [np.sin(3), np.cos(3 / 100), np.sin(3 / 10_000), np.cos(3 / 1_000_000)])
+    np.testing.assert_allclose(m["concatenated layout"].functions.pos_encoding(3, 4),
+                               [np.sin(3), np.sin(0.03), np.cos(3), np.cos(0.03)])
+    np.testing.assert_allclose(m["integer power"].functions.pos_encoding(5, 16)[2], np.sin(5 / 3))
+
+
+def test_unknown_failure_is_reported_without_a_name():
+    report = trace.check(trace.REFERENCE.lookup, lambda pos, d: positional.sinusoidal_encoding(pos, d) * 2)
+    assert not report.passed and report.mistakes == []
+    assert "match none of the known mistakes" in str(report)
+
+
+def test_checker_survives_a_raising_learner():
+    def explode(*args):
+        raise RuntimeError("not written yet")
+
+    report = trace.check(explode, explode)
+    assert not report.passed
+    assert "raised RuntimeError: not written yet" in str(report)
+
+
+def test_unknown_example():
+    with pytest.raises(ValueError, match="no example named 'nope'; examples: "):
+        trace.example("nope")
