@@ -28,8 +28,9 @@ book: $(STAMP)
 
 ## Run every test: unit tests, figure baselines, md/ipynb pairing, and nbval over every chapter.
 test: export EMBOOK_QUIET = 1
+## (-n 2 --dist loadfile: two workers; all cells of one notebook stay on one worker, in one kernel)
 test: $(STAMP)
-	$(BIN)/python -m pytest tests chapters $(NBVAL_FLAGS) -n 2
+	$(BIN)/python -m pytest tests chapters $(NBVAL_FLAGS) -n 2 --dist loadfile
 
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest tests
