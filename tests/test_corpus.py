@@ -1,0 +1,286 @@
+"""lib.corpus: vocabulary order and policies, context pairs, subsampling (Mikolov et al. 2013, §2.3)."""
+
+import hashlib
+import json
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from lib.corpus import (
+    ANIMAL_VEHICLE_CORPUS,
+    FOCUS_TERMS,
+    UnknownTokenError,
+    Vocabulary,
+    animal_vehicle_corpus,
+    context_pairs,
+    corpus_hash,
+    describe_context,
+    keep_probability,
+    subsample,
+    token_counts,
+)
+
+
+# --- the constructed corpus ------------------------------------------------------------------------
+
+
+def test_constructed_corpus_matches_the_source():
+    corpus = animal_vehicle_corpus()
+    assert len(corpus) == 13
+    assert sum(len(s) for s in corpus) == 39
+    assert corpus[0] == ["cat", "pet", "soft"] and corpus[-1] == ["puppy", "young", "dog"]
+    assert len({t for s in corpus for t in s}) == 15
+    assert set(FOCUS_TERMS) <= {t for s in corpus for t in s}
+    corpus[0][0] = "changed"  # a copy: the module constant is untouched
+    assert ANIMAL_VEHICLE_CORPUS[0][0] == "cat"
+
+
+def test_corpus_hash_is_sha256_of_the_json_and_sees_sentence_boundaries():
+    sents = [["a", "b"], ["c"]]
+    expected = hashlib.sha256(json.dumps(sents, separators=(",", ":")).encode()).hexdigest()
+    assert corpus_hash(sents) == expected
+    assert corpus_hash([["a"], ["b", "c"]]) != expected
+    assert corpus_hash(tuple(tuple(s) for s in sents)) == expected
+    with pytest.raises(TypeError, match="single string"):
+        corpus_hash("a b c")
+    with pytest.raises(TypeError, match="non-string token"):
+        corpus_hash([["a", 3]])
+
+
+# --- vocabulary --------------------------------------------------------------------------------------
+
+
+def test_alphabetical_order_is_the_sources_sorted_vocabulary():
+    corpus = animal_vehicle_corpus()
+    vocab = Vocabulary.from_sentences(corpus, order="alphabetical")
+    assert vocab.tokens == tuple(sorted({t for s in corpus for t in s}))
+    assert vocab.id("cat") == 3 and vocab.token(3) == "cat"
+    assert int(vocab.counts[vocab.id("pet")]) == 6
+
+
+def test_count_order_is_count_descending_then_token():
+    sents = [["b", "a", "b", "c", "d"], ["a", "b", "d"]]
+    vocab = Vocabulary.from_sentences(sents)  # b:3, a:2, d:2, c:1
+    assert vocab.tokens == ("b", "a", "d", "c")
+    assert vocab.counts.tolist() == [3, 2, 2, 1]
+    assert Vocabulary.from_sentences(sents, max_size=2).tokens == ("b", "a")
+
+
+def test_min_count_and_the_three_unknown_policies():
+    sents = [["x", "y", "x", "z"], ["x", "y"]]  # x:3, y:2, z:1
+    err = Vocabulary.from_sentences(sents, min_count=2)
+    assert err.tokens == ("x", "y") and "z" not in err
+    with pytest.raises(UnknownTokenError, match="'z' is not in the vocabulary of 2"):
+        err.encode(["x", "z"])
+    with pytest.raises(KeyError):  # also a KeyError, and a ValueError
+        err.id("z")
+    with pytest.raises(ValueError):
+        err.id("z")
+    skip = Vocabulary.from_sentences(sents, min_count=2, unknown="skip")
+    assert skip.encode(["x", "z", "y"]).tolist() == [0, 1]
+    mapped = Vocabulary.from_sentences(sents, min_count=2, unknown="map")
+    assert mapped.tokens == ("<unk>", "x", "y")
+    assert mapped.counts.tolist() == [1, 3, 2]  # the unknown row counts the dropped occurrence of z
+    assert mapped.encode(["z", "x", "never-seen"]).tolist() == [0, 1, 0]
+    assert mapped.describe()["unknown_policy"] == "map to '<unk>' (id 0)"
+    assert err.describe() == {
+        "vocabulary_size": 2,
+        "vocabulary_order": "by count, descending; ties by token",
+        "min_count": 2,
+        "unknown_policy": "error (no unknown row)",
+    }
+
+
+def test_encode_decode_round_trip_and_dtypes():
+    vocab = Vocabulary(["a", "b", "c"], [1, 2, 3])
+    ids = vocab.encode(["c", "a", "b"])
+    assert ids.dtype == np.int64 and ids.tolist() == [2, 0, 1]
+    assert vocab.decode(ids) == ["c", "a", "b"]
+    assert [a.tolist() for a in vocab.encode_sentences([["a"], ["b", "c"]])] == [[0], [1, 2]]
+    assert len(vocab) == 3 and list(vocab) == ["a", "b", "c"]
+    assert vocab.index == {"a": 0, "b": 1, "c": 2}
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        (dict(tokens=["a", "a"]), ValueError, "appears twice"),
+        (dict(tokens=[]), ValueError, "at least one token"),
+        (dict(tokens=["a", 1]), TypeError, "must be str"),
+        (dict(tokens="abc"), TypeError, "single string"),
+        (dict(tokens=["a", "b"], counts=[1]), ValueError, r"shape \(2,\)"),
+        (dict(tokens=["a", "b"], counts=[1, -1]), ValueError, ">= 0"),
+        (dict(tokens=["a", "b"], counts=[1.0, 2.0]), TypeError, "integers"),
+        (dict(tokens=["a"], unknown="ignore"), ValueError, "unknown must be one of"),
+        (dict(tokens=["a"], unknown="map"), ValueError, "needs unknown_token"),
+        (dict(tokens=["a"], order="random"), ValueError, "order must be one of"),
+        (dict(tokens=["a"], min_count=0), ValueError, "min_count must be an integer >= 1"),
+    ],
+)
+def test_vocabulary_rejects_bad_input(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        Vocabulary(**kwargs)
+
+
+def test_from_sentences_rejects_bad_input():
+    with pytest.raises(ValueError, match="no token occurs at least min_count=5"):
+        Vocabulary.from_sentences([["a", "b"]], min_count=5)
+    with pytest.raises(ValueError, match="already contains the unknown_token"):
+        Vocabulary.from_sentences([["<unk>", "b"]], unknown="map")
+    with pytest.raises(ValueError, match="max_size"):
+        Vocabulary.from_sentences([["a"]], max_size=0)
+    with pytest.raises(ValueError, match="order must be 'count' or 'alphabetical'"):
+        Vocabulary.from_sentences([["a"]], order="given")
+    with pytest.raises(TypeError, match="split it into tokens"):
+        Vocabulary.from_sentences(["a sentence as one string"])
+
+
+def test_token_and_decode_reject_ids_out_of_range_without_wraparound():
+    vocab = Vocabulary(["a", "b"])
+    with pytest.raises(ValueError, match="token id -1 out of range for vocabulary of 2"):
+        vocab.token(-1)
+    with pytest.raises(ValueError, match="token id 2 out of range"):
+        vocab.decode([0, 2])
+    with pytest.raises(TypeError, match="integers"):
+        vocab.token(1.0)
+
+
+# --- context pairs -----------------------------------------------------------------------------------
+
+
+def _nested_loop_pairs(sentences, window=None, symmetric=True):
+    """The chapter source's double loop, with an optional window: an independent reference."""
+    out = []
+    for s in sentences:
+        for i in range(len(s)):
+            for j in range(len(s)):
+                if i == j or (window is not None and abs(i - j) > window) or (not symmetric and j < i):
+                    continue
+                out.append((s[i], s[j]))
+    return out
+
+
+def test_whole_sentence_pairs_equal_the_sources_loop_in_order():
+    corpus = animal_vehicle_corpus()
+    vocab = Vocabulary.from_sentences(corpus, order="alphabetical")
+    ids = vocab.encode_sentences(corpus)
+    pairs = context_pairs(ids)
+    assert pairs.shape == (78, 2) and pairs.dtype == np.int64  # 13 sentences x 3 x 2
+    assert [tuple(p) for p in pairs.tolist()] == _nested_loop_pairs([s.tolist() for s in ids])
+
+
+@pytest.mark.parametrize("window", [1, 2, 3, 10])
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_windowed_pairs_equal_the_reference_loop(window, symmetric):
+    rng = np.random.default_rng(window)
+    sents = [rng.integers(0, 9, size=n) for n in (0, 1, 2, 5, 8)]
+    got = context_pairs(sents, window, symmetric=symmetric, vocab_size=9)
+    want = _nested_loop_pairs([s.tolist() for s in sents], window, symmetric)
+    assert [tuple(p) for p in got.tolist()] == want
+
+
+def test_exercise_5_five_items_window_one_and_two():
+    seq = [[0, 1, 2, 3, 4]]
+    assert context_pairs(seq, 1).tolist() == [[0, 1], [1, 0], [1, 2], [2, 1], [2, 3], [3, 2], [3, 4], [4, 3]]
+    assert len(context_pairs(seq, 2)) == 14  # 2 + 3 + 4 + 3 + 2
+    pairs, dist = context_pairs(seq, 2, return_distance=True)
+    assert dist.tolist() == [abs(a - b) for a, b in pairs.tolist()]
+
+
+def test_one_sided_pairs_plus_their_reversal_are_the_symmetric_pairs():
+    sents = [np.array([3, 1, 4, 1, 5, 9, 2, 6])]
+    one = context_pairs(sents, 3, symmetric=False)
+    both = context_pairs(sents, 3)
+    assert Counter(map(tuple, both.tolist())) == Counter(map(tuple, one.tolist())) + Counter(
+        map(tuple, one[:, ::-1].tolist())
+    )
+
+
+def test_pairs_never_cross_sentences():
+    pairs = context_pairs([[0, 1], [2, 3]], 5)
+    assert pairs.tolist() == [[0, 1], [1, 0], [2, 3], [3, 2]]
+    assert context_pairs([[7], []]).shape == (0, 2)
+
+
+def test_context_pairs_rejects_bad_input():
+    with pytest.raises(ValueError, match="window must be None"):
+        context_pairs([[0, 1]], 0)
+    with pytest.raises(ValueError, match="window must be None"):
+        context_pairs([[0, 1]], True)
+    with pytest.raises(ValueError, match="token id 5 out of range for vocabulary of 3"):
+        context_pairs([[0, 5]], vocab_size=3)
+    with pytest.raises(ValueError, match="negative id -1"):
+        context_pairs([[0, -1]])
+    with pytest.raises(TypeError, match="integer ids"):
+        context_pairs([[0.0, 1.0]])
+    with pytest.raises(TypeError, match="wrap a single sentence"):
+        context_pairs(np.array([0, 1, 2]))
+
+
+def test_describe_context():
+    assert describe_context(None) == "every other word of the sentence"
+    assert describe_context(2) == "±2 positions within the sentence"
+    assert describe_context(2, symmetric=False) == "the 2 following positions within the sentence"
+
+
+# --- subsampling ---------------------------------------------------------------------------------------
+
+
+def test_keep_probability_closed_forms():
+    counts = np.array([90, 10, 0])
+    # paper: keep = sqrt(t / f); f = 0.9, 0.1 with t = 0.01
+    np.testing.assert_allclose(keep_probability(counts, 0.01), [math.sqrt(0.01 / 0.9), math.sqrt(0.1), 1.0])
+    np.testing.assert_allclose(keep_probability(counts, 0.01)[:2], [0.105409, 0.316228], atol=1e-6)
+    # word2vec.c: keep = (sqrt(f / t) + 1) t / f
+    np.testing.assert_allclose(
+        keep_probability(counts, 0.01, formula="word2vec"), [(math.sqrt(90) + 1) / 90, (math.sqrt(10) + 1) / 10, 1.0]
+    )
+    # an item rarer than t is always kept
+    assert keep_probability([1, 999], 0.01)[0] == 1.0
+
+
+@pytest.mark.parametrize(
+    "counts, t, kwargs, exc, match",
+    [
+        ([1, 2], 0.0, {}, ValueError, "finite number > 0"),
+        ([1, 2], float("nan"), {}, ValueError, "finite number > 0"),
+        ([1, -2], 0.1, {}, ValueError, ">= 0"),
+        ([0, 0], 0.1, {}, ValueError, "not all be zero"),
+        ([1.5, 2], 0.1, {}, TypeError, "integers"),
+        ([1, 2], 0.1, {"formula": "gensim"}, ValueError, "formula must be one of"),
+    ],
+)
+def test_keep_probability_rejects_bad_input(counts, t, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        keep_probability(counts, t, **kwargs)
+
+
+def test_subsample_keeps_each_item_at_its_probability_and_is_seeded():
+    rng = np.random.default_rng(0)
+    sents = [rng.choice(3, size=200, p=[0.8, 0.15, 0.05]) for _ in range(100)]  # 20,000 tokens
+    counts = token_counts(sents, 3)
+    keep = keep_probability(counts, 0.06)  # f ~ 0.8, 0.15, 0.05: the last is below t and always kept
+    assert keep[2] == 1.0 and keep[0] < keep[1] < 1.0
+    out = subsample(sents, counts, 0.06, seed=1)
+    kept = token_counts(out, 3)
+    rate = kept / counts
+    sd = np.sqrt(keep * (1 - keep) / counts)
+    assert np.all(np.abs(rate - keep) < 4 * sd + 1e-12)
+    assert kept[2] == counts[2]
+    same = subsample(sents, counts, 0.06, seed=1)
+    assert all(np.array_equal(a, b) for a, b in zip(out, same))
+    other = subsample(sents, counts, 0.06, seed=2)
+    assert not all(np.array_equal(a, b) for a, b in zip(out, other))
+
+
+def test_subsample_never_drops_items_below_the_threshold():
+    sents = [[0, 1, 0, 2, 0, 0]]
+    counts = token_counts(sents, 3)  # f = 4/6, 1/6, 1/6
+    out = subsample(sents, counts, 0.5, seed=0)  # keep items 1 and 2 with probability 1
+    assert (out[0] != 0).sum() == 2
+    with pytest.raises(ValueError, match="token id 3 out of range"):
+        subsample([[3]], counts, 0.5)
+    with pytest.raises(ValueError, match="seed"):
+        subsample(sents, counts, 0.5, seed=-1)

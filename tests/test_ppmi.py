@@ -1,0 +1,227 @@
+"""lib.ppmi: co-occurrence counts, PPMI with context smoothing (Levy et al. 2015), truncated SVD."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse
+from sklearn.decomposition import TruncatedSVD
+
+from lib.corpus import ANIMAL_VEHICLE_NAME, Vocabulary, animal_vehicle_corpus
+from lib.ppmi import cooccurrence, ppmi, ppmi_svd_embedding, sign_convention, svd_vectors, truncated_svd
+
+ISSUE_COUNTS = np.array([[0, 2, 1, 0], [2, 0, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]])
+ISSUE_PPMI = np.array([[0, 0.5754, 0.2877, 0], [0.5754, 0, 0.2877, 0], [0.2877, 0.2877, 0, 0], [0, 0, 0, 0]])
+ISSUE_PPMI_075 = np.array([[0, 0.6017, 0.2126, 0], [0.6017, 0, 0.2126, 0], [0.3140, 0.3140, 0, 0], [0, 0, 0, 0]])
+
+
+@pytest.fixture(scope="module")
+def corpus_ids():
+    corpus = animal_vehicle_corpus()
+    vocab = Vocabulary.from_sentences(corpus, order="alphabetical")
+    return vocab, vocab.encode_sentences(corpus)
+
+
+def _source_counts_and_ppmi(ids, V):
+    """The chapter source's loops and its epsilon-guarded PPMI: an independent reference."""
+    C = np.zeros((V, V))
+    for s in ids:
+        for i in range(len(s)):
+            for j in range(len(s)):
+                if i != j:
+                    C[s[i], s[j]] += 1
+    total, row, col = C.sum(), C.sum(1, keepdims=True), C.sum(0, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        P = np.maximum(np.log((C * total + 1e-12) / (row @ col + 1e-12)), 0)
+    return C, P
+
+
+# --- counts ------------------------------------------------------------------------------------------
+
+
+def test_whole_sentence_counts_equal_the_sources(corpus_ids):
+    vocab, ids = corpus_ids
+    C_ref, _ = _source_counts_and_ppmi(ids, len(vocab))
+    C = cooccurrence(ids, len(vocab))
+    np.testing.assert_array_equal(C, C_ref)
+    np.testing.assert_array_equal(C, C.T)
+    assert C.sum() == 78
+    np.testing.assert_array_equal(cooccurrence(ids, len(vocab), sparse=True).toarray(), C_ref)
+
+
+def test_windows_weightings_and_one_sided_counts():
+    s = [np.array([0, 1, 2, 3])]
+    harmonic = cooccurrence(s, 4, 3, weighting="harmonic")
+    assert harmonic[0].tolist() == [0, 1, 0.5, 1 / 3]
+    linear = cooccurrence(s, 4, 3, weighting="linear")  # (w - d + 1) / w
+    assert linear[0].tolist() == [0, 1, 2 / 3, 1 / 3]
+    window1 = cooccurrence(s, 4, 1)
+    assert window1[0].tolist() == [0, 1, 0, 0] and window1[1].tolist() == [1, 0, 1, 0]
+    right = cooccurrence(s, 4, 2, symmetric=False)
+    np.testing.assert_array_equal(right + right.T, cooccurrence(s, 4, 2))
+    assert right[1].tolist() == [0, 0, 1, 1] and right[:, 0].tolist() == [0, 0, 0, 0]
+    sparse = cooccurrence(s, 4, 3, weighting="harmonic", sparse=True)
+    assert isinstance(sparse, scipy.sparse.csr_array)
+    np.testing.assert_allclose(sparse.toarray(), harmonic, rtol=0, atol=1e-15)
+
+
+def test_cooccurrence_rejects_bad_input():
+    with pytest.raises(ValueError, match="needs an integer window"):
+        cooccurrence([[0, 1]], 2, weighting="linear")
+    with pytest.raises(ValueError, match="weighting must be one of"):
+        cooccurrence([[0, 1]], 2, 2, weighting="gaussian")
+    with pytest.raises(ValueError, match="token id 2 out of range for vocabulary of 2"):
+        cooccurrence([[0, 2]], 2)
+    with pytest.raises(ValueError, match="vocab_size must be a positive integer"):
+        cooccurrence([[0, 1]], 0)
+
+
+# --- PPMI ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("alpha, expected", [(1.0, ISSUE_PPMI), (0.75, ISSUE_PPMI_075)])
+@pytest.mark.parametrize("as_sparse", [False, True])
+def test_ppmi_issue_case_without_warnings(alpha, expected, as_sparse):
+    counts = scipy.sparse.csr_array(ISSUE_COUNTS) if as_sparse else ISSUE_COUNTS
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            out = ppmi(counts, alpha)
+    dense = out.toarray() if as_sparse else out
+    assert np.isfinite(dense).all()
+    np.testing.assert_allclose(dense, expected, atol=5e-5)
+    # closed forms behind the four-decimal values
+    assert dense[0, 1] == pytest.approx(np.log(16 / 9) if alpha == 1 else np.log(0.25 / (0.375 * 3**0.75 / (2 * 3**0.75 + 2**0.75))))
+
+
+def test_ppmi_equals_the_sources_epsilon_formula_on_the_corpus(corpus_ids):
+    vocab, ids = corpus_ids
+    C, P_ref = _source_counts_and_ppmi(ids, len(vocab))
+    np.testing.assert_allclose(ppmi(C), P_ref, rtol=0, atol=1e-10)
+
+
+def test_ppmi_empty_rows_columns_and_all_zero_matrix_give_zero():
+    C = np.zeros((3, 4))
+    C[0, 1] = 5
+    with np.errstate(all="raise"):
+        out = ppmi(C)
+        assert (ppmi(np.zeros((2, 2))) == 0).all()
+        assert ppmi(scipy.sparse.csr_array((2, 2))).nnz == 0
+    assert out[0, 1] == pytest.approx(0.0)  # the only event: P(w, c) = P(w) P(c), PMI 0
+    assert not np.isnan(out).any() and (out >= 0).all()
+
+
+def test_sparse_and_dense_ppmi_agree_on_random_counts():
+    rng = np.random.default_rng(3)
+    C = rng.poisson(0.3, size=(60, 50)).astype(float)
+    C[5] = 0
+    for alpha in (1.0, 0.75):
+        np.testing.assert_allclose(ppmi(scipy.sparse.csr_array(C), alpha).toarray(), ppmi(C, alpha), rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize(
+    "counts, alpha, exc, match",
+    [
+        (np.array([[1.0, -1.0]]), 1.0, ValueError, ">= 0"),
+        (np.array([[1.0, np.nan]]), 1.0, ValueError, "NaN or infinity"),
+        (np.array([1.0, 2.0]), 1.0, ValueError, "2-D"),
+        (ISSUE_COUNTS, 0.0, ValueError, "alpha must be a finite number > 0"),
+        (ISSUE_COUNTS, float("inf"), ValueError, "alpha must be a finite number > 0"),
+        (scipy.sparse.csr_array(np.array([[1.0, -1.0]])), 1.0, ValueError, ">= 0"),
+        (np.array([["a"]]), 1.0, TypeError, "numeric"),
+    ],
+)
+def test_ppmi_rejects_bad_input(counts, alpha, exc, match):
+    with pytest.raises(exc, match=match):
+        ppmi(counts, alpha)
+
+
+# --- SVD --------------------------------------------------------------------------------------------------
+
+
+def _random_ppmi(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    C = rng.poisson(0.05, size=(n, n)).astype(float)
+    C = C + C.T
+    return ppmi(C), ppmi(scipy.sparse.csr_array(C))
+
+
+def test_dense_and_sparse_solvers_give_the_same_vectors():
+    dense, sparse = _random_ppmi()
+    a = svd_vectors(dense, 10, solver="dense")
+    b = svd_vectors(sparse, 10, solver="sparse")
+    c = svd_vectors(sparse, 10, solver="sparse", seed=123)  # another ARPACK start vector
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(b, c, rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(svd_vectors(dense, 10), a)  # repeated runs are identical
+
+
+def test_singular_values_and_reconstruction_match_independent_references():
+    dense, sparse = _random_ppmi(120, seed=1)
+    U, S, Vt = truncated_svd(sparse, 6)
+    np.testing.assert_allclose(S, np.linalg.svd(dense, compute_uv=False)[:6], rtol=1e-10)
+    sk = TruncatedSVD(6, algorithm="arpack", random_state=0).fit(sparse)
+    np.testing.assert_allclose(S, sk.singular_values_, rtol=1e-8)
+    np.testing.assert_allclose(U.T @ U, np.eye(6), atol=1e-10)
+    full_U, full_S, full_Vt = np.linalg.svd(dense)
+    best = full_U[:, :6] * full_S[:6] @ full_Vt[:6]
+    np.testing.assert_allclose(U * S @ Vt, best, atol=1e-9)  # Eckart-Young: the same rank-6 approximation
+
+
+def test_sign_convention_largest_entry_positive_and_ties_by_row():
+    U = np.array([[0.1, -0.5], [-0.9, 0.5 * (1 + 1e-12)], [0.3, 0.2]])
+    Vt = np.arange(6.0).reshape(2, 3)
+    U2, Vt2 = sign_convention(U, Vt)
+    assert U2[1, 0] == pytest.approx(0.9)  # the largest |entry| is made positive
+    assert U2[0, 1] == pytest.approx(0.5)  # a near-tie (-0.5 vs 0.5 + 1e-12) goes to the smaller row
+    np.testing.assert_allclose(U2 @ Vt2, U @ Vt)  # U Vt unchanged
+    U3, _ = sign_convention(-U, Vt)
+    np.testing.assert_array_equal(U3, U2)  # either input sign gives one output
+    with pytest.raises(ValueError, match="2-D"):
+        sign_convention(np.ones(3))
+
+
+def test_svd_vectors_power():
+    dense, _ = _random_ppmi(50, seed=2)
+    U, S, _ = truncated_svd(dense, 3)
+    np.testing.assert_allclose(svd_vectors(dense, 3, power=1.0), U * S)
+    np.testing.assert_allclose(svd_vectors(dense, 3), U * np.sqrt(S))
+    np.testing.assert_allclose(svd_vectors(dense, 3, power=0.0), U)
+
+
+@pytest.mark.parametrize(
+    "k, solver, match",
+    [(0, "dense", "k must be an integer"), (5, "dense", "k must be an integer"), (4, "sparse", "ARPACK"), (2, "lobpcg", "solver")],
+)
+def test_svd_rejects_bad_input(k, solver, match):
+    with pytest.raises(ValueError, match=match):
+        truncated_svd(np.eye(4), k, solver=solver)
+
+
+def test_svd_rejects_non_finite_and_bad_power():
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        truncated_svd(np.array([[1.0, np.nan], [0, 1]]), 1)
+    with pytest.raises(ValueError, match="power must be a finite number >= 0"):
+        svd_vectors(np.eye(3), 1, power=-1)
+
+
+# --- the chapter's pipeline ---------------------------------------------------------------------------
+
+
+def test_ppmi_svd_embedding_on_the_corpus_separates_the_two_groups(corpus_ids):
+    vocab, ids = corpus_ids
+    corpus = animal_vehicle_corpus()
+    dense = ppmi_svd_embedding(corpus, vocab, corpus=ANIMAL_VEHICLE_NAME)
+    sparse = ppmi_svd_embedding(corpus, vocab, sparse=True, corpus=ANIMAL_VEHICLE_NAME)
+    np.testing.assert_allclose(sparse.vectors, dense.vectors, rtol=0, atol=1e-12)
+    # the source's own computation, up to the sign of each column
+    _, P = _source_counts_and_ppmi(ids, len(vocab))
+    U, S, _ = np.linalg.svd(P)
+    np.testing.assert_allclose(np.abs(dense.vectors), np.abs(U[:, :2] * np.sqrt(S[:2])), atol=1e-9)
+    # animals and vehicles never share a sentence: each group lies on one axis, on the positive side
+    vehicles = [vocab.id(t) for t in ("car", "truck", "vehicle", "road", "cargo", "carries", "people")]
+    animals = [vocab.id(t) for t in ("cat", "kitten", "dog", "puppy", "pet", "soft", "loyal", "young")]
+    assert (dense.vectors[vehicles, 0] > 0.5).all() and np.abs(dense.vectors[vehicles, 1]).max() < 1e-12
+    assert (dense.vectors[animals, 1] > 0.5).all() and np.abs(dense.vectors[animals, 0]).max() < 1e-12
+    assert dense.provenance.corpus == ANIMAL_VEHICLE_NAME and dense.provenance.dimension == 2
+    assert dense.provenance.context == "every other word of the sentence"

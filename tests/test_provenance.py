@@ -1,0 +1,65 @@
+"""lib.provenance: the embedding audit record and its rendering."""
+
+import dataclasses
+
+import pytest
+
+from lib.corpus import Vocabulary, corpus_hash
+from lib.provenance import NOT_APPLICABLE, Provenance, for_corpus, software_versions
+
+
+def test_rows_follow_the_audit_groups_and_skip_missing_fields():
+    p = Provenance(vocabulary_size=15, corpus="toy", objective="skip-gram", learning_rate=0.04, seed=17, extra={"note": 1})
+    assert p.rows() == [
+        ("items", "vocabulary size", "15"),
+        ("data", "corpus", "toy"),
+        ("objective", "objective", "skip-gram"),
+        ("objective", "learning rate", "0.04"),
+        ("objective", "seed", "17"),
+        ("other", "note", "1"),
+    ]
+    full = p.rows(include_missing=True)
+    assert len(full) == len(dataclasses.fields(Provenance)) - 1 + 1  # every field but extra, plus one extra
+    assert ("items", "minimum count", NOT_APPLICABLE) in full
+
+
+def test_text_and_markdown_tables():
+    p = Provenance(corpus="a|b", corpus_hash="f" * 64, dimension=8)
+    text = p.to_text().splitlines()
+    assert text[0].split() == ["group", "field", "value"]
+    assert set(text[1]) == {"-", " "}
+    assert text[3].endswith("ffffffffffffffff") and "f" * 17 not in text[3]  # hash shortened to 16 hex
+    assert str(p) == p.to_text()
+    md = p.to_markdown().splitlines()
+    assert md[0] == "| group | field | value |" and md[2] == "| data | corpus | a\\|b |"
+
+
+def test_record_is_frozen_and_replace_checks_field_names():
+    p = Provenance(seed=1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.seed = 2
+    assert p.replace(seed=2).seed == 2 and p.seed == 1
+    with pytest.raises(TypeError):
+        p.replace(colour="red")
+    with pytest.raises(TypeError, match="extra must be a mapping with str keys"):
+        Provenance(extra={1: "x"})
+    assert Provenance(extra={"k": [1]}).as_dict()["extra"] == {"k": [1]}
+
+
+def test_for_corpus_fills_items_and_data():
+    sents = [["a", "b", "a"], ["c"]]
+    vocab = Vocabulary.from_sentences(sents, min_count=2, unknown="skip")
+    p = for_corpus(vocab, sents, corpus="tiny", dimension=4)
+    assert (p.vocabulary_size, p.min_count, p.n_sentences, p.n_tokens) == (1, 2, 2, 4)
+    assert p.unknown_policy == "skip (dropped, no unknown row)"
+    assert p.corpus_hash == corpus_hash(sents) and p.dimension == 4
+    with pytest.raises(TypeError):
+        for_corpus(vocab, sents, corpus="tiny", colour="red")
+
+
+def test_software_versions():
+    import numpy
+
+    assert software_versions("numpy") == f"numpy {numpy.__version__}"
+    with pytest.raises(ValueError, match="not installed"):
+        software_versions("no-such-package-xyz")

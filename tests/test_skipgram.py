@@ -1,0 +1,301 @@
+"""lib.skipgram: the source's full-softmax run reproduced, negative sampling, losses and noise."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from lib.corpus import ANIMAL_VEHICLE_NAME, Vocabulary, animal_vehicle_corpus, context_pairs
+from lib.embedding import nearest_neighbours
+from lib.skipgram import (
+    negative_sampling_loss,
+    noise_distribution,
+    pair_batches,
+    sample_negatives,
+    skipgram_embedding,
+    softmax_cross_entropy,
+    train_skipgram,
+)
+
+# Printed by the chapter's source (cosine neighbours after 350 full-softmax steps), rounded to 4 places.
+PUBLISHED = {
+    "cat": [("kitten", 0.5262), ("soft", 0.4544), ("dog", 0.3860), ("pet", 0.1995)],
+    "truck": [("people", 0.4026), ("vehicle", 0.3930), ("road", 0.2130), ("pet", 0.1742)],
+    "pet": [("young", 0.6846), ("puppy", 0.4310), ("kitten", 0.4048), ("people", 0.3875)],
+}
+
+
+@pytest.fixture(scope="module")
+def vocab():
+    return Vocabulary.from_sentences(animal_vehicle_corpus(), order="alphabetical")
+
+
+@pytest.fixture(scope="module")
+def run(vocab):
+    return skipgram_embedding(animal_vehicle_corpus(), vocab, corpus=ANIMAL_VEHICLE_NAME)
+
+
+def test_full_softmax_run_reproduces_the_published_neighbours(run, vocab):
+    for term, expected in PUBLISHED.items():
+        i = vocab.id(term)
+        got = nearest_neighbours(run.input_vectors, run.input_vectors[i], 4, metric="cosine", exclude=[i])
+        assert [(vocab.token(j), round(s, 4)) for j, s in got] == expected
+
+
+def test_full_softmax_run_is_bit_identical_to_the_sources_code(run, vocab):
+    """The source's own loop (global seed, nn.Embedding), run inside fork_rng so global state is restored."""
+    corpus = animal_vehicle_corpus()
+    pairs = [(vocab.id(a), vocab.id(b)) for s in corpus for i, a in enumerate(s) for j, b in enumerate(s) if i != j]
+    centres, contexts = torch.tensor([p[0] for p in pairs]), torch.tensor([p[1] for p in pairs])
+    with torch.random.fork_rng():
+        torch.manual_seed(17)
+        inp, out = torch.nn.Embedding(len(vocab), 8), torch.nn.Embedding(len(vocab), 8)
+        opt = torch.optim.Adam(list(inp.parameters()) + list(out.parameters()), lr=0.04)
+        losses = []
+        for _ in range(350):
+            loss = F.cross_entropy(inp(centres) @ out.weight.T, contexts)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    np.testing.assert_array_equal(run.input_vectors, inp.weight.detach().numpy())
+    np.testing.assert_array_equal(run.output_vectors, out.weight.detach().numpy())
+    np.testing.assert_array_equal(run.losses, losses)
+
+
+def test_first_loss_is_the_cross_entropy_of_the_initial_tables(run, vocab):
+    gen = torch.Generator().manual_seed(17)
+    w_in, w_out = torch.randn(15, 8, generator=gen).double().numpy(), torch.randn(15, 8, generator=gen).double().numpy()
+    pairs = context_pairs(vocab.encode_sentences(animal_vehicle_corpus()))
+    logits = w_in[pairs[:, 0]] @ w_out.T
+    m = logits.max(axis=1, keepdims=True)
+    logz = (m + np.log(np.exp(logits - m).sum(axis=1, keepdims=True)))[:, 0]
+    expected = np.mean(logz - logits[np.arange(len(pairs)), pairs[:, 1]])
+    assert run.losses[0] == pytest.approx(expected, rel=1e-6)
+    assert run.losses.shape == (350,) and run.losses[-1] < 0.3 * run.losses[0]
+
+
+def test_training_leaves_the_global_rng_and_thread_count_alone(vocab):
+    state, threads = torch.get_rng_state(), torch.get_num_threads()
+    pairs = context_pairs(vocab.encode_sentences(animal_vehicle_corpus()))
+    one = train_skipgram(pairs, len(vocab), steps=3, objective="negative_sampling")
+    assert torch.equal(state, torch.get_rng_state()) and torch.get_num_threads() == threads
+    two = train_skipgram(pairs, len(vocab), steps=3, objective="negative_sampling", num_threads=2)
+    np.testing.assert_array_equal(one.input_vectors, two.input_vectors)
+    with pytest.raises(ValueError, match="num_threads must be a positive integer"):
+        train_skipgram(pairs, len(vocab), steps=1, num_threads=0)
+
+
+def test_provenance_records_the_run(run):
+    p = run.provenance
+    assert (p.vocabulary_size, p.vocabulary_order, p.min_count) == (15, "alphabetical (code-point order)", 1)
+    assert (p.n_sentences, p.n_tokens, p.n_pairs) == (13, 39, 78)
+    assert (p.dimension, p.learning_rate, p.seed) == (8, 0.04, 17)
+    assert p.context == "every other word of the sentence" and p.subsampling == "none"
+    assert p.stopping_rule == "fixed number of steps (350)"
+    assert p.negatives is None and p.noise_distribution is None
+    assert len(p.corpus_hash) == 64
+
+
+# --- noise distribution -------------------------------------------------------------------------------
+
+
+def test_noise_distribution_issue_case_and_closed_form():
+    got = noise_distribution([1, 8, 27, 64])
+    np.testing.assert_allclose(got, [0.0249, 0.1182, 0.2944, 0.5625], atol=5e-5)
+    weights = np.array([1, 8, 27, 64]) ** 0.75  # 1, 4.757, 11.84, 22.63
+    np.testing.assert_allclose(got, weights / weights.sum())
+    np.testing.assert_allclose(noise_distribution([1, 8, 27, 64], 1.0), np.array([1, 8, 27, 64]) / 100)
+    np.testing.assert_allclose(noise_distribution([0, 3, 5], 0.0), [0, 0.5, 0.5])  # uniform over seen items
+
+
+@pytest.mark.parametrize(
+    "counts, power, exc, match",
+    [
+        ([0, 0], 0.75, ValueError, "not all be zero"),
+        ([1, -1], 0.75, ValueError, ">= 0"),
+        ([1, np.inf], 0.75, ValueError, "finite"),
+        ([[1, 2]], 0.75, ValueError, "1-D"),
+        ([1, 2], -0.5, ValueError, "power must be a finite number >= 0"),
+        (["a"], 0.75, TypeError, "numeric"),
+    ],
+)
+def test_noise_distribution_rejects_bad_input(counts, power, exc, match):
+    with pytest.raises(exc, match=match):
+        noise_distribution(counts, power)
+
+
+# --- losses ---------------------------------------------------------------------------------------------
+
+
+def test_softmax_cross_entropy_takes_logits():
+    loss = softmax_cross_entropy(torch.tensor([[2.0, 0.0, 0.0]]), torch.tensor([0]))
+    assert float(loss) == pytest.approx(math.log(1 + 2 * math.exp(-2)), rel=1e-6)
+    assert round(float(loss), 4) == 0.2395
+    # applying a softmax first (the classic mistake) gives a different, wrong number
+    wrong = softmax_cross_entropy(torch.softmax(torch.tensor([[2.0, 0.0, 0.0]]), -1), torch.tensor([0]))
+    assert abs(float(wrong) - float(loss)) > 0.3
+    with pytest.raises(ValueError, match="target 3 out of range for vocabulary of 3"):
+        softmax_cross_entropy(torch.zeros(1, 3), torch.tensor([3]))
+    with pytest.raises(ValueError, match=r"logits must be \(B, V\)"):
+        softmax_cross_entropy(torch.zeros(3), torch.tensor([0]))
+
+
+def test_negative_sampling_loss_closed_form_and_mask():
+    v = torch.tensor([[1.0, 0.0]])
+    pos = torch.tensor([[2.0, 0.0]])
+    neg = torch.tensor([[[1.0, 0.0], [-3.0, 0.0], [0.5, 1.0]]])
+    softplus = lambda x: math.log1p(math.exp(x))  # -log sigma(-x)
+    expected = softplus(-2.0) + softplus(1.0) + softplus(-3.0) + softplus(0.5)
+    assert float(negative_sampling_loss(v, pos, neg)) == pytest.approx(expected, rel=1e-6)
+    mask = torch.tensor([[True, False, True]])
+    assert float(negative_sampling_loss(v, pos, neg, mask)) == pytest.approx(expected - softplus(-3.0), rel=1e-6)
+
+
+def test_negative_sampling_loss_is_stable_for_large_scores():
+    v = torch.tensor([[1.0]])
+    big = negative_sampling_loss(v, torch.tensor([[-1000.0]]), torch.tensor([[[1000.0]]]))
+    assert math.isfinite(float(big)) and float(big) == pytest.approx(2000.0)
+    naive = -(torch.log(torch.sigmoid(torch.tensor(-1000.0))))
+    assert math.isinf(float(naive))  # what log(sigmoid(x)) would have given
+    small = negative_sampling_loss(v, torch.tensor([[1000.0]]), torch.tensor([[[-1000.0]]]))
+    assert float(small) == 0.0
+
+
+def test_negative_sampling_gradient_matches_the_analytic_form():
+    v = torch.tensor([[0.3, -0.2]], dtype=torch.float64, requires_grad=True)
+    u = torch.tensor([[0.5, 0.4]], dtype=torch.float64)
+    n = torch.tensor([[[0.1, 0.7], [-0.6, 0.2]]], dtype=torch.float64)
+    negative_sampling_loss(v, u, n).backward()
+    s = lambda x: 1 / (1 + math.exp(-x))
+    vv = v.detach().numpy()[0]
+    grad = -(1 - s(u[0].numpy() @ vv)) * u[0].numpy()
+    for row in n[0].numpy():
+        grad = grad + s(row @ vv) * row
+    np.testing.assert_allclose(v.grad.numpy()[0], grad, rtol=1e-12)
+
+
+def test_negative_sampling_loss_rejects_bad_shapes():
+    with pytest.raises(ValueError, match=r"negatives must be \(B, K, D\)"):
+        negative_sampling_loss(torch.zeros(2, 3), torch.zeros(2, 3), torch.zeros(2, 3))
+    with pytest.raises(ValueError, match="mask must have shape"):
+        negative_sampling_loss(torch.zeros(2, 3), torch.zeros(2, 3), torch.zeros(2, 4, 3), torch.ones(2, 3))
+    with pytest.raises(ValueError, match=r"centre and positive must both be \(B, D\)"):
+        negative_sampling_loss(torch.zeros(2, 3), torch.zeros(2, 2), torch.zeros(2, 1, 3))
+
+
+# --- negatives -------------------------------------------------------------------------------------------
+
+
+def test_negatives_follow_the_noise_distribution():
+    noise = noise_distribution([1, 8, 27, 64])
+    positives = torch.zeros(20000, dtype=torch.long)
+    draws, keep = sample_negatives(positives, noise, 5, generator=torch.Generator().manual_seed(0), policy="allow")
+    freq = np.bincount(draws.numpy().ravel(), minlength=4) / draws.numel()
+    sd = np.sqrt(noise * (1 - noise) / draws.numel())
+    assert np.all(np.abs(freq - noise) < 4 * sd)
+    assert keep.all()
+
+
+def test_negative_policies_on_draws_equal_to_the_positive():
+    noise = np.array([0.5, 0.5])
+    positives = torch.tensor([0, 1] * 500)
+    gen = lambda: torch.Generator().manual_seed(4)
+    allow, keep_a = sample_negatives(positives, noise, 3, generator=gen(), policy="allow")
+    masked, keep_m = sample_negatives(positives, noise, 3, generator=gen(), policy="mask")
+    torch.testing.assert_close(allow, masked)  # the same draws
+    same = allow == positives[:, None]
+    assert same.any() and keep_a.all()
+    assert torch.equal(keep_m, ~same)
+    resampled, keep_r = sample_negatives(positives, noise, 3, generator=gen(), policy="resample")
+    assert not (resampled == positives[:, None]).any() and keep_r.all()
+    with pytest.raises(ValueError, match="impossible"):
+        sample_negatives(torch.tensor([0]), np.array([1.0, 0.0]), 2, generator=gen(), policy="resample")
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(k=0), "positive integer"),
+        (dict(policy="skip"), "policy must be one of"),
+        (dict(noise=np.array([0.5, 0.6])), "probability vector"),
+        (dict(positives=torch.tensor([2])), "positive id 2 out of range"),
+    ],
+)
+def test_sample_negatives_rejects_bad_input(kwargs, match):
+    args = dict(positives=torch.tensor([0]), noise=np.array([0.5, 0.5]), k=2, policy="mask")
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        sample_negatives(args["positives"], args["noise"], args["k"], generator=torch.Generator(), policy=args["policy"])
+
+
+# --- the trainer with negative sampling ---------------------------------------------------------------
+
+
+def test_negative_sampling_training_is_deterministic_and_learns(vocab):
+    corpus = animal_vehicle_corpus()
+    a = skipgram_embedding(corpus, vocab, objective="negative_sampling", negatives=3, steps=120)
+    b = skipgram_embedding(corpus, vocab, objective="negative_sampling", negatives=3, steps=120)
+    np.testing.assert_array_equal(a.input_vectors, b.input_vectors)
+    assert a.losses[-20:].mean() < 0.5 * a.losses[:5].mean()
+    p = a.provenance
+    assert (p.negatives, p.negative_policy) == (3, "masked out (word2vec.c)")
+    assert p.noise_distribution == "unigram^0.75 of the corpus counts"
+    c = skipgram_embedding(corpus, vocab, objective="negative_sampling", negatives=3, steps=120, seed=18)
+    assert not np.array_equal(a.input_vectors, c.input_vectors)
+
+
+def test_subsampling_and_window_reach_the_provenance(vocab):
+    res = skipgram_embedding(animal_vehicle_corpus(), vocab, window=1, subsample_t=0.05, steps=2)
+    assert res.provenance.context == "±1 positions within the sentence"
+    assert res.provenance.subsampling.startswith("t = 0.05, keep min(1, sqrt(t/f))")
+    assert res.provenance.n_pairs < 52  # 13 sentences x 4 window-1 pairs, fewer after subsampling
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(objective="hierarchical_softmax"), "objective must be one of"),
+        (dict(dim=0), "dim must be a positive integer"),
+        (dict(steps=0), "steps must be a positive integer"),
+        (dict(lr=float("nan")), "lr must be a finite number > 0"),
+        (dict(lr=-1.0), "lr must be a finite number > 0"),
+        (dict(seed=-3), "seed must be a non-negative integer"),
+        (dict(objective="negative_sampling", negative_policy="drop"), "negative_policy must be one of"),
+        (dict(objective="negative_sampling", noise=np.ones(3) / 3), r"noise must have shape \(4,\)"),
+    ],
+)
+def test_train_skipgram_rejects_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        train_skipgram(np.array([[0, 1], [1, 0]]), 4, **kwargs)
+
+
+def test_train_skipgram_rejects_bad_pairs():
+    with pytest.raises(ValueError, match="pair id 4 out of range for vocabulary of 4"):
+        train_skipgram(np.array([[0, 4]]), 4)
+    with pytest.raises(ValueError, match=r"shape \(n, 2\)"):
+        train_skipgram(np.array([0, 1]), 4)
+    with pytest.raises(ValueError, match="must not be empty"):
+        train_skipgram(np.zeros((0, 2), dtype=int), 4)
+
+
+# --- batches -----------------------------------------------------------------------------------------------
+
+
+def test_pair_batches_cover_every_pair_once_and_are_seeded():
+    pairs = np.stack([np.arange(10), np.arange(10)[::-1]], axis=1)
+    batches = list(pair_batches(pairs, 4, seed=3))
+    assert [len(c) for c, _ in batches] == [4, 4, 2]
+    seen = torch.cat([torch.stack([c, x], 1) for c, x in batches]).numpy()
+    assert sorted(map(tuple, seen.tolist())) == sorted(map(tuple, pairs.tolist()))
+    again = list(pair_batches(pairs, 4, seed=3))
+    assert all(torch.equal(a[0], b[0]) for a, b in zip(batches, again))
+    assert [len(c) for c, _ in pair_batches(pairs, 4, drop_last=True)] == [4, 4]
+    ordered = list(pair_batches(pairs, 5, shuffle=False))
+    assert ordered[0][0].tolist() == [0, 1, 2, 3, 4]
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        list(pair_batches(pairs, 0))
+    with pytest.raises(ValueError, match=">= 0"):
+        list(pair_batches(np.array([[0, -1]]), 1))
