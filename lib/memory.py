@@ -137,7 +137,9 @@ class Footprint:
         return rows
 
 
-def training_footprint(V: int, D: int, dtype="fp32", optimizer: str = "adam", *, master_weights: bool = False) -> Footprint:
+def training_footprint(
+    V: int, D: int, dtype="fp32", optimizer: str = "adam", *, master_weights: bool = False
+) -> Footprint:
     """Training memory of a ``(V, D)`` table with a dense gradient and ``optimizer``'s state.
 
     ``dtype``: the weights' dtype, one of fp32, fp16, bf16 (int8 cannot be trained: ``ValueError``).
@@ -153,7 +155,8 @@ def training_footprint(V: int, D: int, dtype="fp32", optimizer: str = "adam", *,
     name = canonical_dtype(dtype)
     if name not in TRAINABLE_DTYPES:
         raise ValueError(
-            f"dtype {name!r} is a storage format and cannot be trained: training dtypes are {', '.join(TRAINABLE_DTYPES)}"
+            f"dtype {name!r} is a storage format and cannot be trained: "
+            f"training dtypes are {', '.join(TRAINABLE_DTYPES)}"
         )
     if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
         raise ValueError(f"unknown optimizer {optimizer!r}: allowed {', '.join(OPTIMIZERS)}")
@@ -161,7 +164,9 @@ def training_footprint(V: int, D: int, dtype="fp32", optimizer: str = "adam", *,
     if not isinstance(master_weights, bool):
         raise TypeError(f"master_weights must be True or False, got {master_weights!r}")
     if master_weights and name == "fp32":
-        raise ValueError("master_weights=True needs 16-bit weights (fp16 or bf16); fp32 weights are their own master copy")
+        raise ValueError(
+            "master_weights=True needs 16-bit weights (fp16 or bf16); fp32 weights are their own master copy"
+        )
     weights = table_bytes(V, D, name)
     state_dtype = "fp32" if master_weights else name
     state_one = table_bytes(V, D, state_dtype)

@@ -151,4 +151,3 @@ def test_format_bytes_errors():
         format_bytes(10, digits=-1)
     with pytest.raises(TypeError, match="must be an integer"):
         format_bytes(1.5)
-

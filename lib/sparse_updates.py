@@ -1,0 +1,327 @@
+"""Sparse against dense updates of an embedding table: what one training step touches, costs and moves.
+
+A batch of ``B`` ids reads at most ``B`` rows of a ``(V, D)`` table, so the gradient of the lookup is
+non-zero on at most ``B`` rows (:func:`lib.embedding.lookup_grad`). PyTorch can store it two ways:
+
+- dense (``nn.Embedding(sparse=False)``, the default): a full ``(V, D)`` gradient, mostly zeros, and an
+  optimiser such as ``torch.optim.Adam`` that then updates every row;
+- sparse (``nn.Embedding(sparse=True)``): a ``torch.sparse_coo_tensor`` holding one ``(D,)`` row per
+  looked-up position and its index, updated by ``torch.optim.SparseAdam`` or plain ``torch.optim.SGD``,
+  which touch only those rows.
+
+:func:`measure_step` times one step of each on a real table and counts rows touched (distinct ids in
+the batch), rows *changed* (rows whose values differ after the step) and the bytes of gradient and
+optimiser state. :func:`touched_fraction` gives the share of rows a batch touches as ``V`` grows.
+
+Adam moves rows that had no gradient. Its update (Kingma & Ba 2015, Algorithm 1)
+``θ ← θ − α m̂_t / (√v̂_t + ε)`` uses the moment estimates ``m_t = β1 m_{t-1} + (1 − β1) g_t`` and
+``v_t = β2 v_{t-1} + (1 − β2) g_t²``; with ``g_t = 0`` for a row used only at an earlier step, ``m_t`` is
+``β1^{t-1}`` times its old value, not zero, so the row keeps moving for many steps after its last use.
+SparseAdam ("lazy Adam") updates moments and weights only for rows present in the sparse gradient;
+a row without gradient keeps its weights and its moments unchanged. :func:`untouched_row_drift` computes
+both trajectories, and :func:`adam_untouched_step_closed_form` the first step of the drift in closed form.
+
+Departures: timings are wall-clock seconds on the machine that runs the code (median over a few steps
+after one warm-up step), not a benchmark; memory is counted from the tensors' ``nbytes``, not measured
+from the process. Sparse gradients here are left uncoalesced, as ``nn.Embedding`` returns them: one
+row per looked-up position, so a repeated id is stored once per occurrence.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+import torch
+
+METHODS = ("dense_adam", "sparse_adam", "sparse_sgd", "dense_sgd")
+DISTRIBUTIONS = ("uniform", "zipf")
+
+
+def _check_int(value, name: str, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value}")
+    return int(value)
+
+
+def _check_positive(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    return value
+
+
+def _check_betas(betas) -> Tuple[float, float]:
+    b1, b2 = (float(b) for b in betas)
+    for name, b in (("betas[0]", b1), ("betas[1]", b2)):
+        if not 0.0 <= b < 1.0:
+            raise ValueError(f"{name} must lie in [0, 1), got {b}")
+    return b1, b2
+
+
+# --- which rows a batch touches --------------------------------------------------------------------
+
+
+def id_probabilities(V: int, distribution: str = "uniform", exponent: float = 1.0) -> np.ndarray:
+    """Probability of each id, ``(V,)`` float64 summing to 1.
+
+    ``"uniform"``: ``1 / V`` each. ``"zipf"``: ``p_r ∝ 1 / (r + 1) ** exponent`` for id ``r`` (id 0 the most
+    frequent), the rank-frequency law of word counts (Zipf 1949), truncated to ``V`` ids. Raises
+    ``ValueError`` for ``V < 1``, an unknown distribution or ``exponent <= 0``.
+    """
+    V = _check_int(V, "V (vocabulary size)")
+    if distribution not in DISTRIBUTIONS:
+        raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {distribution!r}")
+    if distribution == "uniform":
+        return np.full(V, 1.0 / V)
+    exponent = _check_positive(exponent, "exponent")
+    w = 1.0 / np.arange(1, V + 1, dtype=np.float64) ** exponent
+    return w / w.sum()
+
+
+def sample_ids(
+    V: int, batch: int, *, distribution: str = "uniform", exponent: float = 1.0, seed: int = 0
+) -> np.ndarray:
+    """``batch`` ids drawn independently from :func:`id_probabilities`: ``(batch,)`` int64 in ``[0, V)``.
+
+    Seeded with ``numpy.random.default_rng(seed)``. Raises like :func:`id_probabilities`, and
+    ``ValueError`` for ``batch < 1``.
+    """
+    batch = _check_int(batch, "batch")
+    p = id_probabilities(V, distribution, exponent)
+    rng = np.random.default_rng(seed)
+    if distribution == "uniform":
+        return rng.integers(0, V, size=batch, dtype=np.int64)
+    # inverse-CDF sampling: one searchsorted instead of rng.choice's per-call table build
+    cdf = np.cumsum(p)
+    return np.minimum(np.searchsorted(cdf, rng.random(batch), side="right"), V - 1).astype(np.int64)
+
+
+def expected_touched_fraction(V: int, batch: int, distribution: str = "uniform", exponent: float = 1.0) -> float:
+    """Expected share of the ``V`` rows that a batch of ``batch`` independent ids touches, in ``[0, 1]``.
+
+    Row ``i`` is missed by all ``batch`` draws with probability ``(1 − p_i) ** batch``, so the expected
+    number of distinct rows is ``Σ_i 1 − (1 − p_i) ** batch``; for uniform ids this is
+    ``V (1 − (1 − 1/V) ** batch)``, close to ``batch / V`` when ``batch ≪ V``. Computed with ``log1p`` /
+    ``expm1`` so that tiny ``p_i`` do not round to zero. Raises like :func:`sample_ids`.
+    """
+    batch = _check_int(batch, "batch")
+    p = id_probabilities(V, distribution, exponent)
+    missed = np.exp(batch * np.log1p(-p)) if p.size > 1 else np.zeros(1)  # p_i < 1 when V > 1
+    return float(np.sum(1.0 - missed) / p.size)
+
+
+def touched_fraction(ids, V: int) -> float:
+    """Measured share of rows that ``ids`` touch: ``len(unique(ids)) / V``. ``ids`` are checked with
+    :func:`lib.embedding.check_ids` (``ValueError`` for an id outside ``[0, V)``)."""
+    from lib.embedding import check_ids
+
+    ids = check_ids(ids, V)
+    return float(np.unique(ids).size / V)
+
+
+# --- one training step ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """One method's measurement. Times in seconds, sizes in bytes, rows as counts.
+
+    ``seconds``: median over the timed steps; ``all_seconds``: each timed step. ``rows_touched``: distinct
+    ids in the last (counted, untimed) step's batch; ``rows_changed``: rows whose values differ after it.
+    ``grad_bytes``: the gradient's storage at the last step (values + indices for a sparse gradient);
+    ``state_bytes``: the optimiser's per-value state tensors; ``table_bytes``: the weights.
+    """
+
+    method: str
+    V: int
+    D: int
+    batch: int
+    seconds: float
+    all_seconds: Tuple[float, ...]
+    rows_touched: int
+    rows_changed: int
+    grad_bytes: int
+    state_bytes: int
+    table_bytes: int
+
+
+def _make(method: str, V: int, D: int, lr: float, seed: int):
+    gen = torch.Generator().manual_seed(seed)
+    sparse = method.startswith("sparse")
+    emb = torch.nn.Embedding(V, D, sparse=sparse)
+    with torch.no_grad():
+        emb.weight.copy_(torch.randn(V, D, generator=gen))
+    params = list(emb.parameters())
+    if method == "dense_adam":
+        opt = torch.optim.Adam(params, lr=lr)
+    elif method == "sparse_adam":
+        opt = torch.optim.SparseAdam(params, lr=lr)
+    else:
+        opt = torch.optim.SGD(params, lr=lr)
+    return emb, opt
+
+
+def _grad_bytes(grad: torch.Tensor) -> int:
+    if grad.is_sparse:
+        return int(grad._values().nbytes + grad._indices().nbytes)
+    return int(grad.nbytes)
+
+
+def measure_step(
+    method: str,
+    V: int = 1_000_000,
+    D: int = 64,
+    batch: int = 4096,
+    *,
+    steps: int = 3,
+    lr: float = 0.01,
+    seed: int = 0,
+) -> StepResult:
+    """Time training steps of a ``(V, D)`` float32 ``nn.Embedding`` and count what the last step did.
+
+    ``method``: ``"dense_adam"`` (dense gradient + ``torch.optim.Adam``), ``"sparse_adam"`` (sparse gradient
+    + ``torch.optim.SparseAdam``), ``"sparse_sgd"`` (sparse gradient + ``torch.optim.SGD``) or
+    ``"dense_sgd"``. Each step draws a fresh batch of ``batch`` uniform ids (seeded), computes
+    ``mean((E[ids] − T) ** 2)`` against a fixed random target ``T`` ``(batch, D)``, and steps the
+    optimiser; a step is timed from ``zero_grad`` to ``step`` inclusive. One untimed warm-up step comes
+    first (it allocates the optimiser state), then ``steps`` timed ones, then one untimed step whose
+    changed rows are counted. At that last step, rows used earlier but not now have non-zero moments:
+    dense Adam changes them too, SparseAdam does not.
+
+    Returns a :class:`StepResult`. Raises ``ValueError`` for an unknown method or a size / ``steps`` /
+    ``lr`` out of range. Memory: ``V · D · 4`` bytes for the table, as much again for a dense gradient,
+    twice as much for (either) Adam's state, plus one copy of the table while counting changed rows.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    V = _check_int(V, "V (vocabulary size)")
+    D = _check_int(D, "D (embedding width)")
+    batch = _check_int(batch, "batch")
+    steps = _check_int(steps, "steps")
+    lr = _check_positive(lr, "lr")
+    emb, opt = _make(method, V, D, lr, seed)
+    gen = torch.Generator().manual_seed(seed + 1)
+    target = torch.randn(batch, D, generator=gen)
+    # warm-up, `steps` timed steps, one counted step
+    batches = [torch.randint(0, V, (batch,), generator=gen) for _ in range(steps + 2)]
+
+    def step(ids):
+        opt.zero_grad(set_to_none=True)
+        loss = ((emb(ids) - target) ** 2).mean()
+        loss.backward()
+        opt.step()
+
+    step(batches[0])  # warm-up: allocates optimiser state
+    times: List[float] = []
+    for ids in batches[1:-1]:
+        t0 = time.perf_counter()
+        step(ids)
+        times.append(time.perf_counter() - t0)
+    before = emb.weight.detach().clone()  # outside the timed steps: copying V x D would dominate them
+    step(batches[-1])
+    with torch.no_grad():
+        changed = int((emb.weight != before).any(dim=1).sum())
+    del before
+    state = sum(int(v.nbytes) for s in opt.state.values() for v in s.values() if torch.is_tensor(v) and v.dim() > 0)
+    return StepResult(
+        method=method,
+        V=V,
+        D=D,
+        batch=batch,
+        seconds=float(statistics.median(times)),
+        all_seconds=tuple(float(t) for t in times),
+        rows_touched=int(torch.unique(batches[-1]).numel()),
+        rows_changed=changed,
+        grad_bytes=_grad_bytes(emb.weight.grad),
+        state_bytes=state,
+        table_bytes=int(emb.weight.nbytes),
+    )
+
+
+def compare_steps(
+    methods: Sequence[str] = ("dense_adam", "sparse_adam", "sparse_sgd"),
+    V: int = 1_000_000,
+    D: int = 64,
+    batch: int = 4096,
+    *,
+    steps: int = 3,
+    lr: float = 0.01,
+    seed: int = 0,
+) -> Dict[str, StepResult]:
+    """:func:`measure_step` for each of ``methods`` with the same sizes and seed: ``{method: StepResult}``.
+
+    The tables are built one after another and freed in between, so peak memory is that of one method.
+    """
+    return {m: measure_step(m, V, D, batch, steps=steps, lr=lr, seed=seed) for m in methods}
+
+
+# --- Adam and rows without gradient ----------------------------------------------------------------
+
+
+def untouched_row_drift(
+    steps: int = 20,
+    *,
+    lr: float = 0.1,
+    betas: Tuple[float, float] = (0.9, 0.999),
+    eps: float = 1e-8,
+) -> Dict[str, np.ndarray]:
+    """How far a row moves at each step after its only gradient, under Adam and under SparseAdam.
+
+    A ``(2, 1)`` table is trained for ``steps`` steps; row 0 gets the gradient ``1`` at step 1 and none
+    afterwards, row 1 gets a gradient at every step (so that every step has a non-empty sparse gradient).
+    Returns ``{"adam": (steps,), "sparse_adam": (steps,)}`` float64: the absolute change of row 0 at each
+    step, computed by ``torch.optim.Adam`` (dense gradient, zero on row 0) and ``torch.optim.SparseAdam``
+    (row 0 absent from the gradient). Both move row 0 by about ``lr`` at step 1; afterwards Adam keeps
+    moving it and SparseAdam leaves it alone (see the module docstring; closed form of step 2 in
+    :func:`adam_untouched_step_closed_form`). Raises ``ValueError`` for ``steps < 2``, ``lr <= 0`` or betas
+    outside ``[0, 1)``.
+    """
+    steps = _check_int(steps, "steps", low=2)
+    lr = _check_positive(lr, "lr")
+    b1, b2 = _check_betas(betas)
+    eps = _check_positive(eps, "eps")
+    out = {}
+    for name in ("adam", "sparse_adam"):
+        sparse = name == "sparse_adam"
+        emb = torch.nn.Embedding(2, 1, sparse=sparse, dtype=torch.float64)
+        with torch.no_grad():
+            emb.weight.zero_()
+        cls = torch.optim.SparseAdam if sparse else torch.optim.Adam
+        opt = cls(emb.parameters(), lr=lr, betas=(b1, b2), eps=eps)
+        moves = []
+        for t in range(steps):
+            ids = torch.tensor([0, 1]) if t == 0 else torch.tensor([1])
+            before = float(emb.weight.detach()[0, 0])
+            opt.zero_grad(set_to_none=True)
+            emb(ids).sum().backward()  # gradient 1 on every row looked up
+            opt.step()
+            moves.append(abs(float(emb.weight.detach()[0, 0]) - before))
+        out[name] = np.asarray(moves)
+    return out
+
+
+def adam_untouched_step_closed_form(
+    lr: float = 0.1, betas: Tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, g: float = 1.0
+) -> float:
+    """Size of Adam's step at ``t = 2`` for a row whose gradient was ``g`` at ``t = 1`` and 0 at ``t = 2``.
+
+    From Kingma & Ba (2015), Algorithm 1: ``m_2 = β1 (1 − β1) g``, ``v_2 = β2 (1 − β2) g²``, bias-corrected
+    ``m̂_2 = β1 g / (1 + β1)``, ``v̂_2 = β2 g² / (1 + β2)``; the step is ``lr · |m̂_2| / (√v̂_2 + ε)``, about
+    ``0.67 lr`` for the default betas, although the row had no gradient. Raises ``ValueError`` for
+    ``lr <= 0``, betas outside ``[0, 1)`` or ``eps <= 0``.
+    """
+    lr = _check_positive(lr, "lr")
+    b1, b2 = _check_betas(betas)
+    eps = _check_positive(eps, "eps")
+    g = float(g)
+    m_hat = b1 * g / (1.0 + b1)
+    v_hat = b2 * g * g / (1.0 + b2)
+    return lr * abs(m_hat) / (np.sqrt(v_hat) + eps)

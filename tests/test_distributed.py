@@ -1,0 +1,337 @@
+"""Tests for lib.distributed: shard arithmetic, sharded lookups and vocabulary-parallel softmax on real
+gloo process groups of 1, 2 and 3 ranks, byte counts against the closed forms, and clean failures.
+
+The references are independent: ``table[ids]`` for lookups, torch autograd on the unsharded table for
+gradients, ``torch.nn.functional.log_softmax`` / ``cross_entropy`` for the softmax, and byte counts
+worked out by hand for small cases. One process group per world size runs every case (start-up is the
+slow part); every rank returns its evidence and the assertions run here.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.distributed as dist
+
+from lib.distributed import (
+    RankError,
+    RowShardedEmbedding,
+    check_many,
+    make_case,
+    plan_exchange,
+    row_owner,
+    shard_offsets,
+    shard_sizes,
+    spawn,
+    summarise,
+    vocab_parallel_log_softmax,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT = 120  # seconds for one process group, start-up included; a healthy run takes a few
+
+
+# --- shard arithmetic ------------------------------------------------------------------------------
+
+
+def test_shard_sizes_uneven_matches_tensor_split():
+    assert shard_sizes(10, 3) == [4, 3, 3]
+    assert shard_sizes(11, 3) == [4, 4, 3]
+    assert shard_sizes(9, 3) == [3, 3, 3]
+    for n, w in [(10, 3), (1001, 2), (7, 7), (1, 1)]:
+        assert shard_sizes(n, w) == [len(c) for c in torch.tensor_split(torch.arange(n), w)]
+
+
+def test_shard_offsets_and_owner():
+    assert shard_offsets(10, 3) == [0, 4, 7, 10]
+    np.testing.assert_array_equal(row_owner([0, 3, 4, 6, 7, 9], 10, 3), [0, 0, 1, 1, 2, 2])
+
+
+@pytest.mark.parametrize(
+    "n, w, match", [(2, 3, "cannot shard 2 rows over 3 ranks"), (0, 1, "integer >= 1"), (5, 0, "world_size")]
+)
+def test_shard_sizes_errors(n, w, match):
+    with pytest.raises(ValueError, match=match):
+        shard_sizes(n, w)
+
+
+def test_row_owner_rejects_bad_ids():
+    with pytest.raises(ValueError, match="token id 10 out of range for vocabulary of 10"):
+        row_owner([3, 10], 10, 2)
+    with pytest.raises(ValueError, match="token id -1 out of range"):
+        row_owner([-1], 10, 2)
+
+
+def test_plan_exchange_by_hand_row_wise():
+    # V = 10 over 2 ranks: rank 0 owns 0..4, rank 1 owns 5..9. D = 3, float32 (4 bytes).
+    ids = [[1, 6, 6, 7], [2, 2, 9]]
+    plan = plan_exchange(ids, V=10, D=3, scheme="row", dedupe=True, itemsize=4)
+    # rank 0 sends distinct remote ids {6, 7} -> 16 bytes of ids; it serves rank 1's {2}: 1 row = 12 bytes;
+    # backward: it returns gradients for its 2 remote rows = 24 bytes; counts: one int64 to one peer.
+    assert plan[0] == {
+        "count_bytes": 8,
+        "id_bytes": 16,
+        "row_bytes": 12,
+        "grad_bytes": 24,
+        "rows_served": 2,
+        "forward_bytes": 36,
+        "total_bytes": 60,
+    }
+    # rank 1: remote {2} -> 8 bytes; serves rank 0's {6, 7} -> 24 bytes; gradient for {2} -> 12 bytes.
+    assert plan[1] == {
+        "count_bytes": 8,
+        "id_bytes": 8,
+        "row_bytes": 24,
+        "grad_bytes": 12,
+        "rows_served": 3,
+        "forward_bytes": 40,
+        "total_bytes": 52,
+    }
+    no_dedupe = plan_exchange(ids, V=10, D=3, scheme="row", dedupe=False, itemsize=4)
+    assert no_dedupe[0]["id_bytes"] == 24 and no_dedupe[1]["row_bytes"] == 36  # 6 sent three times
+
+
+def test_plan_exchange_by_hand_column_wise():
+    # D = 5 over 2 ranks: widths 3 and 2. Rank 0 asks 4 ids, rank 1 asks 3.
+    ids = [[1, 6, 6, 7], [2, 2, 9]]
+    plan = plan_exchange(ids, V=10, D=5, scheme="column", itemsize=4)
+    assert plan[0]["id_bytes"] == 8 * 4 and plan[1]["id_bytes"] == 8 * 3
+    assert plan[0]["row_bytes"] == 4 * 3 * 3  # its 3 columns for rank 1's 3 ids
+    assert plan[1]["row_bytes"] == 4 * 2 * 4  # its 2 columns for rank 0's 4 ids
+    assert plan[0]["grad_bytes"] == 4 * 2 * 4 and plan[1]["grad_bytes"] == 4 * 3 * 3
+    assert plan[0]["rows_served"] == plan[1]["rows_served"] == 7
+
+
+def test_plan_exchange_single_rank_sends_nothing():
+    plan = plan_exchange([[0, 1, 2, 2]], V=5, D=4, scheme="row")
+    assert plan[0]["total_bytes"] == 0 and plan[0]["rows_served"] == 3
+
+
+def test_plan_exchange_errors():
+    with pytest.raises(ValueError, match="scheme must be 'row' or 'column'"):
+        plan_exchange([[0]], 5, 2, scheme="diagonal")
+    with pytest.raises(ValueError, match="cannot shard 3 columns over 4 ranks"):
+        plan_exchange([[0]] * 4, 10, 3, scheme="column")
+    with pytest.raises(ValueError, match="out of range"):
+        plan_exchange([[0], [12]], 10, 3)
+
+
+# --- the distributed computations against the unsharded ones ---------------------------------------
+
+
+def _cases(world_size):
+    """Cases for one world size: uneven V and D, repeated ids, all ids on one shard, 2-D ids, an empty batch."""
+    V, D = 1001, 7  # divisible by neither 2 nor 3
+    cases = {
+        "uniform": make_case(V, D, world_size, 64, seed=1),
+        "zipf": make_case(V, D, world_size, 64, distribution="zipf", seed=2),
+    }
+    rep = make_case(V, D, world_size, 1, seed=3)
+    rep["ids_per_rank"] = [np.array([5, 5, 999, 5, 0, 999, 5]) for _ in range(world_size)]
+    cases["repeated"] = rep
+    one = make_case(V, D, world_size, 1, seed=4)
+    last_lo = shard_offsets(V, world_size)[-2]
+    one["ids_per_rank"] = [np.random.default_rng(r).integers(last_lo, V, size=20) for r in range(world_size)]
+    one["targets"] = np.full(8, V - 1)  # every target on the last shard too
+    cases["one_shard"] = one
+    grid = make_case(V, D, world_size, 1, seed=5)
+    grid["ids_per_rank"] = [np.random.default_rng(10 + r).integers(0, V, size=(3, 4)) for r in range(world_size)]
+    cases["2d"] = grid
+    if world_size > 1:
+        empty = make_case(V, D, world_size, 16, seed=6)
+        empty["ids_per_rank"][0] = np.zeros(0, dtype=np.int64)
+        cases["empty_on_rank_0"] = empty
+    return cases
+
+
+@pytest.fixture(scope="module", params=[1, 2, 3], ids=lambda w: f"world{w}")
+def runs(request):
+    """Every case on one process group of the given size, float64 and float32, dedupe on and off."""
+    W = request.param
+    cases = _cases(W)
+    names = list(cases)
+    out = {}
+    for dtype in ("float64", "float32"):
+        for dedupe in (True, False):
+            per_rank = spawn(check_many, W, [cases[n] for n in names], timeout=TIMEOUT, dtype=dtype, dedupe=dedupe)
+            for i, n in enumerate(names):
+                out[(n, dtype, dedupe)] = [r[i] for r in per_rank]
+    return W, cases, out
+
+
+def test_lookup_is_exactly_the_unsharded_lookup(runs):
+    _, _, out = runs
+    for key, results in out.items():
+        s = summarise(results)
+        assert s["row_lookup_err"] == 0.0, key
+        assert s["col_lookup_err"] == 0.0, key
+
+
+def test_shard_gradients_equal_unsharded_autograd(runs):
+    _, _, out = runs
+    for (name, dtype, dedupe), results in out.items():
+        s = summarise(results)
+        tol = 1e-12 if dtype == "float64" else 1e-5
+        for k in ("row_grad_err", "col_grad_err", "out_grad_err", "hidden_grad_err"):
+            assert s[k] <= tol, (name, dtype, dedupe, k, s[k])
+
+
+def test_vocab_parallel_log_softmax_equals_single_process(runs):
+    W, cases, out = runs
+    for (name, dtype, dedupe), results in out.items():
+        case = cases[name]
+        full = torch.log_softmax(torch.as_tensor(case["hidden"]) @ torch.as_tensor(case["out_table"]).T, dim=1)
+        got = summarise(results)["log_softmax"]
+        assert got.shape == tuple(full.shape)  # the rank slices tile the whole vocabulary
+        tol = 1e-12 if dtype == "float64" else 1e-6 * max(1.0, float(full.abs().max()))  # fp32: ~1 ulp
+        np.testing.assert_allclose(got, full.numpy(), rtol=0, atol=tol)
+        ce = torch.nn.functional.cross_entropy(
+            torch.as_tensor(case["hidden"]) @ torch.as_tensor(case["out_table"]).T, torch.as_tensor(case["targets"])
+        )
+        assert abs(summarise(results)["ce"] - float(ce)) <= (1e-12 if dtype == "float64" else 1e-5)
+
+
+def test_measured_bytes_equal_the_plan(runs):
+    W, cases, out = runs
+    for (name, dtype, dedupe), results in out.items():
+        itemsize = 8 if dtype == "float64" else 4
+        case = cases[name]
+        V, D = case["table"].shape
+        row_plan = plan_exchange(case["ids_per_rank"], V, D, "row", dedupe=dedupe, itemsize=itemsize)
+        col_plan = plan_exchange(case["ids_per_rank"], V, D, "column", itemsize=itemsize)
+        assert [r["row_stats"] for r in results] == row_plan, (name, dtype, dedupe)
+        assert [r["col_stats"] for r in results] == col_plan, (name, dtype, dedupe)
+
+
+def test_one_shard_case_loads_only_the_owner(runs):
+    W, cases, out = runs
+    served = summarise(out[("one_shard", "float64", True)])["row_rows_served_per_rank"]
+    distinct = np.unique(np.concatenate(cases["one_shard"]["ids_per_rank"])).size
+    assert served[:-1] == [0] * (W - 1)
+    assert served[-1] >= distinct  # every distinct id, once per rank that asked for it
+
+
+def test_dedupe_saves_bytes_only_when_ids_repeat(runs):
+    W, _, out = runs
+    if W == 1:
+        assert summarise(out[("repeated", "float64", True)])["row_total_bytes"] == 0
+        return
+    with_d = summarise(out[("repeated", "float32", True)])["row_total_bytes"]
+    without = summarise(out[("repeated", "float32", False)])["row_total_bytes"]
+    assert with_d < without
+
+
+# --- failures are reported, never hang ------------------------------------------------------------
+
+
+def _fail_on_rank(rank, world_size, bad_rank):
+    if rank == bad_rank:
+        raise ValueError(f"bad input on rank {rank}")
+    x = torch.ones(1)
+    dist.all_reduce(x)  # blocks: the bad rank never joins
+    return float(x)
+
+
+def _hang_on_rank(rank, world_size, hung_rank):
+    if rank == hung_rank:
+        time.sleep(600)
+    x = torch.ones(1)
+    dist.all_reduce(x)
+    return float(x)
+
+
+def _exit_on_rank(rank, world_size, dead_rank):
+    if rank == dead_rank:
+        os._exit(3)
+    dist.all_reduce(torch.ones(1))
+    return rank
+
+
+def _bad_id_lookup(rank, world_size):
+    table = torch.zeros(10, 2)
+    emb = RowShardedEmbedding.from_full(table)
+    ids = torch.tensor([1, 2]) if rank == 0 else torch.tensor([3, 10])
+    return emb(ids).shape
+
+
+def _sum_of_ranks(rank, world_size):
+    x = torch.tensor([float(rank)])
+    dist.all_reduce(x)
+    return float(x)
+
+
+def test_spawn_returns_results_in_rank_order():
+    assert spawn(_sum_of_ranks, 3, timeout=TIMEOUT) == [3.0, 3.0, 3.0]
+
+
+def test_failing_rank_raises_its_error_promptly():
+    t0 = time.monotonic()
+    with pytest.raises(RankError, match="rank 1 failed: ValueError: bad input on rank 1") as info:
+        spawn(_fail_on_rank, 3, 1, timeout=TIMEOUT)
+    assert time.monotonic() - t0 < TIMEOUT / 2  # not by timing out
+    assert info.value.rank == 1
+    assert "_fail_on_rank" in info.value.remote_traceback
+
+
+def test_bad_id_inside_a_rank_is_the_ranks_value_error():
+    with pytest.raises(RankError, match="rank 1 failed: ValueError: token id 10 out of range for vocabulary of 10"):
+        spawn(_bad_id_lookup, 2, timeout=TIMEOUT)
+
+
+def test_hung_rank_times_out_and_names_the_ranks():
+    t0 = time.monotonic()
+    with pytest.raises(TimeoutError, match=r"ranks \[0, 1\] of 2 did not finish within 6 s"):
+        spawn(_hang_on_rank, 2, 1, timeout=6)
+    assert time.monotonic() - t0 < 6 + 10  # timeout plus termination, not the 600 s sleep
+
+
+def test_rank_that_dies_silently_is_reported():
+    with pytest.raises(RankError, match="rank 1 failed: exited with code 3 without reporting a result"):
+        spawn(_exit_on_rank, 2, 1, timeout=TIMEOUT)
+
+
+def test_spawn_argument_errors():
+    with pytest.raises(TypeError, match="module-level function"):
+        spawn(lambda r, w: r, 2)
+    with pytest.raises(ValueError, match="world_size must be an integer >= 1"):
+        spawn(_sum_of_ranks, 0)
+    with pytest.raises(ValueError, match="timeout must be a finite number of seconds > 0"):
+        spawn(_sum_of_ranks, 1, timeout=0)
+    with pytest.raises(ValueError, match="threads_per_rank"):
+        spawn(_sum_of_ranks, 1, threads_per_rank=0)
+
+
+def test_collectives_outside_a_process_group_are_a_clear_error():
+    assert not dist.is_initialized()
+    with pytest.raises(RuntimeError, match="torch.distributed is not initialised"):
+        RowShardedEmbedding(torch.zeros(3, 2), 3)
+    with pytest.raises(RuntimeError, match="not initialised"):
+        vocab_parallel_log_softmax(torch.zeros(2, 3))
+
+
+# --- the command line, under torchrun --------------------------------------------------------------
+
+
+def test_runs_under_torchrun():
+    torchrun = Path(sys.executable).with_name("torchrun")
+    cmd = [
+        str(torchrun),
+        "--standalone",
+        "--nproc-per-node",
+        "2",
+        "-m",
+        "lib.distributed",
+        "--V",
+        "101",
+        "--batch",
+        "32",
+    ]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "world_size=2" in done.stdout and done.stdout.strip().endswith("OK")

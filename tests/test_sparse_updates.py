@@ -1,0 +1,180 @@
+"""Tests for lib.sparse_updates: touched-row arithmetic, one real training step per method, and Adam's
+drift of rows without gradient against Kingma & Ba's update written out by hand."""
+
+import numpy as np
+import pytest
+
+from lib.memory import training_footprint
+from lib.sparse_updates import (
+    adam_untouched_step_closed_form,
+    compare_steps,
+    expected_touched_fraction,
+    id_probabilities,
+    measure_step,
+    sample_ids,
+    touched_fraction,
+    untouched_row_drift,
+)
+
+# --- which rows a batch touches --------------------------------------------------------------------
+
+
+def test_id_probabilities():
+    np.testing.assert_allclose(id_probabilities(4), [0.25] * 4)
+    p = id_probabilities(3, "zipf")  # 1, 1/2, 1/3 normalised by 11/6
+    np.testing.assert_allclose(p, [6 / 11, 3 / 11, 2 / 11])
+    p2 = id_probabilities(5, "zipf", exponent=2.0)
+    assert p2[0] / p2[1] == pytest.approx(4.0)
+    assert p2.sum() == pytest.approx(1.0)
+
+
+def test_expected_touched_fraction_hand_cases():
+    assert expected_touched_fraction(1, 10) == 1.0
+    assert expected_touched_fraction(7, 1) == pytest.approx(1 / 7)  # one draw touches one row
+    assert expected_touched_fraction(2, 2) == pytest.approx(0.75)  # E[distinct] = 2 (1 - 1/4) = 1.5
+    # zipf over 2 ids: p = (2/3, 1/3); E[distinct] = (1 - (1/3)^2) + (1 - (2/3)^2) = 13/9
+    assert expected_touched_fraction(2, 2, "zipf") == pytest.approx(13 / 18)
+
+
+def test_expected_touched_fraction_approaches_batch_over_V():
+    # batch << V: almost every draw is a new row
+    assert expected_touched_fraction(10**7, 4096) == pytest.approx(4096 / 10**7, rel=1e-3)
+    assert expected_touched_fraction(10**7, 4096, "zipf") < 4096 / 10**7  # repeats of frequent ids
+
+
+@pytest.mark.parametrize("distribution", ["uniform", "zipf"])
+def test_expected_touched_fraction_matches_monte_carlo(distribution):
+    V, B = 500, 300
+    measured = [touched_fraction(sample_ids(V, B, distribution=distribution, seed=s), V) for s in range(300)]
+    # standard error of the mean of 300 draws is well below 0.005 here
+    assert np.mean(measured) == pytest.approx(expected_touched_fraction(V, B, distribution), abs=0.005)
+
+
+def test_sample_ids_range_dtype_seed_and_frequencies():
+    a = sample_ids(50, 1000, seed=3)
+    assert a.dtype == np.int64 and a.shape == (1000,) and a.min() >= 0 and a.max() < 50
+    np.testing.assert_array_equal(a, sample_ids(50, 1000, seed=3))
+    z = sample_ids(20, 200_000, distribution="zipf", seed=0)
+    freq = np.bincount(z, minlength=20) / z.size
+    np.testing.assert_allclose(freq, id_probabilities(20, "zipf"), atol=0.005)
+
+
+def test_touched_fraction_hand_case_and_errors():
+    assert touched_fraction([1, 1, 3, 3, 3], 10) == 0.2
+    with pytest.raises(ValueError, match="token id 10 out of range for vocabulary of 10"):
+        touched_fraction([1, 10], 10)
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        (lambda: id_probabilities(0), ValueError, "V .* >= 1"),
+        (lambda: id_probabilities(5, "normal"), ValueError, "distribution must be one of"),
+        (lambda: id_probabilities(5, "zipf", exponent=0), ValueError, "exponent must be a finite number > 0"),
+        (lambda: sample_ids(5, 0), ValueError, "batch must be an integer >= 1"),
+        (lambda: expected_touched_fraction(5.0, 3), TypeError, "V .* must be an integer"),
+    ],
+)
+def test_touched_errors(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+# --- one training step -----------------------------------------------------------------------------
+
+V, D, B = 3000, 8, 64
+
+
+@pytest.fixture(scope="module")
+def steps():
+    return compare_steps(("dense_adam", "sparse_adam", "sparse_sgd", "dense_sgd"), V, D, B, steps=2, seed=0)
+
+
+def test_rows_changed_by_each_method(steps):
+    touched = steps["sparse_sgd"].rows_touched
+    assert 0 < touched <= B
+    assert all(r.rows_touched == touched for r in steps.values())  # same seed, same batches
+    # only rows with a gradient move under SGD and SparseAdam...
+    assert steps["sparse_sgd"].rows_changed == touched
+    assert steps["dense_sgd"].rows_changed == touched
+    assert steps["sparse_adam"].rows_changed == touched
+    # ...but dense Adam also moves the rows of the three earlier batches (their moments are non-zero)
+    assert steps["dense_adam"].rows_changed > 2 * touched
+    assert steps["dense_adam"].rows_changed <= 4 * B
+
+
+def test_gradient_and_state_bytes(steps):
+    dense, sparse = steps["dense_adam"], steps["sparse_adam"]
+    assert dense.grad_bytes == V * D * 4
+    # uncoalesced sparse gradient: one float32 row and one int64 index per looked-up position
+    assert sparse.grad_bytes == B * D * 4 + B * 8
+    adam_state = sum(training_footprint(V, D, "fp32", "adam").optimizer_state.values())
+    assert dense.state_bytes == adam_state == 2 * V * D * 4
+    assert sparse.state_bytes == adam_state  # SparseAdam's moments are dense tensors too
+    assert steps["sparse_sgd"].state_bytes == 0
+    assert dense.table_bytes == V * D * 4
+
+
+def test_timings_are_recorded(steps):
+    for r in steps.values():
+        assert len(r.all_seconds) == 2 and r.seconds > 0
+        assert min(r.all_seconds) <= r.seconds <= max(r.all_seconds)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        (dict(method="adagrad"), ValueError, "method must be one of"),
+        (dict(method="dense_adam", V=0), ValueError, "V .* >= 1"),
+        (dict(method="dense_adam", steps=0), ValueError, "steps must be an integer >= 1"),
+        (dict(method="dense_adam", lr=-1.0), ValueError, "lr must be a finite number > 0"),
+        (dict(method="dense_adam", D=True), TypeError, "D .* must be an integer"),
+    ],
+)
+def test_measure_step_errors(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        measure_step(**kwargs)
+
+
+# --- Adam and rows without gradient ----------------------------------------------------------------
+
+
+def _adam_by_hand(steps, lr, b1, b2, eps, g=1.0):
+    """Kingma & Ba (2015), Algorithm 1, for a scalar that gets gradient g at t = 1 and 0 afterwards."""
+    m = v = 0.0
+    moves = []
+    for t in range(1, steps + 1):
+        grad = g if t == 1 else 0.0
+        m = b1 * m + (1 - b1) * grad
+        v = b2 * v + (1 - b2) * grad * grad
+        moves.append(lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps))
+    return np.array(moves)
+
+
+@pytest.mark.parametrize("betas", [(0.9, 0.999), (0.5, 0.9)])
+def test_adam_keeps_moving_a_row_without_gradient(betas):
+    drift = untouched_row_drift(30, lr=0.1, betas=betas)
+    # moves are differences of weights near 0.2: their rounding is about one ulp of 0.2 (~3e-17)
+    np.testing.assert_allclose(drift["adam"], _adam_by_hand(30, 0.1, *betas, 1e-8), rtol=1e-10, atol=1e-15)
+    assert (drift["adam"] > 0).all()
+
+
+def test_sparse_adam_leaves_it_alone():
+    drift = untouched_row_drift(10, lr=0.1)
+    assert drift["sparse_adam"][0] == pytest.approx(0.1, rel=1e-6)  # its one step with a gradient
+    assert (drift["sparse_adam"][1:] == 0).all()
+
+
+def test_closed_form_second_step():
+    # beta1 / (1 + beta1) / sqrt(beta2 / (1 + beta2)) = (0.9 / 1.9) / sqrt(0.999 / 1.999)
+    assert adam_untouched_step_closed_form(0.1) == pytest.approx(0.1 * (0.9 / 1.9) / np.sqrt(0.999 / 1.999), rel=1e-7)
+    assert adam_untouched_step_closed_form(0.1) == pytest.approx(untouched_row_drift(2, lr=0.1)["adam"][1], rel=1e-10)
+
+
+def test_drift_errors():
+    with pytest.raises(ValueError, match="steps must be an integer >= 2"):
+        untouched_row_drift(1)
+    with pytest.raises(ValueError, match=r"betas\[0\] must lie in \[0, 1\)"):
+        untouched_row_drift(5, betas=(1.0, 0.999))
+    with pytest.raises(ValueError, match="lr must be a finite number > 0"):
+        adam_untouched_step_closed_form(lr=float("nan"))
