@@ -1,0 +1,404 @@
+"""Bigram language models: the full count table, and a bigram factored through an embedding bottleneck.
+
+Two models of ``P(next token | previous token)`` over a vocabulary of ``V`` tokens:
+
+- the **full table** (:func:`count_table`): one free row of ``V`` probabilities per previous token, the
+  row-normalised bigram counts, which is the maximum-likelihood bigram model (``V × V`` parameters);
+- the **factored bigram** (:func:`train_factored`): ``logits = E[x] @ U`` with an embedding table ``E``
+  ``(V, d)`` and an output matrix ``U`` ``(d, V)``, so everything the model knows about the previous token
+  passes through ``d`` numbers (``2 V d`` parameters). This is the neural bigram of Bengio et al. (2003),
+  §2, with a context of one token, no hidden layer and no biases, trained by full-batch gradient descent
+  with hand-written gradients (softmax cross-entropy: ``dlogits = P − onehot(y)``, then
+  ``dU = E[x]ᵀ dlogits`` and ``dE = onehotᵀ (dlogits Uᵀ)``).
+
+Losses are mean cross-entropies in nats per predicted token.
+
+Training on counts instead of pairs. The full-batch loss and gradients of a bigram model depend on the
+training pairs ``(x_n, y_n)`` only through the count matrix ``C[i, j] = #{n : x_n = i, y_n = j}``:
+summing over the pairs that share a previous token ``i`` gives
+
+    loss  = −(1/N) Σ_ij C_ij log softmax(E_i U)_j
+    dZ_i  = (n_i softmax(E_i U) − C_i) / N          with n_i = Σ_j C_ij, Z = E U
+
+so one weighted row per token replaces ``n_i`` identical rows, and a step costs ``O(V² d)`` instead of
+``O(N V d)``. :func:`factored_loss_and_grads` uses the counts; :func:`pairs_loss_and_grads` is the same
+computation over raw pairs, written as the lesson writes it, and the tests check that the two agree.
+
+Divergence. With a learning rate that is too large for the curvature of the loss, gradient descent
+overshoots, the parameters grow without bound and the loss overflows. :func:`train_factored` checks the
+loss at every step and stops as soon as it is not finite or exceeds ``divergence_factor × ln V`` (a model
+that far worse than guessing uniformly is not coming back), returning a report instead of NaNs.
+:func:`width_sweep` retrains a diverged width at a smaller learning rate for more steps, as the lesson does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from lib.embedding import check_ids, lookup, lookup_grad
+from lib.progress import progress
+
+# The lesson's training settings: full batch, lr 10 for 3,000 steps; widths that diverge are retrained
+# at lr 3 for 4,000 steps. Initial weights are N(0, 0.1²).
+LR = 10.0
+STEPS = 3000
+FALLBACK_LR = 3.0
+FALLBACK_STEPS = 4000
+INIT_SCALE = 0.1
+DIVERGENCE_FACTOR = 10.0
+WIDTHS = (1, 2, 3, 4, 6, 8, 16, 34)
+
+
+# --- validation helpers -----------------------------------------------------------------------------
+
+
+def _check_positive_int(value, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_positive_float(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    value = float(value)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return value
+
+
+def check_counts(counts) -> np.ndarray:
+    """Return ``counts`` as a ``(V, V)`` float64 array after checking it is square, finite and non-negative.
+
+    Raises ``ValueError`` otherwise, or if every count is zero.
+    """
+    counts = np.asarray(counts)
+    if counts.ndim != 2 or counts.shape[0] != counts.shape[1] or counts.shape[0] < 1:
+        raise ValueError(f"counts must be a square (V, V) matrix, got shape {counts.shape}")
+    if counts.dtype == bool or not (np.issubdtype(counts.dtype, np.integer) or np.issubdtype(counts.dtype, np.floating)):
+        raise TypeError(f"counts must be numeric, got dtype {counts.dtype}")
+    counts = counts.astype(np.float64)
+    if not np.all(np.isfinite(counts)) or (counts < 0).any():
+        raise ValueError("counts must be finite and >= 0")
+    if counts.sum() <= 0:
+        raise ValueError("counts are all zero: there is nothing to fit or score")
+    return counts
+
+
+def _check_params(E, U) -> Tuple[np.ndarray, np.ndarray]:
+    E = np.asarray(E, dtype=np.float64)
+    U = np.asarray(U, dtype=np.float64)
+    if E.ndim != 2 or U.ndim != 2 or E.shape[1] != U.shape[0] or E.shape[0] != U.shape[1]:
+        raise ValueError(f"E must be (V, d) and U (d, V), got E {E.shape} and U {U.shape}")
+    return E, U
+
+
+# --- counts and the full table ----------------------------------------------------------------------
+
+
+def bigram_counts(ids, vocab_size: int) -> np.ndarray:
+    """Count adjacent pairs: ``C[i, j]`` = how often token ``j`` directly follows token ``i`` in ``ids``.
+
+    ``ids`` is a 1-D integer sequence of length ``N >= 2``; returns ``(V, V)`` int64 with ``N − 1`` in
+    total. Raises ``ValueError`` for an id outside ``[0, V)`` (via :func:`lib.embedding.check_ids`), a
+    sequence that is not 1-D or shorter than 2, and ``TypeError`` for non-integer ids.
+    """
+    ids = check_ids(ids, vocab_size)
+    if ids.ndim != 1 or ids.size < 2:
+        raise ValueError(f"ids must be a 1-D sequence of at least 2 ids, got shape {ids.shape}")
+    counts = np.zeros((vocab_size, vocab_size), dtype=np.int64)
+    np.add.at(counts, (ids[:-1], ids[1:]), 1)
+    return counts
+
+
+def pairs(ids, vocab_size: int) -> Tuple[np.ndarray, np.ndarray]:
+    """The training pairs of a token sequence: inputs ``x = ids[:-1]`` and targets ``y = ids[1:]``, ``(N−1,)`` int64.
+
+    Raises like :func:`bigram_counts`.
+    """
+    ids = check_ids(ids, vocab_size)
+    if ids.ndim != 1 or ids.size < 2:
+        raise ValueError(f"ids must be a 1-D sequence of at least 2 ids, got shape {ids.shape}")
+    return ids[:-1].copy(), ids[1:].copy()
+
+
+def count_table(counts, alpha: float = 0.0) -> np.ndarray:
+    """The full bigram table: ``P[i, j] = (C[i, j] + α) / (n_i + α V)``, ``(V, V)`` float64, rows summing to 1.
+
+    With ``alpha = 0`` (the default) this is the maximum-likelihood bigram model; a row whose token was
+    never seen as a previous token is uniform. ``alpha > 0`` is add-α smoothing. Raises ``ValueError``
+    for ``alpha < 0`` and as :func:`check_counts`.
+    """
+    counts = check_counts(counts)
+    if isinstance(alpha, bool) or not np.isfinite(alpha) or alpha < 0:
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    V = counts.shape[0]
+    smoothed = counts + alpha
+    rows = smoothed.sum(axis=1, keepdims=True)
+    return np.divide(smoothed, rows, out=np.full((V, V), 1.0 / V), where=rows > 0)
+
+
+def table_loss(probs, counts) -> float:
+    """Mean cross-entropy, in nats, of the pairs counted in ``counts`` under the table ``probs``.
+
+    ``−Σ_ij C_ij log P_ij / Σ_ij C_ij``; both arrays ``(V, V)``. Raises ``ValueError`` if a counted pair
+    has probability 0 (the loss would be infinite: fit with ``alpha > 0``), if ``probs`` is not a table of
+    probabilities, or if the shapes differ.
+    """
+    counts = check_counts(counts)
+    probs = np.asarray(probs, dtype=np.float64)
+    if probs.shape != counts.shape:
+        raise ValueError(f"probs and counts must have the same shape, got {probs.shape} and {counts.shape}")
+    if not np.all(np.isfinite(probs)) or (probs < 0).any() or (probs > 1).any():
+        raise ValueError("probs must be probabilities in [0, 1]")
+    used = counts > 0
+    if (probs[used] == 0).any():
+        i, j = np.argwhere(used & (probs == 0))[0]
+        raise ValueError(
+            f"pair ({int(i)}, {int(j)}) occurs {int(counts[i, j])} times but has probability 0 under the table: "
+            "the loss is infinite (fit the table with alpha > 0)"
+        )
+    return float(-(counts[used] * np.log(probs[used])).sum() / counts.sum())
+
+
+# --- the factored bigram ------------------------------------------------------------------------------
+
+
+def log_softmax(logits) -> np.ndarray:
+    """Row-wise log-softmax of ``(..., V)`` logits, float64, computed stably (the row maximum is subtracted)."""
+    z = np.asarray(logits, dtype=np.float64)
+    z = z - z.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+def softmax(logits) -> np.ndarray:
+    """Row-wise softmax of ``(..., V)`` logits, float64, each row summing to 1."""
+    return np.exp(log_softmax(logits))
+
+
+def num_parameters(vocab_size: int, d: int) -> int:
+    """Parameters of the factored bigram: ``E`` ``(V, d)`` plus ``U`` ``(d, V)`` = ``2 V d``."""
+    return 2 * _check_positive_int(vocab_size, "vocab_size") * _check_positive_int(d, "width d")
+
+
+def init_params(vocab_size: int, d: int, seed: int = 0, scale: float = INIT_SCALE) -> Tuple[np.ndarray, np.ndarray]:
+    """Initial ``E`` ``(V, d)`` and ``U`` ``(d, V)``, float64, entries ``N(0, scale²)``, drawn in that order from ``seed``.
+
+    Raises ``ValueError`` for ``V < 1``, ``d < 1``, ``scale <= 0`` or a negative seed.
+    """
+    vocab_size = _check_positive_int(vocab_size, "vocab_size")
+    d = _check_positive_int(d, "width d")
+    scale = _check_positive_float(scale, "scale")
+    seed = _check_positive_int(seed, "seed", minimum=0)
+    rng = np.random.default_rng(seed)
+    E = rng.standard_normal((vocab_size, d)) * scale
+    U = rng.standard_normal((d, vocab_size)) * scale
+    return E, U
+
+
+def factored_loss_and_grads(E, U, counts) -> Tuple[float, np.ndarray, np.ndarray]:
+    """Loss and gradients of the factored bigram over the pairs summarised by ``counts``.
+
+    ``E`` ``(V, d)``, ``U`` ``(d, V)``, ``counts`` ``(V, V)``. Returns ``(loss, dE, dU)``: the mean
+    cross-entropy in nats and its gradients, ``(V, d)`` and ``(d, V)`` float64. Exactly the full-batch
+    loss and gradients over the raw pairs (see the module docstring and :func:`pairs_loss_and_grads`).
+    Raises ``ValueError`` for mismatched shapes or bad counts.
+    """
+    E, U = _check_params(E, U)
+    counts = check_counts(counts)
+    if counts.shape[0] != E.shape[0]:
+        raise ValueError(f"counts are for {counts.shape[0]} tokens but E has {E.shape[0]} rows")
+    N = counts.sum()
+    n = counts.sum(axis=1, keepdims=True)  # (V, 1): how often each token is the previous token
+    logp = log_softmax(E @ U)  # (V, V): row i is log P(. | i)
+    loss = float(-(counts * logp).sum() / N)
+    dZ = (n * np.exp(logp) - counts) / N  # (V, V): n_i copies of (P_i − onehot(y)), summed and averaged
+    dU = E.T @ dZ  # (d, V)
+    dE = dZ @ U.T  # (V, d): each token's row appears once, already summed over its uses
+    return loss, dE, dU
+
+
+def factored_loss(E, U, counts) -> float:
+    """Mean cross-entropy (nats) of the factored bigram on the pairs summarised by ``counts``."""
+    return factored_loss_and_grads(E, U, counts)[0]
+
+
+def pairs_loss_and_grads(E, U, x, y) -> Tuple[float, np.ndarray, np.ndarray]:
+    """The same loss and gradients as :func:`factored_loss_and_grads`, computed over raw pairs.
+
+    ``x`` and ``y`` are ``(N,)`` int ids (previous and next token). This is the lesson's form:
+    ``H = E[x]``, ``P = softmax(H @ U)``, ``dlogits = (P − onehot(y)) / N``, ``dU = Hᵀ dlogits``,
+    ``dE = np.add.at(0, x, dlogits Uᵀ)`` (:func:`lib.embedding.lookup_grad`). It costs ``O(N V d)`` per
+    call, so the book trains on counts and uses this only to check that the two agree. Raises
+    ``ValueError`` for ids out of range or mismatched lengths.
+    """
+    E, U = _check_params(E, U)
+    V = E.shape[0]
+    x, y = check_ids(x, V), check_ids(y, V)
+    if x.ndim != 1 or x.shape != y.shape or x.size < 1:
+        raise ValueError(f"x and y must be 1-D of the same non-zero length, got {x.shape} and {y.shape}")
+    N = x.size
+    H = lookup(E, x)  # (N, d)
+    logp = log_softmax(H @ U)  # (N, V)
+    loss = float(-logp[np.arange(N), y].mean())
+    dlogits = np.exp(logp)
+    dlogits[np.arange(N), y] -= 1.0
+    dlogits /= N
+    dU = H.T @ dlogits  # (d, V)
+    dE = lookup_grad(x, dlogits @ U.T, V)  # (V, d): np.add.at into the rows that were used
+    return loss, dE, dU
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train_factored` returns.
+
+    ``E`` ``(V, d)`` and ``U`` ``(d, V)`` are the final parameters (the last finite ones if training
+    diverged); ``losses`` ``(k,)`` float64 holds the training loss before each step and, when training
+    completed, after the last one (``steps + 1`` values). ``diverged_at`` is the step at which divergence
+    was detected (``None`` if training completed) and ``message`` says what happened, in words.
+    """
+
+    E: np.ndarray
+    U: np.ndarray
+    width: int
+    lr: float
+    steps: int
+    seed: int
+    losses: np.ndarray
+    diverged_at: Optional[int] = None
+    message: str = ""
+
+    @property
+    def diverged(self) -> bool:
+        """True if training stopped because the loss blew up."""
+        return self.diverged_at is not None
+
+    @property
+    def final_loss(self) -> float:
+        """The last recorded training loss, in nats."""
+        return float(self.losses[-1])
+
+
+def _train(loss_and_grads, V: int, d: int, steps: int, lr: float, seed: int, scale: float,
+           divergence_factor: float) -> TrainResult:
+    d = _check_positive_int(d, "width d")
+    steps = _check_positive_int(steps, "steps", minimum=0)
+    lr = _check_positive_float(lr, "lr")
+    divergence_factor = _check_positive_float(divergence_factor, "divergence_factor")
+    E, U = init_params(V, d, seed, scale)
+    limit = divergence_factor * np.log(V)
+    losses = np.empty(steps + 1)
+    for step in range(steps + 1):
+        with np.errstate(over="ignore", invalid="ignore"):  # a blow-up is detected below, not warned about
+            loss, dE, dU = loss_and_grads(E, U)
+        losses[step] = loss
+        if not np.isfinite(loss) or loss > limit:
+            message = (
+                f"width {d} diverged at step {step} with lr {lr:g}: loss {loss:.4g} nats exceeds "
+                f"{divergence_factor:g} × ln {V} = {limit:.4g} (the learning rate is too large for this width)"
+            )
+            return TrainResult(E, U, d, lr, steps, seed, losses[: step + 1], step, message)
+        if step == steps:
+            break
+        E = E - lr * dE
+        U = U - lr * dU
+    message = f"width {d} trained for {steps} steps with lr {lr:g}: final training loss {losses[-1]:.4f} nats"
+    return TrainResult(E, U, d, lr, steps, seed, losses, None, message)
+
+
+def train_factored(counts, d: int, *, steps: int = STEPS, lr: float = LR, seed: int = 0,
+                   scale: float = INIT_SCALE, divergence_factor: float = DIVERGENCE_FACTOR) -> TrainResult:
+    """Train the factored bigram ``logits = E[x] @ U`` of width ``d`` by full-batch gradient descent on ``counts``.
+
+    ``counts`` ``(V, V)`` are the training bigram counts (:func:`bigram_counts`); the parameters start from
+    :func:`init_params` with ``seed`` and ``scale``, then take ``steps`` steps of plain gradient descent
+    with learning rate ``lr`` on :func:`factored_loss_and_grads`. The loss is checked at every step: if it
+    is not finite or exceeds ``divergence_factor × ln V`` nats, training stops and the result reports the
+    step (``diverged_at``) and a ``message``; no NaN is ever returned as a loss of a completed run.
+    Returns a :class:`TrainResult`. Raises ``ValueError`` for ``d < 1``, ``steps < 0``, ``lr <= 0`` and
+    bad counts.
+    """
+    counts = check_counts(counts)
+    return _train(lambda E, U: factored_loss_and_grads(E, U, counts), counts.shape[0], d, steps, lr, seed,
+                  scale, divergence_factor)
+
+
+def train_factored_pairs(x, y, vocab_size: int, d: int, *, steps: int = STEPS, lr: float = LR, seed: int = 0,
+                         scale: float = INIT_SCALE, divergence_factor: float = DIVERGENCE_FACTOR) -> TrainResult:
+    """:func:`train_factored` over raw pairs ``(x, y)`` (:func:`pairs_loss_and_grads`): same result, slower.
+
+    Used by the tests to show that training on the count matrix changes nothing but the cost.
+    """
+    vocab_size = _check_positive_int(vocab_size, "vocab_size")
+    x, y = check_ids(x, vocab_size), check_ids(y, vocab_size)
+    return _train(lambda E, U: pairs_loss_and_grads(E, U, x, y), vocab_size, d, steps, lr, seed, scale,
+                  divergence_factor)
+
+
+# --- the width sweep ---------------------------------------------------------------------------------
+
+
+@dataclass
+class WidthRow:
+    """One row of the lesson's table: a width, its parameter count, and its losses in nats.
+
+    ``lr`` and ``steps`` are the settings of the run that produced the losses; ``first_attempt`` is the
+    message of the run at the default settings when that run diverged (``""`` otherwise).
+    """
+
+    width: int
+    parameters: int
+    train_loss: float
+    val_loss: float
+    lr: float
+    steps: int
+    first_attempt: str = ""
+    result: TrainResult = field(default=None, repr=False)
+
+    @property
+    def retrained(self) -> bool:
+        """True if the default settings diverged and the row comes from the fallback run."""
+        return bool(self.first_attempt)
+
+
+def width_sweep(train_counts, val_counts, widths: Sequence[int] = WIDTHS, *, steps: int = STEPS, lr: float = LR,
+                fallback_steps: int = FALLBACK_STEPS, fallback_lr: float = FALLBACK_LR, seed: int = 0) -> List[WidthRow]:
+    """Train the factored bigram at each width and score it: the lesson's table of width against loss.
+
+    Each width is trained with ``lr`` for ``steps`` steps from ``seed``; a width whose run diverges is
+    retrained from the same seed with ``fallback_lr`` for ``fallback_steps`` steps, and the row records
+    both. If the fallback diverges too, ``RuntimeError`` is raised with both messages. Returns one
+    :class:`WidthRow` per width, training and validation losses in nats. Raises ``ValueError`` for an
+    empty or non-positive list of widths and as :func:`train_factored`.
+    """
+    train_counts, val_counts = check_counts(train_counts), check_counts(val_counts)
+    if train_counts.shape != val_counts.shape:
+        raise ValueError(f"train and validation counts differ in shape: {train_counts.shape} and {val_counts.shape}")
+    widths = [_check_positive_int(w, "width") for w in widths]
+    if not widths:
+        raise ValueError("widths must name at least one width")
+    V = train_counts.shape[0]
+    rows = []
+    for d in progress(widths, desc="widths"):
+        first = train_factored(train_counts, d, steps=steps, lr=lr, seed=seed)
+        run, note = first, ""
+        if first.diverged:
+            note = first.message
+            run = train_factored(train_counts, d, steps=fallback_steps, lr=fallback_lr, seed=seed)
+            if run.diverged:
+                raise RuntimeError(f"{note}; retraining also failed: {run.message}")
+        rows.append(WidthRow(
+            width=d,
+            parameters=num_parameters(V, d),
+            train_loss=factored_loss(run.E, run.U, train_counts),
+            val_loss=factored_loss(run.E, run.U, val_counts),
+            lr=run.lr,
+            steps=run.steps,
+            first_attempt=note,
+            result=run,
+        ))
+    return rows

@@ -1,0 +1,245 @@
+"""Bigram models: counts, the full table, the factored bigram's gradients (against torch autograd and finite
+differences), the counts-versus-pairs equivalence, divergence detection and the width sweep."""
+
+import numpy as np
+import pytest
+import torch
+from scipy.special import log_softmax as scipy_log_softmax
+
+from lib import bigram as bg
+from lib import toylang as tl
+
+
+def random_counts(V=7, seed=0, high=20):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, high, size=(V, V))
+    counts[2] = 0  # a token never seen as a previous token
+    return counts
+
+
+# --- counts and the full table ----------------------------------------------------------------------
+
+
+def test_bigram_counts_by_hand():
+    counts = bg.bigram_counts([0, 1, 0, 1, 2], 3)
+    expected = np.array([[0, 2, 0], [1, 0, 1], [0, 0, 0]])
+    np.testing.assert_array_equal(counts, expected)
+    assert counts.dtype == np.int64
+    x, y = bg.pairs([0, 1, 0, 1, 2], 3)
+    np.testing.assert_array_equal(x, [0, 1, 0, 1])
+    np.testing.assert_array_equal(y, [1, 0, 1, 2])
+
+
+def test_count_table_is_maximum_likelihood_and_smooths():
+    counts = np.array([[0, 2, 0], [1, 0, 1], [0, 0, 0]])
+    np.testing.assert_allclose(bg.count_table(counts), [[0, 1, 0], [0.5, 0, 0.5], [1 / 3] * 3])
+    np.testing.assert_allclose(bg.count_table(counts, alpha=1.0), [[0.2, 0.6, 0.2], [0.4, 0.2, 0.4], [1 / 3] * 3])
+
+
+def test_table_loss_by_hand():
+    counts = np.array([[0, 2, 0], [1, 0, 1], [0, 0, 0]])
+    # pairs: 0->1 twice (p = 1), 1->0 (p = 0.5), 1->2 (p = 0.5): loss = 2 ln 2 / 4
+    assert bg.table_loss(bg.count_table(counts), counts) == pytest.approx(np.log(2) / 2, abs=1e-15)
+
+
+def test_table_loss_refuses_an_infinite_loss():
+    probs = bg.count_table(np.array([[0, 2], [1, 1]]))
+    with pytest.raises(ValueError, match=r"pair \(0, 0\) occurs 3 times but has probability 0"):
+        bg.table_loss(probs, np.array([[3, 0], [0, 0]]))
+
+
+def test_full_table_training_loss_is_the_empirical_conditional_entropy():
+    counts = random_counts()
+    joint = counts / counts.sum()
+    rows = joint.sum(axis=1)
+    h = -sum(joint[i, j] * np.log(joint[i, j] / rows[i]) for i in range(7) for j in range(7) if joint[i, j] > 0)
+    assert bg.table_loss(bg.count_table(counts), counts) == pytest.approx(h, abs=1e-12)
+
+
+# --- softmax ---------------------------------------------------------------------------------------
+
+
+def test_log_softmax_matches_scipy_and_is_stable():
+    z = np.array([[1000.0, 0.0, -1000.0], [1.0, 2.0, 3.0]])
+    np.testing.assert_allclose(bg.log_softmax(z), scipy_log_softmax(z, axis=-1), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(bg.softmax(z).sum(axis=1), 1.0, rtol=0, atol=1e-15)
+
+
+def test_num_parameters_matches_the_lesson():
+    assert bg.num_parameters(34, 8) == 544
+    assert bg.num_parameters(34, 1) == 68
+    assert bg.num_parameters(34, 34) == 2312
+
+
+# --- gradients ----------------------------------------------------------------------------------------
+
+
+def torch_loss_on_pairs(E, U, x, y):
+    Et = torch.tensor(E, requires_grad=True)
+    Ut = torch.tensor(U, requires_grad=True)
+    loss = torch.nn.functional.cross_entropy(Et[torch.tensor(x)] @ Ut, torch.tensor(y))
+    loss.backward()
+    return loss.item(), Et.grad.numpy(), Ut.grad.numpy()
+
+
+def test_pair_gradients_match_torch_autograd():
+    V, d = 9, 4
+    rng = np.random.default_rng(1)
+    E, U = rng.standard_normal((V, d)), rng.standard_normal((d, V))
+    x, y = rng.integers(0, V, 200), rng.integers(0, V, 200)
+    ours = bg.pairs_loss_and_grads(E, U, x, y)
+    ref = torch_loss_on_pairs(E, U, x, y)
+    assert ours[0] == pytest.approx(ref[0], rel=1e-12)
+    np.testing.assert_allclose(ours[1], ref[1], rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(ours[2], ref[2], rtol=1e-10, atol=1e-14)
+
+
+def test_count_gradients_match_torch_autograd_on_the_toy_corpus():
+    ids = tl.make_corpus(n_sentences=300).train
+    x, y = bg.pairs(ids, tl.V)
+    E, U = bg.init_params(tl.V, 3, seed=5, scale=1.0)
+    ours = bg.factored_loss_and_grads(E, U, bg.bigram_counts(ids, tl.V))
+    ref = torch_loss_on_pairs(E, U, x, y)
+    assert ours[0] == pytest.approx(ref[0], rel=1e-12)
+    np.testing.assert_allclose(ours[1], ref[1], rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(ours[2], ref[2], rtol=1e-9, atol=1e-14)
+
+
+def test_gradients_match_central_finite_differences():
+    counts = random_counts()
+    E, U = bg.init_params(7, 3, seed=2, scale=1.0)
+    _, dE, dU = bg.factored_loss_and_grads(E, U, counts)
+    h = 1e-6
+    for param, grad in ((E, dE), (U, dU)):
+        numeric = np.zeros_like(param)
+        for idx in np.ndindex(param.shape):
+            old = param[idx]
+            param[idx] = old + h
+            up = bg.factored_loss(E, U, counts)
+            param[idx] = old - h
+            down = bg.factored_loss(E, U, counts)
+            param[idx] = old
+            numeric[idx] = (up - down) / (2 * h)
+        np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-9)
+    # the row of a token never seen as a previous token gets no gradient (np.add.at touches used rows only)
+    np.testing.assert_array_equal(dE[2], 0.0)
+
+
+# --- counts versus pairs -------------------------------------------------------------------------------
+
+
+def test_loss_and_gradients_on_counts_equal_those_on_pairs_for_the_full_corpus():
+    corpus = tl.make_corpus()
+    x, y = bg.pairs(corpus.train, tl.V)
+    E, U = bg.init_params(tl.V, 8, seed=0, scale=1.0)
+    by_counts = bg.factored_loss_and_grads(E, U, bg.bigram_counts(corpus.train, tl.V))
+    by_pairs = bg.pairs_loss_and_grads(E, U, x, y)
+    assert by_counts[0] == pytest.approx(by_pairs[0], rel=1e-12)
+    np.testing.assert_allclose(by_counts[1], by_pairs[1], rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(by_counts[2], by_pairs[2], rtol=1e-9, atol=1e-15)
+
+
+def test_training_on_counts_equals_training_on_pairs():
+    ids = tl.make_corpus(n_sentences=400).train
+    x, y = bg.pairs(ids, tl.V)
+    a = bg.train_factored(bg.bigram_counts(ids, tl.V), 4, steps=300, lr=3.0, seed=1)
+    b = bg.train_factored_pairs(x, y, tl.V, 4, steps=300, lr=3.0, seed=1)
+    assert not a.diverged and not b.diverged
+    np.testing.assert_allclose(a.losses, b.losses, rtol=1e-10)
+    # The two sum the same terms in a different order, so they differ by rounding (1e-16 per step). Over
+    # 300 steps that grows to about 1e-7 in single weights and logits (entries of order 1 to 12), mostly
+    # along directions the loss hardly sees (the losses agree to 1e-10 above).
+    np.testing.assert_allclose(a.E @ a.U, b.E @ b.U, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(a.E, b.E, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(a.U, b.U, rtol=0, atol=1e-6)
+    assert np.abs(a.U).max() > 1.0  # the weights did move far from their N(0, 0.1²) start
+
+
+# --- training -------------------------------------------------------------------------------------------
+
+
+def test_training_reaches_the_full_table_on_a_small_vocabulary():
+    counts = random_counts(V=5, seed=3)
+    counts[counts == 0] = 1  # no zero probabilities: the optimum is finite
+    run = bg.train_factored(counts, 5, steps=4000, lr=1.0, seed=0)
+    assert not run.diverged
+    assert run.losses.shape == (4001,)
+    assert run.final_loss == pytest.approx(bg.table_loss(bg.count_table(counts), counts), abs=1e-4)
+    assert run.final_loss < run.losses[0]
+
+
+def test_initialisation_is_seeded_and_scaled():
+    E, U = bg.init_params(34, 8, seed=0)
+    rng = np.random.default_rng(0)
+    np.testing.assert_array_equal(E, rng.standard_normal((34, 8)) * 0.1)
+    np.testing.assert_array_equal(U, rng.standard_normal((8, 34)) * 0.1)
+
+
+def test_divergence_is_detected_and_reported_not_returned_as_nan():
+    counts = bg.bigram_counts(tl.make_corpus(n_sentences=500).train, tl.V)
+    run = bg.train_factored(counts, 2, steps=3000, lr=200.0, seed=0)
+    assert run.diverged
+    assert 0 < run.diverged_at < 3000
+    assert run.losses.shape == (run.diverged_at + 1,)
+    assert run.losses[-1] > 10 * np.log(tl.V) or not np.isfinite(run.losses[-1])
+    assert np.all(np.isfinite(run.losses[:-1]))
+    assert np.all(np.isfinite(run.E)) and np.all(np.isfinite(run.U))
+    assert f"width 2 diverged at step {run.diverged_at} with lr 200" in run.message
+
+
+def test_width_sweep_retrains_a_diverged_width_and_fails_loudly_if_retraining_fails_too():
+    corpus = tl.make_corpus(n_sentences=500)
+    tc, vc = bg.bigram_counts(corpus.train, tl.V), bg.bigram_counts(corpus.val, tl.V)
+    rows = bg.width_sweep(tc, vc, [2], steps=200, lr=200.0, fallback_steps=300, fallback_lr=1.0)
+    (row,) = rows
+    assert row.retrained and "diverged" in row.first_attempt
+    assert (row.lr, row.steps, row.parameters) == (1.0, 300, 136)
+    assert row.train_loss == pytest.approx(row.result.final_loss, abs=1e-12)
+    assert row.val_loss == pytest.approx(bg.factored_loss(row.result.E, row.result.U, vc), abs=1e-12)
+    with pytest.raises(RuntimeError, match="retraining also failed"):
+        bg.width_sweep(tc, vc, [2], steps=200, lr=200.0, fallback_steps=300, fallback_lr=150.0)
+
+
+# --- errors -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("counts, error, message", [
+    (np.zeros((3, 4)), ValueError, "square"),
+    (np.zeros((3, 3)), ValueError, "all zero"),
+    (-np.ones((3, 3)), ValueError, ">= 0"),
+    (np.full((2, 2), np.nan), ValueError, "finite"),
+    (np.array([["a", "b"], ["c", "d"]]), TypeError, "numeric"),
+])
+def test_bad_counts_are_rejected(counts, error, message):
+    with pytest.raises(error, match=message):
+        bg.count_table(counts)
+
+
+def test_bad_training_arguments_are_rejected():
+    counts = random_counts()
+    with pytest.raises(ValueError, match="width d must be an integer >= 1"):
+        bg.train_factored(counts, 0)
+    with pytest.raises(ValueError, match="lr must be a finite number > 0"):
+        bg.train_factored(counts, 2, lr=0.0)
+    with pytest.raises(TypeError, match="lr must be a number"):
+        bg.train_factored(counts, 2, lr="10")
+    with pytest.raises(ValueError, match="steps must be an integer >= 0"):
+        bg.train_factored(counts, 2, steps=-1)
+    with pytest.raises(ValueError, match="alpha must be a finite number >= 0"):
+        bg.count_table(counts, alpha=-1)
+    with pytest.raises(ValueError, match="widths must name at least one width"):
+        bg.width_sweep(counts, counts, [])
+
+
+def test_bad_ids_and_shapes_are_rejected():
+    E, U = bg.init_params(5, 2)
+    with pytest.raises(ValueError, match="token id 5 out of range for vocabulary of 5"):
+        bg.pairs_loss_and_grads(E, U, [0, 5], [1, 2])
+    with pytest.raises(ValueError, match="token id -1 out of range"):
+        bg.bigram_counts([0, -1, 2], 5)
+    with pytest.raises(ValueError, match="at least 2 ids"):
+        bg.bigram_counts([3], 5)
+    with pytest.raises(ValueError, match=r"E must be \(V, d\) and U \(d, V\)"):
+        bg.factored_loss(E, U.T, np.ones((5, 5)))
+    with pytest.raises(ValueError, match="counts are for 5 tokens but E has 4 rows"):
+        bg.factored_loss(E[:4], U[:, :4], np.ones((5, 5)))
