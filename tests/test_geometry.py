@@ -1,0 +1,92 @@
+"""lib.geometry: metric tables, fixed-sign projection, neighbour stability, anisotropy."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import ortho_group
+from sklearn.decomposition import PCA
+
+from lib.geometry import (
+    FOUR_VECTORS,
+    anisotropy,
+    format_metric_table,
+    metric_table,
+    neighbour_overlap,
+    principal_projection,
+    stability_by_frequency,
+)
+
+
+def test_four_vector_table_closed_forms():
+    ref = FOUR_VECTORS["reference"]
+    rows = metric_table(ref, {k: v for k, v in FOUR_VECTORS.items() if k != "reference"})
+    assert [r.name for r in rows] == ["same direction, larger", "nearby, different angle", "opposite"]
+    same, near, opp = rows
+    assert (same.cosine, same.euclidean, same.dot) == pytest.approx((1.0, math.sqrt(5), 3.75))
+    assert near.cosine == pytest.approx(1.075 / (math.sqrt(1.25) * math.sqrt(0.65**2 + 0.85**2)))
+    assert near.euclidean == pytest.approx(math.hypot(0.35, 0.35))
+    assert (opp.cosine, opp.euclidean, opp.dot) == pytest.approx((-1.0, math.sqrt(5), -1.25))
+    text = format_metric_table(rows).splitlines()
+    assert text[0].split() == ["vector", "cosine", "Euclidean", "dot"]
+    assert text[1].split()[-3:] == ["1.0000", "2.2361", "3.7500"]
+    with pytest.raises(ValueError, match="same width"):
+        metric_table([1.0, 0.0], {"x": [1.0, 0.0, 0.0]})
+    with pytest.raises(ValueError, match="reference must be a vector"):
+        metric_table([[1.0, 0.0]], {"x": [1.0, 0.0]})
+
+
+def test_principal_projection_matches_pca_up_to_sign_and_never_flips():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 6))
+    got = principal_projection(X, 2, normalize=False)
+    ref = PCA(2, svd_solver="full").fit_transform(X)
+    np.testing.assert_allclose(np.abs(got), np.abs(ref), atol=1e-10)
+    # a model with every coordinate negated is the same model: the projection must not flip
+    np.testing.assert_allclose(principal_projection(-X, 2, normalize=False), got, atol=1e-12)
+    for j in range(2):
+        col = got[:, j]
+        assert col[np.argmax(np.abs(col))] > 0
+    unit = X / np.linalg.norm(X, axis=1, keepdims=True)
+    np.testing.assert_allclose(principal_projection(X, 2), principal_projection(unit, 2, normalize=False), atol=1e-12)
+
+
+def test_neighbour_overlap_identical_rotated_and_disjoint():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(12, 5))
+    Q = ortho_group.rvs(5, random_state=2)
+    items = range(12)
+    np.testing.assert_allclose(neighbour_overlap([X, X @ Q, X], items, k=3), np.ones(12))  # rotation-invariant
+    # hand case: item 0's top-1 neighbour is row 1 in run a and row 2 in run b
+    a = np.array([[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]])
+    b = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.1]])
+    assert neighbour_overlap([a, b], [0], k=1).tolist() == [0.0]
+    assert neighbour_overlap([a, b, a], [0], k=1).tolist() == [pytest.approx(1 / 3)]  # pairs ab, aa, ba
+    with pytest.raises(ValueError, match="at least two tables"):
+        neighbour_overlap([a], [0])
+    with pytest.raises(ValueError, match=r"k must be an integer in \[1, 2\]"):
+        neighbour_overlap([a, b], [0], k=3)
+    with pytest.raises(ValueError, match="same number of rows"):
+        neighbour_overlap([a, b[:2]], [0])
+
+
+def test_anisotropy_cone_basis_and_mean_removal():
+    assert anisotropy(np.eye(4)) == pytest.approx(0.0)
+    cone = np.array([[10.0, 0.1], [10.0, -0.1], [10.0, 0.3]])
+    assert anisotropy(cone) > 0.99
+    # after removing the mean the three points are spread: mean pairwise cosine well below zero
+    centred = anisotropy(cone, center=True)
+    X = cone - cone.mean(0)
+    cos = X @ X.T / np.outer(np.linalg.norm(X, axis=1), np.linalg.norm(X, axis=1))
+    assert centred == pytest.approx((cos.sum() - 3) / 6)
+    with pytest.raises(ValueError, match="at least two rows"):
+        anisotropy(np.ones((1, 3)))
+
+
+def test_stability_by_frequency():
+    got = stability_by_frequency([1.0, 0.5, 0.0, 1.0], [10, 1, 2, 7], threshold=5)
+    assert got == {"rare": 0.25, "frequent": 1.0, "n_rare": 2, "n_frequent": 2}
+    with pytest.raises(ValueError, match="leaves one group empty"):
+        stability_by_frequency([1.0], [3], threshold=1)
+    with pytest.raises(ValueError, match="same length"):
+        stability_by_frequency([1.0, 2.0], [3], threshold=1)
