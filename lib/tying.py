@@ -1,0 +1,217 @@
+"""Weight tying: a small language model whose output matrix is its input embedding table.
+
+A language model reads token ``x`` through an input table ``E`` ``(V, d)`` and scores every next token
+with an output matrix ``O`` ``(V, d)`` (``logits = h @ Oᵀ + b``). Both have one row per vocabulary item, so
+they can be the same matrix: ``O = E``. Press & Wolf (2017, §3 and §5) and Inan et al. (2017) tie them
+and report equal or better perplexity with fewer parameters; GPT-2 and nanoGPT do it
+(``lm_head.weight = wte.weight``). In PyTorch, tying is assigning one ``Parameter`` to both places, and
+``model.parameters()`` then yields it once, so the parameter count falls by exactly ``V · d``, and its
+gradient is the sum of the gradient through the lookup and the gradient through the output layer.
+
+The model here is the lesson's setting, the next token of the toy language (:mod:`lib.toylang`) from the
+previous one, with one hidden layer between input and output (Press & Wolf tie across an LSTM; here
+``h = tanh(E[x] W + c)``):
+
+- ``"untied"``: ``E`` and ``O`` separate: ``2 V d + d² + d + V`` parameters;
+- ``"tied"``: ``O = E``: ``V d + d² + d + V``;
+- ``"tied_no_hidden"``: ``O = E`` and no hidden layer, ``logits = E[x] @ Eᵀ + b``: ``V d + V``. The score of
+  ``j`` after ``i`` is then ``E_i · E_j``, the same as of ``i`` after ``j``, so this model cannot tell
+  "the cat" from "cat the" except through the bias: tying is an assumption about the model, not a free
+  saving of memory (the four-level chapter, Level 4).
+
+Training is full-batch Adam on the bigram counts of the training split: the loss of any model that sees
+only the previous token depends on the data only through the count matrix (see :mod:`lib.bigram`), so
+one ``(V, V)`` logit table per step replaces the ``N`` training pairs. Losses are mean cross-entropies in
+nats per predicted token; the floor is the grammar's conditional entropy
+(:func:`lib.toylang.bigram_entropy`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+import numpy as np
+import torch
+
+VARIANTS = ("untied", "tied", "tied_no_hidden")
+STEPS = 800  # full-batch Adam steps: enough for d >= 4 to reach the floor on this corpus
+LR = 0.03
+INIT_SCALE = 0.1
+WIDTHS = (2, 4, 8)
+
+
+def _check_int(value, name: str, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+class TinyLM(torch.nn.Module):
+    """Next-token model ``P(next | previous)``: input table, optional hidden layer, output matrix.
+
+    ``V`` tokens, width ``d``, ``variant`` one of :data:`VARIANTS`. ``forward(x)`` takes ids ``(...,)``
+    int64 and returns logits ``(..., V)`` float64. ``self.embed`` is an ``nn.Embedding(V, d)``;
+    ``self.out`` an ``nn.Linear(d, V)`` whose ``weight`` ``(V, d)`` *is* ``self.embed.weight`` when tied.
+    Initial weights ``N(0, 0.1²)`` from ``seed`` (biases zero). Raises ``ValueError`` for an unknown
+    variant, ``V < 2`` or ``d < 1``.
+    """
+
+    def __init__(self, V: int, d: int, variant: str = "untied", seed: int = 0):
+        super().__init__()
+        if variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+        V = _check_int(V, "V (vocabulary size)", 2)
+        d = _check_int(d, "d (width)")
+        self.variant = variant
+        gen = torch.Generator().manual_seed(int(seed))
+        self.embed = torch.nn.Embedding(V, d, dtype=torch.float64)
+        self.out = torch.nn.Linear(d, V, dtype=torch.float64)
+        self.hidden = None if variant == "tied_no_hidden" else torch.nn.Linear(d, d, dtype=torch.float64)
+        with torch.no_grad():
+            self.embed.weight.copy_(torch.randn(V, d, generator=gen, dtype=torch.float64) * INIT_SCALE)
+            self.out.weight.copy_(torch.randn(V, d, generator=gen, dtype=torch.float64) * INIT_SCALE)
+            self.out.bias.zero_()
+            if self.hidden is not None:
+                self.hidden.weight.copy_(torch.randn(d, d, generator=gen, dtype=torch.float64) * INIT_SCALE)
+                self.hidden.bias.zero_()
+        if variant != "untied":
+            self.out.weight = self.embed.weight  # one Parameter in two places: the tie
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.embed(x)  # (..., d)
+        if self.hidden is not None:
+            h = torch.tanh(self.hidden(h))
+        return self.out(h)  # (..., V): h @ out.weight.T + out.bias
+
+
+def num_parameters(model: torch.nn.Module) -> int:
+    """Distinct trainable values of ``model``: ``sum(p.numel() for p in model.parameters())``.
+
+    ``parameters()`` yields a shared (tied) ``Parameter`` once, so a tie is counted once.
+    """
+    return int(sum(p.numel() for p in model.parameters()))
+
+
+def expected_parameters(V: int, d: int, variant: str) -> int:
+    """The closed-form parameter count of :class:`TinyLM` (see the module docstring)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    V = _check_int(V, "V (vocabulary size)", 2)
+    d = _check_int(d, "d (width)")
+    tables = (2 if variant == "untied" else 1) * V * d
+    hidden = 0 if variant == "tied_no_hidden" else d * d + d
+    return tables + hidden + V
+
+
+def counts_loss(model: TinyLM, counts: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy (nats) of ``model`` on the pairs counted in ``counts`` ``(V, V)``: a 0-d tensor.
+
+    ``−Σ_ij C_ij log softmax(model(i))_j / Σ C``; equal to the mean over the raw pairs.
+    """
+    V = counts.shape[0]
+    logp = torch.log_softmax(model(torch.arange(V)), dim=1)  # (V, V): row i is log P(. | i)
+    return -(counts * logp).sum() / counts.sum()
+
+
+@dataclass(frozen=True)
+class TyingResult:
+    """One trained model: ``variant``, width ``d``, ``n_params``, final ``train_loss`` and ``val_loss``
+    (nats per token) and ``losses`` ``(steps,)`` float64, the training loss before each step."""
+
+    variant: str
+    d: int
+    n_params: int
+    train_loss: float
+    val_loss: float
+    losses: np.ndarray
+
+
+def train(
+    variant: str, d: int, train_counts, val_counts, *, steps: int = STEPS, lr: float = LR, seed: int = 0
+) -> TyingResult:
+    """Train a :class:`TinyLM` with full-batch Adam on ``train_counts`` and evaluate on ``val_counts``.
+
+    Both count matrices are ``(V, V)`` (:func:`lib.bigram.bigram_counts`). Returns a :class:`TyingResult`.
+    Raises ``ValueError`` for an unknown variant, mismatched count shapes, ``steps < 1`` or ``lr <= 0``.
+    """
+    train_counts = torch.as_tensor(np.asarray(train_counts), dtype=torch.float64)
+    val_counts = torch.as_tensor(np.asarray(val_counts), dtype=torch.float64)
+    if train_counts.dim() != 2 or train_counts.shape[0] != train_counts.shape[1]:
+        raise ValueError(f"train_counts must be a square (V, V) matrix, got {tuple(train_counts.shape)}")
+    if val_counts.shape != train_counts.shape:
+        raise ValueError(f"val_counts must have shape {tuple(train_counts.shape)}, got {tuple(val_counts.shape)}")
+    steps = _check_int(steps, "steps")
+    if not (isinstance(lr, (int, float)) and np.isfinite(lr) and lr > 0):
+        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+    model = TinyLM(train_counts.shape[0], d, variant, seed)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    losses = np.empty(steps)
+    for t in range(steps):
+        opt.zero_grad(set_to_none=True)
+        loss = counts_loss(model, train_counts)
+        losses[t] = float(loss.detach())
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        tr, va = float(counts_loss(model, train_counts)), float(counts_loss(model, val_counts))
+    return TyingResult(variant, int(d), num_parameters(model), tr, va, losses)
+
+
+def toy_counts(corpus=None):
+    """Bigram count matrices ``(34, 34)`` int64 of the toy language's training and validation splits.
+
+    ``corpus`` is a :class:`lib.toylang.Corpus` (default: :func:`lib.toylang.make_corpus` with its default
+    size and seed). Returns ``(train_counts, val_counts)``.
+    """
+    from lib.bigram import bigram_counts
+    from lib.toylang import V, make_corpus
+
+    corpus = make_corpus() if corpus is None else corpus
+    return bigram_counts(corpus.train, V), bigram_counts(corpus.val, V)
+
+
+def compare_tying(
+    widths: Sequence[int] = WIDTHS,
+    variants: Sequence[str] = VARIANTS,
+    *,
+    corpus=None,
+    steps: int = STEPS,
+    lr: float = LR,
+    seed: int = 0,
+) -> List[TyingResult]:
+    """:func:`train` every variant at every width on the toy language; results in (width, variant) order."""
+    tr, va = toy_counts(corpus)
+    return [train(v, d, tr, va, steps=steps, lr=lr, seed=seed) for d in widths for v in variants]
+
+
+def entropy_floor() -> float:
+    """The lowest expected loss of any next-token-from-previous model of the toy language, in nats
+    (:func:`lib.toylang.bigram_entropy`)."""
+    from lib.toylang import bigram_entropy
+
+    return float(bigram_entropy())
+
+
+def rows(results: Sequence[TyingResult]) -> List[dict]:
+    """The results as printable rows: ``{"variant", "d", "parameters", "train loss", "val loss"}``,
+    losses rounded to 4 decimals."""
+    return [
+        {
+            "variant": r.variant,
+            "d": r.d,
+            "parameters": r.n_params,
+            "train loss": round(r.train_loss, 4),
+            "val loss": round(r.val_loss, 4),
+        }
+        for r in results
+    ]
+
+
+def score_asymmetry(model: TinyLM) -> Optional[float]:
+    """Largest ``|s_ij − s_ji|`` of the pre-bias scores ``s = h(E) Oᵀ`` ``(V, V)``: 0 when the scores are
+    symmetric (as for ``"tied_no_hidden"``, where ``s = E Eᵀ``)."""
+    V = model.embed.weight.shape[0]
+    with torch.no_grad():
+        s = model(torch.arange(V)) - model.out.bias
+    return float((s - s.T).abs().max())

@@ -1,0 +1,129 @@
+"""Tests for lib.tying: parameter counts with and without the tie, the tied gradient against an untied
+twin (torch autograd), the counts loss against cross-entropy over raw pairs, and training on the toy
+language."""
+
+import numpy as np
+import pytest
+import torch
+
+from lib.bigram import bigram_counts
+from lib.toylang import V as TOY_V
+from lib.toylang import make_corpus
+from lib.tying import (
+    VARIANTS,
+    TinyLM,
+    counts_loss,
+    entropy_floor,
+    expected_parameters,
+    num_parameters,
+    rows,
+    score_asymmetry,
+    toy_counts,
+    train,
+)
+
+
+@pytest.mark.parametrize("d", [1, 3, 8])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_parameter_count_matches_closed_form(variant, d):
+    model = TinyLM(34, d, variant)
+    assert num_parameters(model) == expected_parameters(34, d, variant)
+
+
+def test_tie_saves_exactly_one_table():
+    V, d = 34, 8
+    untied, tied = TinyLM(V, d, "untied"), TinyLM(V, d, "tied")
+    assert num_parameters(untied) - num_parameters(tied) == V * d
+    # 2 V d + d^2 + d + V by hand: 544 + 64 + 8 + 34
+    assert num_parameters(untied) == 650
+    assert tied.out.weight is tied.embed.weight
+    assert untied.out.weight is not untied.embed.weight
+
+
+def test_tied_gradient_is_the_sum_of_both_uses():
+    V, d = 6, 3
+    tied = TinyLM(V, d, "tied", seed=1)
+    twin = TinyLM(V, d, "untied", seed=1)
+    with torch.no_grad():  # same values, separate parameters
+        twin.out.weight.copy_(tied.embed.weight)
+        twin.hidden.weight.copy_(tied.hidden.weight)
+        twin.hidden.bias.copy_(tied.hidden.bias)
+        twin.out.bias.copy_(tied.out.bias)
+    x = torch.tensor([0, 3, 3, 5, 1])
+    y = torch.tensor([2, 2, 4, 0, 1])
+    torch.nn.functional.cross_entropy(tied(x), y).backward()
+    torch.nn.functional.cross_entropy(twin(x), y).backward()
+    torch.testing.assert_close(
+        tied.embed.weight.grad, twin.embed.weight.grad + twin.out.weight.grad, rtol=0, atol=1e-14
+    )
+
+
+def test_counts_loss_equals_cross_entropy_over_pairs():
+    corpus = make_corpus(200, seed=3)
+    ids = corpus.train
+    counts = torch.as_tensor(bigram_counts(ids, TOY_V), dtype=torch.float64)
+    model = TinyLM(TOY_V, 4, "untied", seed=2)
+    x, y = torch.as_tensor(ids[:-1]), torch.as_tensor(ids[1:])
+    ref = torch.nn.functional.cross_entropy(model(x), y)
+    assert float(counts_loss(model, counts).detach()) == pytest.approx(float(ref.detach()), rel=1e-12)
+
+
+def test_untrained_loss_is_about_log_V():
+    tr, va = toy_counts(make_corpus(100, seed=1))
+    model = TinyLM(TOY_V, 4, "untied")
+    # weights N(0, 0.01): logits near zero, so the loss is near ln 34 = 3.526
+    assert float(counts_loss(model, torch.as_tensor(va, dtype=torch.float64)).detach()) == pytest.approx(
+        np.log(34), abs=0.05
+    )
+
+
+def test_tied_without_hidden_layer_scores_symmetrically():
+    assert score_asymmetry(TinyLM(34, 5, "tied_no_hidden", seed=4)) < 1e-12
+    assert score_asymmetry(TinyLM(34, 5, "untied", seed=4)) > 1e-3
+    assert score_asymmetry(TinyLM(34, 5, "tied", seed=4)) > 1e-3  # the hidden layer breaks the symmetry
+
+
+@pytest.fixture(scope="module")
+def trained():
+    tr, va = toy_counts()
+    return {v: train(v, 8, tr, va, steps=800) for v in VARIANTS}
+
+
+def test_trained_models_reach_the_floor_unless_symmetric(trained):
+    floor = entropy_floor()
+    for v in ("untied", "tied"):
+        assert abs(trained[v].val_loss - floor) < 0.02, (v, trained[v].val_loss, floor)
+    # the symmetric model is far from it: it cannot tell i -> j from j -> i
+    assert trained["tied_no_hidden"].val_loss > floor + 1.0
+
+
+def test_training_loss_history(trained):
+    for r in trained.values():
+        assert r.losses.shape == (800,)
+        assert r.losses[0] == pytest.approx(np.log(34), abs=0.05)
+        assert r.losses[-1] < r.losses[0]
+
+
+def test_rows_are_rounded(trained):
+    out = rows(list(trained.values()))
+    assert [r["variant"] for r in out] == list(VARIANTS)
+    assert all(r["val loss"] == round(trained[r["variant"]].val_loss, 4) for r in out)
+    assert out[0]["parameters"] == 650 and out[1]["parameters"] == 378
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="variant must be one of"):
+        TinyLM(34, 4, "shared")
+    with pytest.raises(ValueError, match="d \\(width\\) must be an integer >= 1"):
+        TinyLM(34, 0)
+    with pytest.raises(ValueError, match="V \\(vocabulary size\\) must be an integer >= 2"):
+        expected_parameters(1, 4, "tied")
+    tr = np.ones((34, 34))
+    with pytest.raises(ValueError, match="val_counts must have shape"):
+        train("tied", 4, tr, np.ones((3, 3)))
+    with pytest.raises(ValueError, match="train_counts must be a square"):
+        train("tied", 4, np.ones((3, 4)), np.ones((3, 4)))
+    with pytest.raises(ValueError, match="lr must be a finite number > 0"):
+        train("tied", 4, tr, tr, lr=0.0)
+    with pytest.raises(ValueError, match="steps must be an integer >= 1"):
+        train("tied", 4, tr, tr, steps=0)
