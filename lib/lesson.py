@@ -1,0 +1,278 @@
+"""The lesson chapter's experiment in one place, and the lesson's published numbers to compare against.
+
+The lesson ("Embeddings, vectors and token positions") trains the factored bigram of :mod:`lib.bigram` on a
+34-token toy language, reads the learned vectors with cosine similarity, shows that averaged token vectors
+ignore word order, and builds learned and sinusoidal position tables. Its toy language came from a generator
+the book does not have, so the book uses its own (:mod:`lib.toylang`); the numbers that depend on the corpus
+therefore differ from the lesson's, while the positional numbers, which do not, are reproduced exactly.
+
+:func:`experiment` runs the corpus-dependent part once per process (about a second) and caches it, so that
+the chapter, its figures (:mod:`lib.figures.lesson`) and the tests share one run. The ``LESSON_*``
+constants are the lesson's published values, kept only to be printed beside the book's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from lib import bigram, toylang
+from lib.embedding import cosine_similarity, lookup, nearest_neighbours, similarity
+from lib.positional import LearnedPositionTable, add_positions
+
+# --- the lesson's published numbers (for side-by-side tables only) ----------------------------------
+
+# width -> (parameters, training loss, validation loss), nats; and the full table of Lesson 1.4.
+LESSON_LOSSES: Dict[int, Tuple[int, float, float]] = {
+    1: (68, 2.0316, 2.0230),
+    2: (136, 1.1664, 1.1652),
+    3: (204, 1.1627, 1.1619),
+    4: (272, 1.1618, 1.1620),
+    6: (408, 1.1614, 1.1621),
+    8: (544, 1.1615, 1.1626),
+    16: (1088, 1.1612, 1.1613),
+    34: (2312, 1.1612, 1.1615),
+}
+LESSON_FULL_TABLE: Tuple[int, float, float] = (1156, 1.161, 1.162)
+
+# (word, word, the lesson's cosine at width 8, the relationship the lesson names)
+LESSON_PAIRS: Tuple[Tuple[str, str, float, str], ...] = (
+    ("cat", "dog", 0.979, "both subjects"),
+    ("cat", "fox", 0.985, "both subjects"),
+    ("cat", "baker", 0.977, "both subjects"),
+    ("chased", "watched", 0.986, "both verbs"),
+    ("chased", "found", 0.995, "both verbs"),
+    ("quickly", "slowly", 0.999, "both adverbs"),
+    ("ball", "fish", 0.961, "both objects"),
+    ("a", "the", -0.164, "different roles"),
+    ("red", "small", 0.139, "different adjectives"),
+    ("cat", "chased", 0.068, "subject and verb"),
+    ("quickly", "cat", -0.071, "adverb and subject"),
+    ("cat", "ball", -0.277, "subject and object"),
+)
+SAME_ROLE_PAIRS = LESSON_PAIRS[:7]
+CROSS_ROLE_PAIRS = LESSON_PAIRS[7:]
+
+# The lesson's four nearest neighbours (in its order) of four words.
+LESSON_NEIGHBOURS: Dict[str, Tuple[str, ...]] = {
+    "cat": ("farmer", "teacher", "bird", "fox"),
+    "chased": ("liked", "followed", "saw", "found"),
+    "fish": ("bus", "tree", "ball", "drum"),
+    "quickly": ("slowly", "again", "today", "night"),
+}
+
+# GPT-2 small (Radford et al. 2019): vocabulary, width and context length, as the lesson quotes them.
+GPT2_VOCAB = 50_257
+GPT2_WIDTH = 768
+GPT2_CONTEXT = 1_024
+
+COSINE_WIDTH = 8  # the width whose vectors the lesson reads
+
+
+def gpt2_token_parameters() -> int:
+    """Parameters of GPT-2 small's token table, ``V × d`` = 50,257 × 768."""
+    return GPT2_VOCAB * GPT2_WIDTH
+
+
+def gpt2_position_parameters() -> int:
+    """Parameters of GPT-2 small's learned position table, 1,024 positions × 768 (a :class:`LearnedPositionTable`)."""
+    return LearnedPositionTable(GPT2_CONTEXT, GPT2_WIDTH).num_parameters
+
+
+# --- the experiment ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """The corpus-dependent results of the lesson, computed by :func:`experiment`.
+
+    ``corpus``: the toy corpus; ``train_counts`` / ``val_counts``: ``(V, V)`` int64 bigram counts;
+    ``table``: ``(V, V)`` float64 full bigram table; ``full_train_loss`` / ``full_val_loss``: its losses
+    (nats); ``rows``: one :class:`lib.bigram.WidthRow` per width of :data:`lib.bigram.WIDTHS`;
+    ``E`` / ``U``: the width-8 model's ``(34, 8)`` and ``(8, 34)`` weights. Arrays are read-only: the
+    result is cached and shared.
+    """
+
+    corpus: toylang.Corpus
+    train_counts: np.ndarray
+    val_counts: np.ndarray
+    table: np.ndarray
+    full_train_loss: float
+    full_val_loss: float
+    rows: Tuple[bigram.WidthRow, ...]
+    E: np.ndarray
+    U: np.ndarray
+
+    def row(self, width: int) -> bigram.WidthRow:
+        """The sweep's row for ``width``; ``ValueError`` if that width was not trained."""
+        for r in self.rows:
+            if r.width == width:
+                return r
+        raise ValueError(f"width {width!r} was not trained; widths: {[r.width for r in self.rows]}")
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.array(a)
+    a.flags.writeable = False
+    return a
+
+
+@lru_cache(maxsize=4)
+def experiment(seed: int = 0) -> Experiment:
+    """Run the lesson's experiment: sample the corpus, count, fit the full table, sweep the widths.
+
+    ``seed`` seeds both the corpus (:func:`lib.toylang.make_corpus`) and the weights
+    (:func:`lib.bigram.width_sweep`); the book uses 0. Cached per seed. Returns an :class:`Experiment`.
+    """
+    corpus = toylang.make_corpus(seed=seed)
+    tc = bigram.bigram_counts(corpus.train, toylang.V)
+    vc = bigram.bigram_counts(corpus.val, toylang.V)
+    table = bigram.count_table(tc)
+    rows = tuple(bigram.width_sweep(tc, vc, bigram.WIDTHS, seed=seed))
+    width8 = next(r for r in rows if r.width == COSINE_WIDTH).result
+    return Experiment(
+        corpus=corpus,
+        train_counts=_frozen(tc),
+        val_counts=_frozen(vc),
+        table=_frozen(table),
+        full_train_loss=bigram.table_loss(table, tc),
+        full_val_loss=bigram.table_loss(table, vc),
+        rows=rows,
+        E=_frozen(width8.E),
+        U=_frozen(width8.U),
+    )
+
+
+# --- reading the vectors -------------------------------------------------------------------------
+
+
+def vector(E, word: str) -> np.ndarray:
+    """The row of ``E`` ``(34, d)`` for ``word`` (a copy); ``ValueError`` for a word not in the vocabulary."""
+    return lookup(E, int(toylang.encode([word])[0]))
+
+
+def cosine(E, a: str, b: str) -> float:
+    """Cosine similarity of the vectors of words ``a`` and ``b`` in ``E`` (a ``float`` in [-1, 1])."""
+    return cosine_similarity(vector(E, a), vector(E, b))
+
+
+def cosine_rows(E) -> List[Tuple[str, str, float, float, str]]:
+    """The lesson's twelve pairs: ``(a, b, book cosine, lesson cosine, relationship)`` for each."""
+    return [(a, b, cosine(E, a, b), lesson, rel) for a, b, lesson, rel in LESSON_PAIRS]
+
+
+def neighbours(E, word: str, k: int = 4) -> List[Tuple[str, float]]:
+    """The ``k`` words whose vectors in ``E`` are closest in cosine to ``word``'s, best first, ``word`` excluded."""
+    i = int(toylang.encode([word])[0])
+    return [(toylang.VOCAB[j], s) for j, s in nearest_neighbours(E, E[i], k, exclude=[i])]
+
+
+def cosine_matrix_by_role(E) -> Tuple[np.ndarray, List[str]]:
+    """Cosine similarity of every pair of tokens, rows and columns ordered by role: ``((34, 34), tokens)``."""
+    order = toylang.tokens_by_role()
+    rows = lookup(E, toylang.encode(order))
+    return similarity(rows, rows, "cosine"), order
+
+
+# --- order blindness ----------------------------------------------------------------------------
+
+
+def input_vectors(E, sentence: str, positions=None) -> np.ndarray:
+    """The model's inputs for ``sentence``: token vectors ``(T, d)``, with position vectors added if given.
+
+    ``positions`` is ``None`` (token vectors only), a table ``(>= T, d)`` whose row ``t`` is added to the
+    token at position ``t`` (a learned table), or the string ``"sinusoidal"``
+    (:func:`lib.positional.add_positions`). Raises ``ValueError`` for an unknown word, a table that is too
+    short or of the wrong width, or an unknown string.
+    """
+    vecs = lookup(E, toylang.encode(sentence))  # (T, d)
+    if positions is None:
+        return vecs
+    if isinstance(positions, str):
+        if positions != "sinusoidal":
+            raise ValueError(f"positions must be a (T, d) table or 'sinusoidal', got {positions!r}")
+        return add_positions(vecs)
+    positions = np.asarray(positions, dtype=np.float64)
+    T, d = vecs.shape
+    if positions.ndim != 2 or positions.shape[1] != d or positions.shape[0] < T:
+        raise ValueError(f"positions must have shape (>= {T}, {d}), got {positions.shape}")
+    return vecs + positions[:T]
+
+
+def mean_vector(E, sentence: str, positions=None) -> np.ndarray:
+    """Average of :func:`input_vectors` over the sentence: ``(d,)``.
+
+    Averaging is blind to order with or without positions: the mean of ``E[ids] + P[:T]`` is the mean of
+    the token vectors plus the mean of ``P[:T]``, and both terms are the same for any reordering.
+    """
+    return input_vectors(E, sentence, positions).mean(axis=0)
+
+
+def same_set_of_vectors(X, Y, atol: float = 1e-12) -> bool:
+    """True if the rows of ``X`` ``(T, d)`` are the rows of ``Y`` in some order (equal within ``atol``).
+
+    A model that treats its input as a set, as attention without positions does, gives the same result
+    for two inputs exactly when this is True. Raises ``ValueError`` for arrays that are not 2-D.
+    """
+    X, Y = np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64)
+    if X.ndim != 2 or Y.ndim != 2:
+        raise ValueError(f"X and Y must be (T, d) arrays, got shapes {X.shape} and {Y.shape}")
+    if X.shape != Y.shape:
+        return False
+    Xs = X[np.lexsort(X.T[::-1])]  # rows in lexicographic order
+    Ys = Y[np.lexsort(Y.T[::-1])]
+    return bool(np.allclose(Xs, Ys, rtol=0, atol=atol))
+
+
+# --- formatting ----------------------------------------------------------------------------------
+
+
+def loss_table_markdown(exp: Experiment) -> str:
+    """The width table as Markdown: the book's parameters and losses beside the lesson's, full table last."""
+    lines = [
+        "| width $d$ | parameters | training loss | validation loss | lesson: training | lesson: validation | run |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for r in exp.rows:
+        lesson = LESSON_LOSSES.get(r.width)
+        lt, lv = (f"{lesson[1]:.4f}", f"{lesson[2]:.4f}") if lesson else ("", "")
+        run = f"lr {r.lr:g}, {r.steps:,} steps" + (" (lr 10 diverged)" if r.retrained else "")
+        lines.append(f"| {r.width} | {r.parameters:,} | {r.train_loss:.4f} | {r.val_loss:.4f} | {lt} | {lv} | {run} |")
+    p, lt, lv = LESSON_FULL_TABLE
+    lines.append(f"| full table | {exp.table.size:,} | {exp.full_train_loss:.4f} | {exp.full_val_loss:.4f} | "
+                 f"{lt:.3f} | {lv:.3f} | counts |")
+    return "\n".join(lines)
+
+
+def cosine_table_markdown(E) -> str:
+    """The twelve pairs as Markdown: pair, the book's cosine, the lesson's, the relationship."""
+    lines = ["| pair | book | lesson | relationship |", "| --- | ---: | ---: | --- |"]
+    for a, b, ours, lesson, rel in cosine_rows(E):
+        lines.append(f"| {a} – {b} | {ours:.3f} | {lesson:.3f} | {rel} |")
+    return "\n".join(lines)
+
+
+def loss_table_text(exp: Experiment) -> str:
+    """The width table as fixed-width text (the book's numbers and the lesson's), for printing in a cell."""
+    head = f"{'width':>10} {'params':>7} {'train':>7} {'valid':>7}   {'lesson train':>12} {'lesson valid':>12}  run"
+    lines = [head, "-" * len(head)]
+    for r in exp.rows:
+        _, lt, lv = LESSON_LOSSES.get(r.width, (None, float("nan"), float("nan")))
+        run = f"lr {r.lr:g}, {r.steps} steps" + (" (lr 10 diverged)" if r.retrained else "")
+        lines.append(f"{r.width:>10} {r.parameters:>7,} {r.train_loss:>7.4f} {r.val_loss:>7.4f}   {lt:>12.4f} {lv:>12.4f}  {run}")
+    _, lt, lv = LESSON_FULL_TABLE
+    lines.append(f"{'full table':>10} {exp.table.size:>7,} {exp.full_train_loss:>7.4f} {exp.full_val_loss:>7.4f}   "
+                 f"{lt:>12.3f} {lv:>12.3f}  counts")
+    return "\n".join(lines)
+
+
+def cosine_table_text(E) -> str:
+    """The twelve pairs as fixed-width text: pair, the book's cosine, the lesson's, the relationship."""
+    head = f"{'pair':<18} {'book':>7} {'lesson':>7}  relationship"
+    lines = [head, "-" * len(head)]
+    for a, b, ours, lesson, rel in cosine_rows(E):
+        lines.append(f"{a + ' - ' + b:<18} {ours:>7.3f} {lesson:>7.3f}  {rel}")
+    return "\n".join(lines)

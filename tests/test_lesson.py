@@ -1,0 +1,253 @@
+"""The lesson chapter's numbers: the lesson's deterministic positional numbers reproduced exactly, GPT-2's
+parameter counts, the width table's shape against the lesson's published losses, what the width-8 vectors
+learned, order blindness, learned positions, and the lookup's accumulated gradient."""
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cosine as scipy_cosine_distance
+
+from lib import bigram, embedding, lesson, positional, toylang
+
+
+@pytest.fixture(scope="module")
+def exp():
+    return lesson.experiment()
+
+
+# --- positions: the lesson's numbers do not depend on the corpus and are reproduced exactly ------------
+
+
+@pytest.mark.parametrize("pos, published", [
+    (0, [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]),
+    (1, [0.841, 0.54, 0.311, 0.95, 0.1, 0.995]),
+    (5, [-0.959, 0.284, 1.0, -0.01, 0.479, 0.878]),
+])
+def test_sinusoidal_rows_at_width_16(pos, published):
+    P = positional.sinusoidal_table(64, 16)
+    np.testing.assert_array_equal(np.round(P[pos, :6], 3), published)
+
+
+def test_wavelengths_at_width_768():
+    wl = positional.wavelengths(768)
+    assert wl.shape == (384,)
+    assert round(float(wl[0]), 1) == 6.3
+    assert round(float(wl[100])) == 69
+    assert round(float(wl[200])) == 761
+    assert round(float(wl[383])) == 61_343
+    assert wl[383] == pytest.approx(2 * np.pi * 10000 ** (766 / 768), rel=1e-12)  # closed form
+
+
+def test_rotation_by_5_from_position_7_the_lessons_way_and_lib_s():
+    d, k, pos = 16, 5, 7
+    P = positional.sinusoidal_table(64, d)
+    ok = True
+    for j in range(d // 2):  # the lesson's check: one 2x2 rotation per (sin, cos) pair
+        w = 1 / 10000 ** (2 * j / d)
+        R = np.array([[np.cos(w * k), np.sin(w * k)], [-np.sin(w * k), np.cos(w * k)]])
+        ok = ok and np.allclose(R @ P[pos, 2 * j: 2 * j + 2], P[pos + k, 2 * j: 2 * j + 2])
+    assert ok
+    np.testing.assert_allclose(positional.shift_rotation(k, d) @ P[pos], P[pos + k], atol=1e-12)
+
+
+def test_dot_products_by_offset_match_the_lesson_from_10_and_300():
+    offsets = [0, 1, 2, 4, 8, 16, 32]
+    published = [8.000, 7.485, 6.368, 5.560, 4.697, 4.214, 3.541]
+    for start in (10, 300):
+        dots = positional.dot_by_offset(start, offsets, 16)
+        np.testing.assert_array_equal(np.round(dots, 3), published)
+    # closed form: sum over pairs of cos(offset * omega)
+    omega = positional.angular_frequencies(16)[0::2]
+    closed = np.cos(np.outer(offsets, omega)).sum(axis=1)
+    np.testing.assert_allclose(positional.dot_by_offset(10, offsets, 16), closed, atol=1e-12)
+
+
+def test_distances_between_positions():
+    P = positional.sinusoidal_table(64, 16)
+    assert round(embedding.euclidean_distance(P[0], P[1]), 3) == 1.015
+    assert round(embedding.euclidean_distance(P[0], P[32]), 3) == 2.986
+    # |PE[i] - PE[j]|^2 = d - 2 PE[i].PE[j] = 16 - 2 * 7.485...
+    assert embedding.euclidean_distance(P[0], P[1]) ** 2 == pytest.approx(16 - 2 * float(P[0] @ P[1]), abs=1e-12)
+
+
+def test_gpt2_parameter_counts():
+    assert lesson.gpt2_token_parameters() == 38_597_376  # the lesson's number
+    assert lesson.gpt2_position_parameters() == 786_432  # the lesson's number
+
+
+def test_learned_table_refuses_positions_beyond_its_length():
+    table = positional.LearnedPositionTable(1024, 8, seed=0)
+    assert table.for_length(1024).shape == (1024, 8)
+    with pytest.raises(ValueError, match="maximum length of 1024"):
+        table.for_length(1025)
+
+
+# --- the embedding table ----------------------------------------------------------------------------
+
+
+def test_onehot_times_table_is_the_lookup(exp):
+    E0, _ = bigram.init_params(toylang.V, 8, seed=0)
+    x = exp.corpus.train[:5]
+    np.testing.assert_array_equal(embedding.onehot(x, toylang.V) @ E0, embedding.lookup(E0, x))
+
+
+def test_lookup_gradient_accumulates_into_the_rows_used_by_finite_differences():
+    ids = toylang.encode("the dog chased the cat")  # "the" twice
+    E, _ = bigram.init_params(toylang.V, 8, seed=0)
+    W = np.random.default_rng(1).standard_normal((5, 8))  # loss = sum(W * E[ids]), so dloss/dE[ids] = W
+    grad = embedding.lookup_grad(ids, W, toylang.V)
+    numeric, h = np.zeros_like(E), 1e-6
+    for idx in np.ndindex(E.shape):
+        Ep, Em = E.copy(), E.copy()
+        Ep[idx] += h
+        Em[idx] -= h
+        numeric[idx] = ((W * Ep[ids]).sum() - (W * Em[ids]).sum()) / (2 * h)
+    np.testing.assert_allclose(grad, numeric, atol=1e-8)
+    the = toylang.STOI["the"]
+    np.testing.assert_allclose(grad[the], W[0] + W[3])  # both uses of "the" add up
+    naive = np.zeros_like(E)
+    naive[ids] += W  # the classic bug keeps only one of the two
+    assert not np.allclose(naive[the], grad[the])
+
+
+# --- the width table ----------------------------------------------------------------------------------
+
+
+def test_full_table_validation_loss_is_within_002_of_the_lessons(exp):
+    _, _, lesson_val = lesson.LESSON_FULL_TABLE
+    assert abs(exp.full_val_loss - lesson_val) < 0.02
+    assert abs(exp.full_train_loss - lesson.LESSON_FULL_TABLE[1]) < 0.02
+    # the limit of the full table's loss as the corpus grows: the exact conditional entropy of the grammar
+    assert abs(toylang.bigram_entropy() - lesson_val) < 0.005
+
+
+def test_width_table_has_the_lessons_widths_and_parameter_counts(exp):
+    assert [r.width for r in exp.rows] == sorted(lesson.LESSON_LOSSES)
+    assert [r.parameters for r in exp.rows] == [lesson.LESSON_LOSSES[w][0] for w in sorted(lesson.LESSON_LOSSES)]
+    assert exp.table.size == lesson.LESSON_FULL_TABLE[0]
+
+
+def test_narrow_widths_diverge_at_lr_10_and_are_retrained_as_in_the_lesson(exp):
+    for r in exp.rows:
+        if r.width <= 2:
+            assert r.retrained and "diverged" in r.first_attempt and "lr 10" in r.first_attempt
+            assert (r.lr, r.steps) == (bigram.FALLBACK_LR, bigram.FALLBACK_STEPS)
+        else:
+            assert not r.retrained
+            assert (r.lr, r.steps) == (bigram.LR, bigram.STEPS)
+        assert np.isfinite(r.train_loss) and np.isfinite(r.val_loss)
+
+
+def test_width_table_has_the_lessons_shape(exp):
+    full = exp.full_val_loss
+    w1, w2 = exp.row(1), exp.row(2)
+    assert w1.val_loss > full + 0.5  # one number per token is clearly too few
+    assert abs(w1.val_loss - lesson.LESSON_LOSSES[1][2]) < 0.05  # lesson: 2.0230
+    assert 0 < w2.val_loss - full < 0.01  # two numbers are almost enough
+    for r in exp.rows:
+        if r.width >= 3:
+            assert abs(r.val_loss - full) < 0.005, r
+            assert abs(r.train_loss - exp.full_train_loss) < 0.005, r
+    # the table's training loss is a lower bound no factored model can beat on the training data
+    assert min(r.train_loss for r in exp.rows) >= exp.full_train_loss - 1e-9
+
+
+def test_rerunning_a_width_reproduces_the_table(exp):
+    run = bigram.train_factored(exp.train_counts, 3, steps=bigram.STEPS, lr=bigram.LR, seed=0)
+    assert bigram.factored_loss(run.E, run.U, exp.val_counts) == pytest.approx(exp.row(3).val_loss, abs=1e-12)
+
+
+# --- what the vectors learned --------------------------------------------------------------------------
+
+
+def test_cosines_agree_with_scipy(exp):
+    for a, b, ours, _, _ in lesson.cosine_rows(exp.E):
+        ref = 1 - scipy_cosine_distance(exp.E[toylang.STOI[a]], exp.E[toylang.STOI[b]])
+        assert ours == pytest.approx(ref, abs=1e-12)
+
+
+def test_same_role_pairs_are_close_and_cross_role_pairs_are_not(exp):
+    rows = lesson.cosine_rows(exp.E)
+    assert len(rows) == 12
+    for a, b, ours, _, rel in rows[:7]:
+        assert toylang.ROLES[a] == toylang.ROLES[b]
+        assert ours > 0.9, (a, b, ours)
+    for a, b, ours, _, rel in rows[7:]:
+        assert abs(ours) < 0.3, (a, b, ours)
+
+
+@pytest.mark.parametrize("word, role", [("cat", "subject"), ("chased", "verb"), ("fish", "object"),
+                                        ("quickly", "modifier")])
+def test_nearest_neighbours_share_the_role(exp, word, role):
+    found = lesson.neighbours(exp.E, word, k=4)
+    assert len(found) == 4 and word not in [w for w, _ in found]
+    assert all(toylang.ROLES[w] == role for w, _ in found)
+    assert all(s > 0.95 for _, s in found)
+    scores = [s for _, s in found]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_cosine_matrix_is_symmetric_with_unit_diagonal(exp):
+    sims, order = lesson.cosine_matrix_by_role(exp.E)
+    assert sims.shape == (34, 34) and sorted(order) == sorted(toylang.VOCAB)
+    np.testing.assert_allclose(np.diag(sims), 1.0, atol=1e-12)
+    np.testing.assert_allclose(sims, sims.T, atol=1e-15)
+
+
+# --- order blindness -------------------------------------------------------------------------------------
+
+
+def test_the_two_sentences_are_the_same_set_of_vectors_until_positions_are_added(exp):
+    a, b = "the dog chased the cat", "the cat chased the dog"
+    np.testing.assert_allclose(lesson.mean_vector(exp.E, a), lesson.mean_vector(exp.E, b), atol=1e-15)
+    assert lesson.same_set_of_vectors(lesson.input_vectors(exp.E, a), lesson.input_vectors(exp.E, b))
+    learned = positional.LearnedPositionTable(8, 8, seed=0).for_length(8)
+    for positions in (learned, "sinusoidal"):
+        Xa, Xb = lesson.input_vectors(exp.E, a, positions), lesson.input_vectors(exp.E, b, positions)
+        assert not lesson.same_set_of_vectors(Xa, Xb)
+        # the difference sits exactly at positions 1 and 4, where dog and cat swapped
+        changed = np.flatnonzero(np.abs(Xa - Xb).max(axis=1) > 1e-12)
+        np.testing.assert_array_equal(changed, [1, 4])
+        # a plain average is still blind: mean(E[ids] + P) = mean(E[ids]) + mean(P)
+        np.testing.assert_allclose(Xa.mean(axis=0), Xb.mean(axis=0), atol=1e-15)
+    np.testing.assert_allclose(lesson.mean_vector(exp.E, a, learned) - lesson.mean_vector(exp.E, a),
+                               learned[:5].mean(axis=0), atol=1e-15)
+
+
+def test_same_set_of_vectors_by_hand():
+    X = np.array([[1.0, 2.0], [3.0, 4.0], [1.0, 2.0]])
+    assert lesson.same_set_of_vectors(X, X[[2, 1, 0]])
+    assert not lesson.same_set_of_vectors(X, np.array([[1.0, 2.0], [3.0, 4.0], [3.0, 4.0]]))
+    assert not lesson.same_set_of_vectors(X, X[:2])
+    with pytest.raises(ValueError, match=r"must be \(T, d\) arrays"):
+        lesson.same_set_of_vectors(X[0], X)
+
+
+# --- the experiment object and formatting ---------------------------------------------------------------
+
+
+def test_experiment_is_cached_and_read_only(exp):
+    assert lesson.experiment() is exp
+    with pytest.raises(ValueError):
+        exp.E[0, 0] = 1.0
+    assert exp.E.shape == (34, 8) and exp.U.shape == (8, 34)
+
+
+def test_tables_list_the_book_and_the_lesson_side_by_side(exp):
+    text = lesson.loss_table_text(exp).splitlines()
+    assert len(text) == 2 + len(exp.rows) + 1
+    assert "2.0230" in text[2] and f"{exp.row(1).val_loss:.4f}" in text[2]
+    md = lesson.loss_table_markdown(exp).splitlines()
+    assert md[-1].startswith("| full table | 1,156 |")
+    cos = lesson.cosine_table_markdown(exp.E).splitlines()
+    assert len(cos) == 14 and "| cat – dog |" in cos[2] and "0.979" in cos[2]
+
+
+def test_bad_arguments_are_rejected(exp):
+    with pytest.raises(ValueError, match="'zebra' is not in the toy vocabulary"):
+        lesson.vector(exp.E, "zebra")
+    with pytest.raises(ValueError, match=r"positions must have shape \(>= 5, 8\)"):
+        lesson.mean_vector(exp.E, "the dog chased the cat", np.zeros((3, 8)))
+    with pytest.raises(ValueError, match="'sinusoidal'"):
+        lesson.mean_vector(exp.E, "the dog", "rotary")
+    with pytest.raises(ValueError, match="width 5 was not trained"):
+        exp.row(5)
