@@ -1,0 +1,223 @@
+"""Helpers for the reader-facing tests (test_browser, test_colab_path, test_binder).
+
+What a reader meets is the built HTML book and the notebooks on Binder or Colab; these helpers give the
+tests the book's table of contents, a freshly built copy of the book, a local web server for it, the
+Chromium executable, and fresh virtual environments. Nothing here is a test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+
+# Debian's packages; Playwright drives this browser and never downloads one of its own.
+CHROMIUM_CANDIDATES = ("chromium", "chromium-browser")
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    # there is no network where the tests run, and the book must not need one
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+INSTALL_HINT = (
+    "install Debian's Chromium: `sudo apt-get update && sudo apt-get install chromium chromium-driver` "
+    "(or set EMBOOK_CHROMIUM to a Chromium executable), and `pip install -r requirements.txt` for "
+    "Playwright; the test never downloads a browser"
+)
+
+
+# ----------------------------------------------------------------------------------------------------
+# the book's own configuration
+
+
+def config() -> dict:
+    """``_config.yml`` as a dict."""
+    return yaml.safe_load((ROOT / "_config.yml").read_text())
+
+
+def toc_docnames() -> List[str]:
+    """Every document the table of contents lists, in reading order (root first), e.g. ``chapters/x``."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    names = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                names.append(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return [re.sub(r"\.(md|ipynb)$", "", n) for n in names]
+
+
+def chapter_docnames() -> List[str]:
+    """The notebook chapters the table of contents lists (``chapters/<name>``)."""
+    return [n for n in toc_docnames() if n.startswith("chapters/")]
+
+
+def requirement_pins() -> Dict[str, str]:
+    """``{distribution name (lower case): version}`` for every ``name==version`` line of requirements.txt."""
+    pins = {}
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==([^\s;]+)", line)
+        if match:
+            pins[match.group(1).lower()] = match.group(2)
+    return pins
+
+
+def git_tracked(path: str) -> bool:
+    """Whether ``path`` (relative to the repository root) is committed or staged in git."""
+    result = subprocess.run(["git", "ls-files", "--error-unmatch", path], cwd=ROOT,
+                            capture_output=True, text=True)
+    return result.returncode == 0
+
+
+# ----------------------------------------------------------------------------------------------------
+# missing tools: a skip with a hint on a reader's machine, a failure in CI
+
+
+def missing(what: str) -> None:
+    """Skip the calling test because ``what`` is missing, or fail it when ``CI=true``."""
+    message = f"{what}: {INSTALL_HINT}"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true and {message}", pytrace=False)
+    pytest.skip(message)
+
+
+def find_chromium() -> Optional[str]:
+    """Path of the Chromium executable (``EMBOOK_CHROMIUM``, else Debian's ``chromium`` on PATH), or None."""
+    override = os.environ.get("EMBOOK_CHROMIUM")
+    if override:
+        return override if os.access(override, os.X_OK) else None
+    for name in CHROMIUM_CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+# ----------------------------------------------------------------------------------------------------
+# building and serving the book
+
+
+def build_book(dest: Path) -> Path:
+    """Build the whole book as ``make book`` does, into ``dest``; return the HTML folder.
+
+    Runs ``jupyter-book build . --builder html -n -W --keep-going --path-output dest`` with
+    ``EMBOOK_QUIET=1`` (as the Makefile), so every chapter is executed fresh and any warning fails.
+    Raises ``AssertionError`` with the end of the build log when the build fails.
+    """
+    exe = Path(sys.executable).with_name("jupyter-book")
+    command = [str(exe) if exe.exists() else "jupyter-book", "build", ".", "--builder", "html",
+               "-n", "-W", "--keep-going", "--path-output", str(dest)]
+    env = dict(os.environ, EMBOOK_QUIET="1")
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    log = result.stdout + result.stderr
+    (dest / "build.log").write_text(log)
+    assert result.returncode == 0, f"the book does not build (exit {result.returncode}):\n{log[-6000:]}"
+    html = dest / "_build" / "html"
+    assert (html / "index.html").exists(), f"no index.html in {html}"
+    return html
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".js": "text/javascript", ".woff": "font/woff", ".ipynb": "application/json",
+                      ".md": "text/markdown; charset=utf-8"}
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """Serve ``directory`` over HTTP on 127.0.0.1 (a free port) for the ``with`` block; yield its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+# ----------------------------------------------------------------------------------------------------
+# fresh virtual environments (Binder, Colab)
+
+
+def python_for_runtime() -> str:
+    """A Python executable of the version ``runtime.txt`` names (``python-3.11``): this one, or ``python3.11``.
+
+    Raises ``AssertionError`` when runtime.txt is malformed or no such Python is installed.
+    """
+    text = (ROOT / "runtime.txt").read_text().strip()
+    match = re.fullmatch(r"python-(\d+)\.(\d+)", text)
+    assert match, f"runtime.txt must read python-X.Y (repo2docker's format), not {text!r}"
+    wanted = (int(match.group(1)), int(match.group(2)))
+    if sys.version_info[:2] == wanted:
+        return sys.executable
+    found = shutil.which(f"python{wanted[0]}.{wanted[1]}")
+    assert found, f"runtime.txt asks for Python {wanted[0]}.{wanted[1]}, which is not installed here"
+    return found
+
+
+def fresh_venv(where: Path) -> Path:
+    """Create an empty virtual environment (no system site-packages) at ``where``; return its python.
+
+    Uses the Python that ``runtime.txt`` names. pip uses its usual cache and configuration.
+    """
+    python = python_for_runtime()
+    # `python -m venv` run from inside a venv builds on the base interpreter: the new venv sees nothing
+    # that was installed into .venv.
+    subprocess.run([python, "-m", "venv", str(where)], check=True)
+    return where / "bin" / "python"
+
+
+def clean_env(**extra: str) -> Dict[str, str]:
+    """An environment for a fresh venv's processes: this machine's pip settings, none of the project's.
+
+    Keeps PATH's system part, HOME, locale, temp dir, pip's and proxy/certificate settings; drops
+    VIRTUAL_ENV, PYTHONPATH, EMBOOK_* and everything else. ``extra`` is added on top.
+    """
+    keep = {"HOME", "LANG", "LC_ALL", "TMPDIR", "TERM", "SSL_CERT_FILE", "SSL_CERT_DIR",
+            "REQUESTS_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy",
+            "no_proxy", "CI"}
+    env = {k: v for k, v in os.environ.items() if k in keep or k.startswith("PIP_")}
+    env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
+    env.update(extra)
+    return env
+
+
+def run(command: List[str], *, cwd: Path, env: Dict[str, str], what: str) -> subprocess.CompletedProcess:
+    """Run ``command``; on a non-zero exit raise ``AssertionError`` naming ``what`` with the output's end."""
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, (
+        f"{what} failed (exit {result.returncode}): {' '.join(command)}\n"
+        f"{(result.stdout + result.stderr)[-6000:]}"
+    )
+    return result
