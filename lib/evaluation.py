@@ -1,0 +1,359 @@
+"""Intrinsic evaluation of word vectors: similarity judgements, analogies, neighbours, frequency strata.
+
+Two standard tests, each reported with its coverage, because on a small corpus many benchmark words
+have no vector and a score over the few pairs left can look better or worse than it is:
+
+- **word similarity** (:func:`word_similarity`): Spearman's rank correlation ρ between the cosine of
+  the two words' vectors and the mean human score, over the pairs whose two words are both in the
+  vocabulary (WordSim-353, Finkelstein et al. 2002; SimLex-999, Hill et al. 2015). The result says how
+  many pairs were used and the out-of-vocabulary (OOV) rate; fewer than two usable pairs, or scores
+  without any variation, raise a ``ValueError`` that says so, instead of SciPy's NaN and warning.
+- **analogies** (:func:`analogy_accuracy`): "a is to b as c is to ?" answered by 3CosAdd, the word
+  whose unit vector is closest in cosine to ``b̂ - â + ĉ`` with the three query words excluded
+  (Mikolov et al. 2013a, §4.1; the rule of :func:`lib.embedding.analogy`, batched here), over the
+  questions whose four words are all in the vocabulary. Accuracy is over those questions; coverage is
+  their share of all questions.
+
+Also: the benchmark-file readers (:func:`read_word_pairs`, :func:`read_analogies`), similarity by
+frequency stratum (:func:`similarity_by_frequency`), and neighbour lists and their overlap
+(:func:`nearest_words`, :func:`neighbour_overlap`).
+
+Words are matched after lower-casing (as gensim's evaluations do by default). A vocabulary is given as
+a :class:`lib.corpus.Vocabulary` or as the sequence of tokens of the table's rows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Mapping, Sequence, Tuple
+
+import numpy as np
+import scipy.stats
+
+from lib.embedding import check_table, nearest_neighbours, normalize_rows
+
+WordPair = Tuple[str, str, float]
+Question = Tuple[str, str, str, str]
+
+
+# --- readers --------------------------------------------------------------------------------------------
+
+
+def _open_benchmark(source) -> Path:
+    """A path as given, or the shipped file for a short name of :data:`lib.realtext.DATA_FILES`."""
+    from lib.realtext import DATA_FILES, data_path
+
+    if isinstance(source, str) and source in DATA_FILES:
+        return data_path(source)
+    if not isinstance(source, (str, Path)):
+        raise TypeError(f"source must be a path or a data-file name, got {type(source).__name__}")
+    return Path(source)
+
+
+def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
+    """Read a word-similarity file: ``[(word1, word2, score), ...]`` in file order, ``score`` a float.
+
+    ``source`` is a path or a short name known to :func:`lib.realtext.data_path` (``"wordsim353"``,
+    ``"simlex999"``). Lines starting with ``#`` and blank lines are skipped; every other line must be
+    ``word1 <tab> word2 <tab> score``. Raises ``ValueError`` naming the line for a malformed line or a
+    score that is not a finite number, and ``FileNotFoundError`` for a missing file.
+    """
+    path = _open_benchmark(source)
+    pairs: List[WordPair] = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split("\t")
+            if len(parts) != 3:
+                raise ValueError(f"{path.name}, line {number}: expected 'word1<TAB>word2<TAB>score', got {line!r}")
+            try:
+                score = float(parts[2])
+            except ValueError:
+                raise ValueError(f"{path.name}, line {number}: score {parts[2]!r} is not a number") from None
+            if not math.isfinite(score):
+                raise ValueError(f"{path.name}, line {number}: score {parts[2]!r} is not finite")
+            w1, w2 = (parts[0].lower(), parts[1].lower()) if lowercase else (parts[0], parts[1])
+            pairs.append((w1, w2, score))
+    return pairs
+
+
+def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question]]:
+    """Read an analogy file in word2vec's format: ``{section: [(a, b, c, d), ...]}`` in file order.
+
+    ``source`` is a path or ``"analogies"``. A line ``: name`` opens a section; every other non-blank
+    line holds four words "a b c d" (a is to b as c is to d). Raises ``ValueError`` naming the line for
+    a question before any section or a line without exactly four words.
+    """
+    path = _open_benchmark(source)
+    sections: Dict[str, List[Question]] = {}
+    current = None
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith(":"):
+                current = line[1:].strip()
+                sections.setdefault(current, [])
+                continue
+            words = line.lower().split() if lowercase else line.split()
+            if current is None:
+                raise ValueError(f"{path.name}, line {number}: a question before the first ': section' line")
+            if len(words) != 4:
+                raise ValueError(f"{path.name}, line {number}: expected four words, got {line!r}")
+            sections[current].append(tuple(words))
+    return sections
+
+
+# --- vocabulary helpers -----------------------------------------------------------------------------------
+
+
+def _index(vocab) -> Dict[str, int]:
+    """``{token: row}`` from a :class:`lib.corpus.Vocabulary` or a sequence of tokens."""
+    if hasattr(vocab, "index") and isinstance(getattr(vocab, "index"), Mapping):
+        return dict(vocab.index)
+    if isinstance(vocab, (str, bytes)):
+        raise TypeError("vocab must be a Vocabulary or a sequence of tokens, got a single string")
+    tokens = list(vocab)
+    index = {}
+    for i, tok in enumerate(tokens):
+        if not isinstance(tok, str):
+            raise TypeError(f"vocabulary tokens must be str, got {tok!r}")
+        if tok in index:
+            raise ValueError(f"token {tok!r} appears twice in the vocabulary")
+        index[tok] = i
+    return index
+
+
+def _table(vectors, index: Mapping[str, int]) -> np.ndarray:
+    table = check_table(vectors).astype(np.float64, copy=False)
+    if table.shape[0] != len(index):
+        raise ValueError(f"vectors have {table.shape[0]} rows but the vocabulary has {len(index)} tokens")
+    if not np.all(np.isfinite(table)):
+        raise ValueError("vectors contain NaN or infinity")
+    return table
+
+
+# --- word similarity --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SimilarityResult:
+    """Spearman's ``rho`` (float in [-1, 1]) over ``n_used`` of ``n_total`` pairs; ``oov_rate`` is the
+    fraction of pairs left out because at least one word has no vector (``1 - n_used / n_total``)."""
+
+    rho: float
+    n_used: int
+    n_total: int
+
+    @property
+    def oov_rate(self) -> float:
+        return 1.0 - self.n_used / self.n_total
+
+
+def word_similarity(vectors, vocab, pairs: Sequence[WordPair]) -> SimilarityResult:
+    """Spearman's ρ between cosine similarity and human scores over the in-vocabulary pairs.
+
+    ``vectors`` ``(V, d)``; ``vocab`` the tokens of its rows (:class:`lib.corpus.Vocabulary` or a
+    sequence); ``pairs`` from :func:`read_word_pairs`. A pair is used when both words have a row; the
+    cosine of a zero vector is 0 (:func:`lib.embedding.similarity`). ρ is SciPy's ``spearmanr`` (ties
+    get average ranks). Raises ``ValueError`` when fewer than 2 pairs are usable ("2 of 353 pairs ...")
+    or when the human scores or the cosines of the usable pairs are all equal (ρ undefined), and for
+    a table that does not match the vocabulary or holds NaN.
+    """
+    index = _index(vocab)
+    table = _table(vectors, index)
+    pairs = list(pairs)
+    if not pairs:
+        raise ValueError("no word pairs given")
+    used = [(index[a], index[b], s) for a, b, s in pairs if a in index and b in index]
+    if len(used) < 2:
+        raise ValueError(
+            f"only {len(used)} of {len(pairs)} word pairs have both words in the vocabulary; "
+            f"Spearman's rho needs at least 2"
+        )
+    ia = np.array([u[0] for u in used])
+    ib = np.array([u[1] for u in used])
+    human = np.array([u[2] for u in used], dtype=np.float64)
+    unit = normalize_rows(table)
+    cosine = np.einsum("nd,nd->n", unit[ia], unit[ib])
+    if np.ptp(human) == 0 or np.ptp(cosine) == 0:
+        what = "human scores" if np.ptp(human) == 0 else "cosine similarities"
+        raise ValueError(f"the {what} of the {len(used)} usable pairs are all equal, so Spearman's rho is undefined")
+    rho = scipy.stats.spearmanr(cosine, human).statistic
+    return SimilarityResult(float(rho), len(used), len(pairs))
+
+
+def similarity_by_frequency(
+    vectors, vocab, counts, pairs: Sequence[WordPair], edges: Sequence[float]
+) -> List[Tuple[str, SimilarityResult]]:
+    """:func:`word_similarity` within frequency strata: ``[(label, result), ...]``, one per stratum.
+
+    A usable pair falls in stratum ``i`` when the count of its *rarer* word lies in
+    ``[edges[i], edges[i+1])``; ``edges`` are increasing (use ``np.inf`` as the last to close the top
+    stratum). ``counts`` ``(V,)`` are the token counts of the rows. Labels read ``"10-49"`` or ``"50+"``.
+    ``n_total`` of each result is the number of usable pairs in the stratum (all of them in-vocabulary).
+    Raises ``ValueError`` for fewer than two edges, edges not increasing, counts of the wrong length,
+    or a stratum with fewer than 2 pairs (as :func:`word_similarity`).
+    """
+    index = _index(vocab)
+    table = _table(vectors, index)
+    counts = np.asarray(counts)
+    if counts.shape != (len(index),):
+        raise ValueError(f"counts must have shape ({len(index)},), got {counts.shape}")
+    edges = [float(e) for e in edges]
+    if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
+        raise ValueError(f"edges must be at least two increasing numbers, got {edges}")
+    usable = [(a, b, s) for a, b, s in pairs if a in index and b in index]
+    rarer = np.array([min(counts[index[a]], counts[index[b]]) for a, b, _ in usable], dtype=np.float64)
+    out = []
+    for lo, hi in zip(edges, edges[1:]):
+        label = f"{int(lo)}+" if math.isinf(hi) else f"{int(lo)}-{int(math.ceil(hi)) - 1}"
+        chosen = [p for p, r in zip(usable, rarer) if lo <= r < hi]
+        try:
+            out.append((label, word_similarity(table, vocab, chosen)))
+        except ValueError as err:
+            raise ValueError(f"stratum {label}: {err}") from None
+    return out
+
+
+# --- analogies ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnalogyResult:
+    """3CosAdd results: ``correct`` of ``attempted`` questions (all four words in the vocabulary) out of
+    ``total``; ``by_section`` maps each section to ``(correct, attempted, total)``."""
+
+    correct: int
+    attempted: int
+    total: int
+    by_section: Dict[str, Tuple[int, int, int]]
+
+    @property
+    def accuracy(self) -> float:
+        """``correct / attempted`` (the usual report: accuracy over the covered questions)."""
+        return self.correct / self.attempted
+
+    @property
+    def coverage(self) -> float:
+        """``attempted / total``: the share of questions the vocabulary can answer at all."""
+        return self.attempted / self.total
+
+
+def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048) -> np.ndarray:
+    """3CosAdd answers ``(n,) int64`` for ``questions`` ``(n, 3) int`` rows ``(a, b, c)``.
+
+    For each question the answer is the row maximising the cosine with ``b̂ - â + ĉ`` (unit rows), the
+    three query rows excluded, ties to the smaller row index: the same answer as
+    ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, computed for many questions with one matrix product
+    per ``chunk``. Raises ``ValueError`` for ids outside the table or fewer than 4 rows.
+    """
+    from lib.embedding import check_ids
+
+    table = check_table(vectors).astype(np.float64, copy=False)
+    if table.shape[0] < 4:
+        raise ValueError(f"an analogy needs at least 4 rows (3 are excluded), got {table.shape[0]}")
+    q = check_ids(questions, table.shape[0], "analogy row")
+    if q.ndim != 2 or q.shape[1] != 3:
+        raise ValueError(f"questions must have shape (n, 3), got {q.shape}")
+    unit = normalize_rows(table)
+    answers = np.empty(q.shape[0], dtype=np.int64)
+    for start in range(0, q.shape[0], chunk):
+        part = q[start : start + chunk]
+        target = unit[part[:, 1]] - unit[part[:, 0]] + unit[part[:, 2]]  # (m, d)
+        # ranking by target · unit equals ranking by cosine: the target's length is common to a row
+        scores = target @ unit.T  # (m, V)
+        rows = np.arange(part.shape[0])[:, None]
+        scores[rows, part] = -np.inf  # the three query words are never an answer
+        answers[start : start + chunk] = np.argmax(scores, axis=1)  # first maximum: smallest row index
+    return answers
+
+
+def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]]) -> AnalogyResult:
+    """3CosAdd accuracy and coverage over analogy ``sections`` (:func:`read_analogies`).
+
+    A question is attempted when all four words have a row; it is correct when
+    :func:`analogy_predictions` returns the row of the fourth word. Raises ``ValueError`` when no
+    question is attempted (accuracy undefined), and for a table that does not match the vocabulary.
+    """
+    index = _index(vocab)
+    table = _table(vectors, index)
+    rows, expected, owner = [], [], []
+    by_section: Dict[str, Tuple[int, int, int]] = {}
+    names = list(sections)
+    totals = {name: len(sections[name]) for name in names}
+    for name in names:
+        for a, b, c, d in sections[name]:
+            if a in index and b in index and c in index and d in index:
+                rows.append((index[a], index[b], index[c]))
+                expected.append(index[d])
+                owner.append(name)
+    total = sum(totals.values())
+    if not rows:
+        raise ValueError(f"none of the {total} analogy questions has all four words in the vocabulary")
+    hits = analogy_predictions(table, np.array(rows)) == np.array(expected)
+    owner = np.array(owner)
+    for name in names:
+        mine = owner == name
+        by_section[name] = (int(hits[mine].sum()), int(mine.sum()), totals[name])
+    return AnalogyResult(int(hits.sum()), len(rows), total, by_section)
+
+
+# --- neighbours ----------------------------------------------------------------------------------------------
+
+
+def nearest_words(vectors, vocab, word: str, k: int = 5) -> List[Tuple[str, float]]:
+    """The ``k`` words closest in cosine to ``word``, itself excluded: ``[(word, cosine), ...]`` best first
+    (:func:`lib.embedding.nearest_neighbours`, ties by row). Raises ``ValueError`` for a word without
+    a row or ``k < 1``."""
+    index = _index(vocab)
+    table = _table(vectors, index)
+    if word not in index:
+        raise ValueError(f"word {word!r} is not in the vocabulary of {len(index)}")
+    tokens = sorted(index, key=index.get)
+    i = index[word]
+    return [(tokens[j], s) for j, s in nearest_neighbours(table, table[i], k, metric="cosine", exclude=(i,))]
+
+
+def _top_k(table: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
+    unit = normalize_rows(table)
+    scores = unit[rows] @ unit.T
+    scores[np.arange(rows.shape[0]), rows] = -np.inf  # a word is not its own neighbour
+    return np.argsort(-scores, axis=1, kind="stable")[:, :k]  # ties: smaller row first
+
+
+def neighbour_overlap(table_a, table_b, rows, k: int = 10) -> np.ndarray:
+    """For each row id in ``rows``, the share of its ``k`` cosine neighbours that two tables agree on:
+    ``(n,) float64`` in [0, 1] (``|N_a ∩ N_b| / k``). Both tables ``(V, d_a)``, ``(V, d_b)`` must index
+    the same vocabulary; widths may differ. Raises ``ValueError`` for mismatched row counts, ``k`` not in
+    ``[1, V-1]``, or bad row ids."""
+    from lib.embedding import check_ids
+
+    a, b = check_table(table_a).astype(np.float64), check_table(table_b).astype(np.float64)
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"the tables must have the same rows, got {a.shape[0]} and {b.shape[0]}")
+    V = a.shape[0]
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= V - 1:
+        raise ValueError(f"k must be an integer in [1, {V - 1}], got {k!r}")
+    rows = check_ids(rows, V, "row")
+    na, nb = _top_k(a, rows, int(k)), _top_k(b, rows, int(k))
+    return np.array([len(set(x) & set(y)) / k for x, y in zip(na, nb)], dtype=np.float64)
+
+
+__all__ = [
+    "AnalogyResult",
+    "SimilarityResult",
+    "analogy_accuracy",
+    "analogy_predictions",
+    "nearest_words",
+    "neighbour_overlap",
+    "read_analogies",
+    "read_word_pairs",
+    "similarity_by_frequency",
+    "word_similarity",
+]

@@ -1,0 +1,288 @@
+"""lib.evaluation: benchmark readers, Spearman with coverage, 3CosAdd, strata and neighbours.
+
+References: the published sizes of the benchmarks, SciPy's spearmanr, gensim's own evaluations
+(``KeyedVectors.evaluate_word_pairs`` / ``evaluate_word_analogies``), lib.embedding.analogy, and small
+hand-made tables.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.stats
+from gensim.models import KeyedVectors
+
+from lib.embedding import analogy
+from lib.evaluation import (
+    AnalogyResult,
+    SimilarityResult,
+    analogy_accuracy,
+    analogy_predictions,
+    nearest_words,
+    neighbour_overlap,
+    read_analogies,
+    read_word_pairs,
+    similarity_by_frequency,
+    word_similarity,
+)
+
+# --- the shipped benchmark files ------------------------------------------------------------------------
+
+
+def test_wordsim353_has_353_pairs():
+    pairs = read_word_pairs("wordsim353")
+    assert len(pairs) == 353  # Finkelstein et al. 2002
+    assert pairs[0] == ("love", "sex", 6.77) and pairs[2] == ("tiger", "tiger", 10.0)
+    assert all(0 <= s <= 10 for _, _, s in pairs)
+
+
+def test_simlex999_has_999_pairs():
+    pairs = read_word_pairs("simlex999")
+    assert len(pairs) == 999  # Hill et al. 2015
+    assert pairs[1] == ("smart", "intelligent", 9.2)
+
+
+def test_analogy_file_has_the_published_question_counts():
+    """Mikolov et al. 2013a, Table 1: 8,869 semantic and 10,675 syntactic questions in 14 sections."""
+    sections = read_analogies("analogies")
+    names = list(sections)
+    assert len(names) == 14 and names[0] == "capital-common-countries"
+    semantic = sum(len(sections[n]) for n in names[:5])
+    syntactic = sum(len(sections[n]) for n in names[5:])
+    assert (semantic, syntactic) == (8869, 10675)
+    assert sections[names[0]][0] == ("athens", "greece", "baghdad", "iraq")
+
+
+def test_readers_keep_case_when_asked():
+    assert read_analogies("analogies", lowercase=False)["capital-common-countries"][0][0] == "Athens"
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("a\tb\t1.0\nc\td\n", "line 2: expected"),
+        ("# header\na\tb\thigh\n", "line 2: score 'high' is not a number"),
+        ("a\tb\tnan\n", "not finite"),
+    ],
+)
+def test_word_pair_reader_names_the_bad_line(tmp_path, text, match):
+    path = tmp_path / "pairs.tsv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        read_word_pairs(path)
+
+
+@pytest.mark.parametrize("text, match", [("a b c d\n", "before the first"), (": s\na b c\n", "line 2: expected four")])
+def test_analogy_reader_names_the_bad_line(tmp_path, text, match):
+    path = tmp_path / "q.txt"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        read_analogies(path)
+
+
+def test_reader_rejects_a_non_path():
+    with pytest.raises(TypeError, match="path"):
+        read_word_pairs(3)
+
+
+# --- word similarity -----------------------------------------------------------------------------------------
+
+
+TOKENS = ["cat", "dog", "car", "truck", "pet"]
+TABLE = np.array([[1.0, 0.1], [0.9, 0.3], [0.0, 1.0], [0.1, 0.9], [0.8, 0.5]])
+
+
+def test_spearman_matches_scipy_on_the_usable_pairs():
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5), ("dog", "pet", 7.0), ("cat", "zebra", 5.0)]
+    result = word_similarity(TABLE, TOKENS, pairs)
+    unit = TABLE / np.linalg.norm(TABLE, axis=1, keepdims=True)
+    idx = {t: i for i, t in enumerate(TOKENS)}
+    cos = [unit[idx[a]] @ unit[idx[b]] for a, b, _ in pairs[:4]]
+    expected = scipy.stats.spearmanr(cos, [s for _, _, s in pairs[:4]]).statistic
+    assert result.rho == pytest.approx(expected)
+    assert (result.n_used, result.n_total, result.oov_rate) == (4, 5, pytest.approx(0.2))
+
+
+def test_spearman_and_oov_match_gensim(tmp_path):
+    rng = np.random.default_rng(0)
+    vocab = [f"w{i}" for i in range(40)]
+    vectors = rng.standard_normal((40, 12)).astype(np.float32)
+    # distinct words in a pair: a word with itself has cosine 1, a tie that float32 rounding breaks
+    drawn = [rng.choice(50, 2, replace=False) for _ in range(60)]
+    lines = ["# header"] + [f"w{a}\tw{b}\t{rng.uniform(0, 10):.2f}" for a, b in drawn]
+    path = tmp_path / "pairs.tsv"
+    path.write_text("\n".join(lines) + "\n")
+    kv = KeyedVectors(12)
+    kv.add_vectors(vocab, vectors)
+    _, spearman, oov_percent = kv.evaluate_word_pairs(str(path), case_insensitive=False)
+    ours = word_similarity(vectors, vocab, read_word_pairs(path, lowercase=False))
+    assert ours.rho == pytest.approx(spearman.statistic, abs=1e-6)
+    assert 100 * ours.oov_rate == pytest.approx(oov_percent)
+
+
+def test_fewer_than_two_usable_pairs_is_a_clear_error():
+    with pytest.raises(ValueError, match="only 1 of 3 word pairs .* at least 2"):
+        word_similarity(TABLE, TOKENS, [("cat", "dog", 3.0), ("cat", "zebra", 1.0), ("lion", "dog", 2.0)])
+    with pytest.raises(ValueError, match="no word pairs"):
+        word_similarity(TABLE, TOKENS, [])
+
+
+def test_constant_scores_are_a_clear_error():
+    with pytest.raises(ValueError, match="human scores .* all equal"):
+        word_similarity(TABLE, TOKENS, [("cat", "dog", 3.0), ("car", "truck", 3.0)])
+    flat = np.ones((5, 2))
+    with pytest.raises(ValueError, match="cosine similarities .* all equal"):
+        word_similarity(flat, TOKENS, [("cat", "dog", 3.0), ("car", "truck", 5.0)])
+
+
+def test_table_and_vocabulary_must_match():
+    with pytest.raises(ValueError, match="5 rows but the vocabulary has 4"):
+        word_similarity(TABLE, TOKENS[:4], [("cat", "dog", 1.0)])
+    bad = TABLE.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        word_similarity(bad, TOKENS, [("cat", "dog", 1.0), ("car", "truck", 2.0)])
+    with pytest.raises(ValueError, match="twice"):
+        word_similarity(TABLE, ["a", "a", "b", "c", "d"], [("a", "b", 1.0)])
+
+
+def test_accepts_a_vocabulary_object():
+    from lib.corpus import Vocabulary
+
+    vocab = Vocabulary(TOKENS)
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5)]
+    assert word_similarity(TABLE, vocab, pairs) == word_similarity(TABLE, TOKENS, pairs)
+
+
+def test_similarity_by_frequency_partitions_the_pairs():
+    rng = np.random.default_rng(1)
+    vocab = [f"w{i}" for i in range(30)]
+    vectors = rng.standard_normal((30, 6))
+    counts = np.arange(30) * 3 + 2  # w0 has 2, w29 has 89
+    pairs = [(f"w{rng.integers(0, 30)}", f"w{rng.integers(0, 30)}", float(rng.uniform(0, 10))) for _ in range(80)]
+    strata = similarity_by_frequency(vectors, vocab, counts, pairs, [0, 20, 50, np.inf])
+    assert [label for label, _ in strata] == ["0-19", "20-49", "50+"]
+    rarer = [min(counts[int(a[1:])], counts[int(b[1:])]) for a, b, _ in pairs]
+    for (label, result), (lo, hi) in zip(strata, [(0, 20), (20, 50), (50, np.inf)]):
+        chosen = [p for p, r in zip(pairs, rarer) if lo <= r < hi]
+        assert result == word_similarity(vectors, vocab, chosen)
+    assert sum(r.n_used for _, r in strata) == 80
+
+
+def test_similarity_by_frequency_errors():
+    counts = np.array([5, 5, 50, 50, 5])
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5)]
+    with pytest.raises(ValueError, match="increasing"):
+        similarity_by_frequency(TABLE, TOKENS, counts, pairs, [10, 10])
+    with pytest.raises(ValueError, match="shape"):
+        similarity_by_frequency(TABLE, TOKENS, counts[:3], pairs, [0, 10])
+    with pytest.raises(ValueError, match="stratum 10\\+: only 1 of 1"):
+        similarity_by_frequency(TABLE, TOKENS, counts, pairs, [0, 10, np.inf])
+
+
+# --- analogies ------------------------------------------------------------------------------------------------------
+
+
+def test_3cosadd_on_a_hand_made_table():
+    tokens = ["man", "woman", "king", "queen", "apple"]
+    table = np.array([[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [1.0, 0.0, 1.0], [1.0, 1.0, 1.0], [0.0, 0.0, 1.0]])
+    sections = {"royal": [("man", "woman", "king", "queen"), ("man", "king", "woman", "queen"), ("man", "apple", "woman", "king")]}
+    result = analogy_accuracy(table, tokens, sections)
+    assert (result.correct, result.attempted, result.total) == (2, 3, 3)
+    assert result.accuracy == pytest.approx(2 / 3) and result.coverage == 1.0
+
+
+def test_batched_predictions_equal_lib_embedding_analogy():
+    rng = np.random.default_rng(2)
+    table = rng.standard_normal((25, 7))
+    table[4] = 0.0  # a zero row: cosine 0 under both rules
+    questions = rng.integers(0, 25, size=(60, 3))
+    got = analogy_predictions(table, questions, chunk=16)
+    expected = [analogy(table, a, b, c, k=1)[0][0] for a, b, c in questions]
+    assert got.tolist() == expected
+
+
+def test_analogy_accuracy_matches_gensim(tmp_path):
+    rng = np.random.default_rng(3)
+    vocab = [f"w{i}" for i in range(30)]
+    vectors = rng.standard_normal((30, 8)).astype(np.float32)
+    # questions built so that some are right: d is the actual 3CosAdd answer for half of them
+    lines, sections = [], {}
+    for s in range(3):
+        lines.append(f": section{s}")
+        sections[f"section{s}"] = []
+        for _ in range(20):
+            a, b, c = (f"w{i}" for i in rng.choice(34, 3, replace=False))
+            d = f"w{rng.integers(0, 34)}"
+            if rng.random() < 0.5 and all(w in vocab for w in (a, b, c)):
+                d = vocab[analogy_predictions(vectors, np.array([[vocab.index(a), vocab.index(b), vocab.index(c)]]))[0]]
+            lines.append(f"{a} {b} {c} {d}")
+            sections[f"section{s}"].append((a, b, c, d))
+    path = tmp_path / "q.txt"
+    path.write_text("\n".join(lines) + "\n")
+    kv = KeyedVectors(8)
+    kv.add_vectors(vocab, vectors)
+    score, gensim_sections = kv.evaluate_word_analogies(str(path), case_insensitive=False)
+    ours = analogy_accuracy(vectors, vocab, read_analogies(path, lowercase=False))
+    assert ours.accuracy == pytest.approx(score)
+    for sec in gensim_sections[:-1]:
+        correct, attempted, _ = ours.by_section[sec["section"]]
+        assert (correct, attempted) == (len(sec["correct"]), len(sec["correct"]) + len(sec["incorrect"]))
+    assert ours.total == 60 and ours.attempted < 60 and ours.correct > 0
+
+
+def test_no_attempted_question_is_a_clear_error():
+    with pytest.raises(ValueError, match="none of the 1 analogy questions"):
+        analogy_accuracy(TABLE, TOKENS, {"s": [("cat", "dog", "car", "zebra")]})
+
+
+def test_analogy_prediction_errors():
+    with pytest.raises(ValueError, match="at least 4 rows"):
+        analogy_predictions(np.eye(3), [[0, 1, 2]])
+    with pytest.raises(ValueError, match="out of range"):
+        analogy_predictions(TABLE, [[0, 1, 9]])
+    with pytest.raises(ValueError, match="shape"):
+        analogy_predictions(TABLE, [0, 1, 2])
+
+
+def test_result_types():
+    assert isinstance(analogy_accuracy(TABLE, TOKENS, {"s": [("cat", "dog", "car", "truck")]}), AnalogyResult)
+    assert isinstance(word_similarity(TABLE, TOKENS, [("cat", "dog", 1.0), ("car", "pet", 2.0)]), SimilarityResult)
+
+
+# --- neighbours ---------------------------------------------------------------------------------------------------------
+
+
+def test_nearest_words_by_hand():
+    got = nearest_words(TABLE, TOKENS, "cat", k=2)
+    assert [w for w, _ in got] == ["dog", "pet"]
+    unit = TABLE / np.linalg.norm(TABLE, axis=1, keepdims=True)
+    assert got[0][1] == pytest.approx(float(unit[0] @ unit[1]))
+    with pytest.raises(ValueError, match="'zebra' is not in the vocabulary"):
+        nearest_words(TABLE, TOKENS, "zebra")
+
+
+def test_neighbour_overlap_is_one_under_a_rotation():
+    rng = np.random.default_rng(4)
+    table = rng.standard_normal((50, 6))
+    q, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    np.testing.assert_allclose(neighbour_overlap(table, table @ q, np.arange(50), k=5), 1.0)
+
+
+def test_neighbour_overlap_by_hand():
+    a = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    b = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.1], [0.1, 0.9]])
+    # row 0: neighbours in a are 1 then 3; in b 2 then 3: k=1 -> 0, k=2 -> 1/2
+    assert neighbour_overlap(a, b, [0], k=1).tolist() == [0.0]
+    assert neighbour_overlap(a, b, [0], k=2).tolist() == [0.5]
+    with pytest.raises(ValueError, match="same rows"):
+        neighbour_overlap(a, b[:3], [0])
+    with pytest.raises(ValueError, match="k must be"):
+        neighbour_overlap(a, b, [0], k=4)
+    with pytest.raises(ValueError, match="out of range"):
+        neighbour_overlap(a, b, [7], k=2)
+
+
+def test_oov_rate_is_a_fraction():
+    r = SimilarityResult(0.5, 3, 4)
+    assert r.oov_rate == pytest.approx(0.25) and not math.isnan(r.rho)
