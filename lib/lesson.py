@@ -68,6 +68,7 @@ LESSON_NEIGHBOURS: Dict[str, Tuple[str, ...]] = {
 GPT2_VOCAB = 50_257
 GPT2_WIDTH = 768
 GPT2_CONTEXT = 1_024
+GPT2_LAYERS = 12
 
 COSINE_WIDTH = 8  # the width whose vectors the lesson reads
 
@@ -75,6 +76,19 @@ COSINE_WIDTH = 8  # the width whose vectors the lesson reads
 def gpt2_token_parameters() -> int:
     """Parameters of GPT-2 small's token table, ``V × d`` = 50,257 × 768."""
     return GPT2_VOCAB * GPT2_WIDTH
+
+
+def gpt2_total_parameters() -> int:
+    """Every parameter of GPT-2 small, counted from its architecture (Radford et al. 2019).
+
+    Token and position tables; per layer, two layer norms (scale and shift), the attention's joint
+    query/key/value projection and output projection, and the two-layer MLP of width ``4d``, all with
+    biases; a final layer norm. The output layer reuses the token table, so it adds nothing. Gives the
+    released model's 124,439,808.
+    """
+    d = GPT2_WIDTH
+    layer = 2 * (2 * d) + (d * 3 * d + 3 * d) + (d * d + d) + (d * 4 * d + 4 * d) + (4 * d * d + d)
+    return gpt2_token_parameters() + gpt2_position_parameters() + GPT2_LAYERS * layer + 2 * d
 
 
 def gpt2_position_parameters() -> int:
@@ -233,7 +247,7 @@ def same_set_of_vectors(X, Y, atol: float = 1e-12) -> bool:
 def loss_table_markdown(exp: Experiment) -> str:
     """The width table as Markdown: the book's parameters and losses beside the lesson's, full table last."""
     lines = [
-        "| width $d$ | parameters | training loss | validation loss | lesson: training | lesson: validation | run |",
+        "| width d | parameters | training loss | validation loss | lesson: training | lesson: validation | run |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for r in exp.rows:

@@ -178,6 +178,17 @@ def decode(ids) -> str:
     return " ".join(VOCAB[i] for i in ids.reshape(-1))
 
 
+def split_sentences(ids) -> List[str]:
+    """Cut a stream of token ids into sentences, each a string ending in "." (a trailing fragment is kept).
+
+    ``ids`` is any 1-D integer array-like of ids into :data:`VOCAB`. Raises like :func:`check_ids`.
+    """
+    ids = check_ids(ids, V).reshape(-1)
+    ends = np.flatnonzero(ids == STOI["."]) + 1
+    pieces = np.split(ids, ends)
+    return [decode(p) for p in pieces if p.size]
+
+
 # --- sampling -------------------------------------------------------------------------------------
 
 

@@ -163,6 +163,12 @@ def test_split_is_by_sentences(corpus):
     np.testing.assert_array_equal(np.concatenate([corpus.train, corpus.val]), whole)
 
 
+def test_split_sentences_inverts_the_join(corpus):
+    sentences = tl.sample_sentences(tl.N_SENTENCES, seed=tl.SEED)
+    assert tl.split_sentences(corpus.train) == sentences[: corpus.n_train_sentences]
+    assert tl.split_sentences(tl.encode("the cat saw a fish . the dog")) == ["the cat saw a fish .", "the dog"]
+
+
 def test_encode_decode_round_trip():
     text = "the cat chased a small boat at night ."
     ids = tl.encode(text)
