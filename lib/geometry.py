@@ -98,6 +98,39 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     return U * S
 
 
+def named_neighbours(vectors, vocab, term: str, k: int = 4, *, metric: str = "cosine", normalize: bool = False):
+    """The ``k`` nearest items to ``term`` by name: ``[(token, score), ...]`` best first, ``term`` excluded.
+
+    ``vectors`` ``(V, D)`` rows in the order of ``vocab`` (a :class:`lib.corpus.Vocabulary`); ``metric``
+    and ``normalize`` as in :func:`lib.embedding.nearest_neighbours` (ties by smaller id). Raises
+    ``KeyError``/``ValueError`` for a term without a row, and like ``nearest_neighbours``.
+    """
+    table = check_table(vectors)
+    if table.shape[0] != len(vocab):
+        raise ValueError(f"vectors have {table.shape[0]} rows but the vocabulary has {len(vocab)} items")
+    i = vocab.id(term)
+    hits = nearest_neighbours(table, table[i], k, metric=metric, normalize=normalize, exclude=[i])
+    return [(vocab.token(j), s) for j, s in hits]
+
+
+def compare_neighbours(got: Mapping[str, Sequence], published: Mapping[str, Sequence], digits: int = 4) -> str:
+    """A plain-text table of neighbours side by side: ``term, rank, this run, published, same``.
+
+    ``got`` and ``published`` map a query term to ``[(token, score), ...]``; scores are rounded to
+    ``digits`` places before they are compared, and "same" is ``yes`` when token and rounded score agree.
+    Raises ``ValueError`` when the two do not hold the same terms and the same number of neighbours.
+    """
+    if list(got) != list(published) or any(len(got[t]) != len(published[t]) for t in got):
+        raise ValueError("got and published must list the same terms with the same number of neighbours")
+    rows = [("term", "rank", "this chapter", "source", "same")]
+    for term in got:
+        for rank, ((tok_a, s_a), (tok_b, s_b)) in enumerate(zip(got[term], published[term]), start=1):
+            a, b = round(float(s_a), digits) + 0.0, round(float(s_b), digits) + 0.0
+            rows.append((term, str(rank), f"{tok_a} {a:.{digits}f}", f"{tok_b} {b:.{digits}f}", "yes" if (tok_a, a) == (tok_b, b) else "NO"))
+    widths = [max(len(r[c]) for r in rows) for c in range(5)]
+    return "\n".join("  ".join(f"{v:<{w}}" for v, w in zip(r, widths)).rstrip() for r in rows)
+
+
 def neighbour_sets(vectors, items: Sequence[int], k: int) -> List[frozenset]:
     """The top-``k`` cosine neighbours of each row in ``items`` (the row itself excluded), as sets."""
     table = check_table(vectors)
@@ -174,6 +207,8 @@ __all__ = [
     "FOUR_VECTORS",
     "MetricRow",
     "anisotropy",
+    "compare_neighbours",
+    "named_neighbours",
     "format_metric_table",
     "metric_table",
     "neighbour_overlap",

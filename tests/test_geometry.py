@@ -10,8 +10,10 @@ from sklearn.decomposition import PCA
 from lib.geometry import (
     FOUR_VECTORS,
     anisotropy,
+    compare_neighbours,
     format_metric_table,
     metric_table,
+    named_neighbours,
     neighbour_overlap,
     principal_projection,
     stability_by_frequency,
@@ -90,3 +92,21 @@ def test_stability_by_frequency():
         stability_by_frequency([1.0], [3], threshold=1)
     with pytest.raises(ValueError, match="same length"):
         stability_by_frequency([1.0, 2.0], [3], threshold=1)
+
+
+def test_named_neighbours_and_comparison_table():
+    from lib.corpus import Vocabulary
+
+    vocab = Vocabulary(["a", "b", "c"])
+    table = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]])
+    got = named_neighbours(table, vocab, "a", 2)
+    assert [t for t, _ in got] == ["b", "c"] and got[0][1] == pytest.approx(0.9 / math.hypot(0.9, 0.1))
+    text = compare_neighbours({"a": got}, {"a": [("b", got[0][1] + 1e-7), ("b", 0.0)]}).splitlines()
+    assert text[0].split() == ["term", "rank", "this", "chapter", "source", "same"]
+    assert text[1].split()[-1] == "yes" and text[2].split()[-1] == "NO"
+    with pytest.raises(ValueError, match="same terms"):
+        compare_neighbours({"a": got}, {"b": got})
+    with pytest.raises(ValueError, match="3 items"):
+        named_neighbours(table[:2], vocab, "a")
+    with pytest.raises(KeyError):
+        named_neighbours(table, vocab, "zzz")
