@@ -73,7 +73,7 @@ def _check_positive_float(value, name: str) -> float:
 def check_counts(counts) -> np.ndarray:
     """Return ``counts`` as a ``(V, V)`` float64 array after checking it is square, finite and non-negative.
 
-    Raises ``ValueError`` otherwise, or if every count is zero.
+    Raises ``ValueError`` otherwise, or if every count is zero, and ``TypeError`` for non-numeric counts.
     """
     counts = np.asarray(counts)
     if counts.ndim != 2 or counts.shape[0] != counts.shape[1] or counts.shape[0] < 1:
@@ -129,11 +129,13 @@ def count_table(counts, alpha: float = 0.0) -> np.ndarray:
     """The full bigram table: ``P[i, j] = (C[i, j] + α) / (n_i + α V)``, ``(V, V)`` float64, rows summing to 1.
 
     With ``alpha = 0`` (the default) this is the maximum-likelihood bigram model; a row whose token was
-    never seen as a previous token is uniform. ``alpha > 0`` is add-α smoothing. Raises ``ValueError``
-    for ``alpha < 0`` and as :func:`check_counts`.
+    never seen as a previous token is uniform. ``alpha > 0`` is add-α smoothing. Raises ``TypeError``
+    for a non-numeric ``alpha``, ``ValueError`` for ``alpha < 0``, and as :func:`check_counts`.
     """
     counts = check_counts(counts)
-    if isinstance(alpha, bool) or not np.isfinite(alpha) or alpha < 0:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
+        raise TypeError(f"alpha must be a number, got {type(alpha).__name__}")
+    if not np.isfinite(alpha) or alpha < 0:
         raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
     V = counts.shape[0]
     smoothed = counts + alpha

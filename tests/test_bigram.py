@@ -227,6 +227,8 @@ def test_bad_training_arguments_are_rejected():
         bg.train_factored(counts, 2, steps=-1)
     with pytest.raises(ValueError, match="alpha must be a finite number >= 0"):
         bg.count_table(counts, alpha=-1)
+    with pytest.raises(TypeError, match="alpha must be a number"):
+        bg.count_table(counts, alpha="1")
     with pytest.raises(ValueError, match="widths must name at least one width"):
         bg.width_sweep(counts, counts, [])
 
