@@ -6,9 +6,8 @@ When a ``(V, D)`` table is too large for one device it is split over ``world_siz
   has its own batch of ids; it sends every id to the rank that owns it (an all-to-all), the owners look
   the rows up and send them back (a second all-to-all), and the result is exactly ``table[ids]``.
   In the backward pass the gradient rows travel the reverse way to the owner, which accumulates them.
-  This is the model-parallel embedding of DLRM (Naumov et al. 2019, §4 "Parallelism": embeddings
-  distributed by model parallelism, with a "butterfly shuffle" all-to-all) and of TorchRec's row-wise
-  sharding.
+  This is the model-parallel embedding of DLRM (Naumov et al. 2019, section "Parallelism": embedding
+  tables distributed by model parallelism, their lookups exchanged by an all-to-all "butterfly shuffle").
 - **column-wise** (:class:`ColumnShardedEmbedding`): rank ``r`` holds every row but only a block of the
   ``D`` columns. Every id must reach every rank; each rank returns its columns to the rank that asked,
   which concatenates them.
@@ -37,9 +36,8 @@ tensors on ``cuda:<local rank>``, on GPUs: the collectives used (``all_to_all_si
 exist in both backends.
 
 Departures from the systems cited: no overlap of communication with computation, no caching of hot
-rows, no pipelining of all-to-alls, and (by default) ids are de-duplicated on the sending rank before
-routing (``dedupe=True``), so that a repeated id costs one row of traffic, as TorchRec's input
-distribution does; ``dedupe=False`` sends one row per occurrence.
+rows, no pipelining of all-to-alls. By default (``dedupe=True``) each rank sends every distinct id once,
+so that a repeated id costs one row of traffic; ``dedupe=False`` sends one row per occurrence.
 """
 
 from __future__ import annotations
@@ -760,6 +758,23 @@ def check_sharding(
         out["out_grad_err"] = _max_abs(w_local.grad, w_ref.grad[lo:hi])
         out["hidden_grad_err"] = _max_abs(h.grad, h_ref.grad)
     return out
+
+
+def sharded_lookup(rank: int, world_size: int, table, ids_per_rank: Sequence, *, scheme: str = "row") -> np.ndarray:
+    """Run on every rank: look up this rank's ids in ``table`` sharded by ``scheme`` (``"row"`` or
+    ``"column"``); return the rows, ``ids.shape + (D,)`` as NumPy.
+
+    ``table`` ``(V, D)`` and ``ids_per_rank`` (one array-like per rank) are the same on every rank. A bad
+    id raises ``ValueError`` on the rank that holds it (which :func:`spawn` reports as a :class:`RankError`).
+    """
+    if scheme not in ("row", "column"):
+        raise ValueError(f"scheme must be 'row' or 'column', got {scheme!r}")
+    table = torch.as_tensor(np.asarray(table))
+    cls = RowShardedEmbedding if scheme == "row" else ColumnShardedEmbedding
+    emb = cls.from_full(table)
+    ids = torch.as_tensor(np.asarray(ids_per_rank[rank], dtype=np.int64))
+    with torch.no_grad():
+        return emb(ids).numpy()
 
 
 def check_many(rank: int, world_size: int, cases: Sequence[Dict[str, Any]], **kwargs) -> List[Dict[str, Any]]:

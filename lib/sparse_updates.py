@@ -325,3 +325,52 @@ def adam_untouched_step_closed_form(
     m_hat = b1 * g / (1.0 + b1)
     v_hat = b2 * g * g / (1.0 + b2)
     return lr * abs(m_hat) / (np.sqrt(v_hat) + eps)
+
+
+# --- printing -----------------------------------------------------------------------------------------
+
+
+def step_table(results: Dict[str, StepResult]) -> List[dict]:
+    """The reproducible columns of :func:`compare_steps`' results, one dict per method, timings left out.
+
+    Keys: ``method``, ``rows touched``, ``rows changed``, ``gradient`` and ``optimiser state`` (bytes,
+    formatted by :func:`lib.memory.format_bytes`). Timings change from run to run and are formatted
+    separately by :func:`format_duration`.
+    """
+    from lib.memory import format_bytes
+
+    return [
+        {
+            "method": r.method,
+            "rows touched": r.rows_touched,
+            "rows changed": r.rows_changed,
+            "gradient": format_bytes(r.grad_bytes),
+            "optimiser state": format_bytes(r.state_bytes),
+        }
+        for r in results.values()
+    ]
+
+
+def format_duration(seconds: float) -> str:
+    """A measured duration as ``"12.3 ms"`` (milliseconds, one decimal).
+
+    Every duration the book prints or glues has this form, which ``tests/nbval_sanitize.cfg`` masks
+    before comparing notebook outputs. Raises ``ValueError`` for a negative or non-finite value.
+    """
+    seconds = float(seconds)
+    if not np.isfinite(seconds) or seconds < 0:
+        raise ValueError(f"seconds must be a finite number >= 0, got {seconds}")
+    return f"{seconds * 1e3:.1f} ms"
+
+
+def format_ratio(slow: float, fast: float) -> str:
+    """How many times ``slow`` is ``fast``, as ``"37-fold"`` (whole number; ``"<1-fold"`` below one).
+
+    The ``-fold`` form of a measured ratio is masked by ``tests/nbval_sanitize.cfg`` like a duration.
+    Raises ``ValueError`` unless both are finite and ``fast > 0``.
+    """
+    slow, fast = float(slow), float(fast)
+    if not (np.isfinite(slow) and np.isfinite(fast)) or fast <= 0 or slow < 0:
+        raise ValueError(f"need finite slow >= 0 and fast > 0, got slow={slow}, fast={fast}")
+    ratio = slow / fast
+    return f"{ratio:.0f}-fold" if ratio >= 1 else "<1-fold"

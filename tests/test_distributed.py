@@ -27,6 +27,7 @@ from lib.distributed import (
     row_owner,
     shard_offsets,
     shard_sizes,
+    sharded_lookup,
     spawn,
     summarise,
     vocab_parallel_log_softmax,
@@ -335,3 +336,12 @@ def test_runs_under_torchrun():
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "world_size=2" in done.stdout and done.stdout.strip().endswith("OK")
+
+
+def test_sharded_lookup_worker_returns_each_ranks_rows():
+    table = np.arange(30.0).reshape(10, 3)
+    ids = [[9, 0, 4], [[5, 5], [1, 2]], [7]]
+    for scheme in ("row", "column"):
+        got = spawn(sharded_lookup, 3, table, ids, scheme=scheme, timeout=TIMEOUT)
+        for r in range(3):
+            np.testing.assert_array_equal(got[r], table[np.asarray(ids[r])])

@@ -9,9 +9,12 @@ from lib.sparse_updates import (
     adam_untouched_step_closed_form,
     compare_steps,
     expected_touched_fraction,
+    format_duration,
+    format_ratio,
     id_probabilities,
     measure_step,
     sample_ids,
+    step_table,
     touched_fraction,
     untouched_row_drift,
 )
@@ -178,3 +181,26 @@ def test_drift_errors():
         untouched_row_drift(5, betas=(1.0, 0.999))
     with pytest.raises(ValueError, match="lr must be a finite number > 0"):
         adam_untouched_step_closed_form(lr=float("nan"))
+
+
+def test_step_table_leaves_timings_out(steps):
+    table = step_table(steps)
+    assert [r["method"] for r in table] == list(steps)
+    assert table[0] == {
+        "method": "dense_adam",
+        "rows touched": steps["dense_adam"].rows_touched,
+        "rows changed": steps["dense_adam"].rows_changed,
+        "gradient": "96.0 kB",  # 3000 * 8 * 4 bytes
+        "optimiser state": "192.0 kB",
+    }
+
+
+def test_format_duration_and_ratio():
+    assert format_duration(0.41234) == "412.3 ms"
+    assert format_duration(0) == "0.0 ms"
+    assert format_ratio(0.7, 0.02) == "35-fold"
+    assert format_ratio(0.01, 0.02) == "<1-fold"
+    with pytest.raises(ValueError, match="seconds must be a finite number >= 0"):
+        format_duration(-1)
+    with pytest.raises(ValueError, match="fast > 0"):
+        format_ratio(1.0, 0.0)

@@ -127,3 +127,10 @@ def test_errors():
         train("tied", 4, tr, tr, lr=0.0)
     with pytest.raises(ValueError, match="steps must be an integer >= 1"):
         train("tied", 4, tr, tr, steps=0)
+
+
+def test_training_restores_the_thread_count():
+    before = torch.get_num_threads()
+    tr = np.ones((4, 4))
+    train("tied", 2, tr, tr, steps=2)
+    assert torch.get_num_threads() == before

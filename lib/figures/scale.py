@@ -1,0 +1,280 @@
+"""Figures of the chapter "Embedding tables at scale" (chapters/scale.md).
+
+Five figures: the training footprint of a table by optimiser and dtype (:mod:`lib.memory`), the share of
+rows one batch touches as the vocabulary grows and the drift of a row without gradient under Adam
+(:mod:`lib.sparse_updates`), the bytes that row- and column-wise sharding exchange and the load on each
+shard (:mod:`lib.distributed`, computed from the ids with :func:`~lib.distributed.plan_exchange`, no
+processes), and validation loss of tied and untied models (:mod:`lib.tying`).
+
+Functions whose data take seconds to compute accept it as an optional argument, so the chapter can pass
+what it has already computed; called with no argument (the figure registry, the baseline test) they
+compute it themselves with the chapter's settings.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Sequence
+
+import numpy as np
+
+from lib import distributed, memory, sparse_updates, tying
+from lib.figures.style import MARKERS, PALETTE, new_figure, styled
+
+GREY = "0.35"
+
+#: Settings shared with the chapter.
+FOOTPRINT_CASE = (1_000_000, 768)  # the four-level chapter's exercise: one million items, width 768
+TOUCH_BATCH = 4096
+TOUCH_SIZES = np.logspace(3, 7, 9).round().astype(int)  # 1,000 .. 10,000,000 rows
+TOUCH_SAMPLED = (10**3, 10**4, 10**5, 10**6)
+DRIFT_STEPS = 30
+DRIFT_LR = 0.1
+EXCHANGE_CASE = dict(V=100_000, D=64, batch=4096, itemsize=4)  # float32 rows, 4,096 ids per rank
+EXCHANGE_WORLDS = (1, 2, 3, 4, 6, 8)
+LOAD_WORLD = 4
+
+
+def footprint_configs():
+    """The configurations of :func:`footprint`: ``[(label, Footprint), ...]`` for the 1M x 768 table."""
+    V, D = FOOTPRINT_CASE
+    return [
+        ("fp32\nSGD", memory.training_footprint(V, D, "fp32", "sgd")),
+        ("fp32\nmomentum", memory.training_footprint(V, D, "fp32", "momentum")),
+        ("fp32\nAdam", memory.training_footprint(V, D, "fp32", "adam")),
+        ("bf16\nAdam", memory.training_footprint(V, D, "bf16", "adam")),
+        ("bf16 Adam,\nfp32 master", memory.training_footprint(V, D, "bf16", "adam", master_weights=True)),
+    ]
+
+
+@styled
+def footprint():
+    """Stacked bars: weights, gradients, master copy and optimiser state of a 1,000,000 x 768 table."""
+    configs = footprint_configs()
+    parts = [
+        "weights",
+        "gradients",
+        "fp32 master weights",
+        "optimizer: momentum_buffer",
+        "optimizer: exp_avg",
+        "optimizer: exp_avg_sq",
+    ]
+    names = {
+        "optimizer: momentum_buffer": "momentum buffer",
+        "optimizer: exp_avg": "Adam first moment",
+        "optimizer: exp_avg_sq": "Adam second moment",
+    }
+    hatches = ["", "//", "xx", "..", "\\\\", "--"]
+    fig = new_figure(7.6, 4.2)
+    ax = fig.add_subplot()
+    x = np.arange(len(configs))
+    bottom = np.zeros(len(configs))
+    for i, part in enumerate(parts):
+        vals = np.array([dict(f.breakdown()).get(part, 0) for _, f in configs]) / 1e9
+        if not vals.any():
+            continue
+        ax.bar(
+            x,
+            vals,
+            bottom=bottom,
+            color=PALETTE[i],
+            hatch=hatches[i],
+            edgecolor="white",
+            linewidth=0.5,
+            label=names.get(part, part),
+            width=0.6,
+        )
+        bottom += vals
+    for xi, (_, f) in zip(x, configs):
+        ax.text(xi, f.total / 1e9 + 0.2, memory.format_bytes(f.total), ha="center", va="bottom", fontsize=9)
+    ax.set_xticks(x, [label for label, _ in configs])
+    ax.set_ylabel("training memory (GB, 10⁹ bytes)")
+    ax.set_ylim(0, bottom.max() * 1.15)
+    ax.set_title("A 1,000,000 × 768 table in training")
+    fig.legend(loc="outside right upper", fontsize=9)
+    return fig
+
+
+@styled
+def touched_fraction():
+    """Share of rows one batch of 4,096 ids touches, against V: expected (lines) and sampled (markers)."""
+    fig = new_figure(6.4, 4.2)
+    ax = fig.add_subplot()
+    for i, dist_name in enumerate(sparse_updates.DISTRIBUTIONS):
+        expected = [sparse_updates.expected_touched_fraction(int(V), TOUCH_BATCH, dist_name) for V in TOUCH_SIZES]
+        ax.plot(TOUCH_SIZES, expected, color=PALETTE[i], linewidth=1.5, label=f"{dist_name} ids, expected")
+        sampled = [
+            sparse_updates.touched_fraction(
+                sparse_updates.sample_ids(V, TOUCH_BATCH, distribution=dist_name, seed=0), V
+            )
+            for V in TOUCH_SAMPLED
+        ]
+        ax.scatter(
+            TOUCH_SAMPLED,
+            sampled,
+            color=PALETTE[i],
+            marker=MARKERS[i],
+            s=40,
+            zorder=3,
+            label=f"{dist_name} ids, one sampled batch",
+        )
+    ax.plot(
+        TOUCH_SIZES,
+        np.minimum(1.0, TOUCH_BATCH / TOUCH_SIZES),
+        color=GREY,
+        linestyle="--",
+        linewidth=1,
+        label="batch / V (no id repeated)",
+    )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("vocabulary size V (rows)")
+    ax.set_ylabel("share of rows touched")
+    ax.set_title(f"Rows one batch of {TOUCH_BATCH:,} ids touches")
+    ax.legend(fontsize=9, loc="lower left")
+    return fig
+
+
+@styled
+def adam_drift(drift: Optional[Dict[str, np.ndarray]] = None):
+    """A row with a gradient at step 1 only: its move at each step under Adam and SparseAdam, and in total."""
+    drift = sparse_updates.untouched_row_drift(DRIFT_STEPS, lr=DRIFT_LR) if drift is None else drift
+    steps = np.arange(1, len(drift["adam"]) + 1)
+    fig = new_figure(8.0, 3.8)
+    axes = fig.subplots(1, 2)
+    for i, (key, label) in enumerate((("adam", "Adam (dense gradient)"), ("sparse_adam", "SparseAdam"))):
+        axes[0].plot(steps, drift[key], color=PALETTE[i], marker=MARKERS[i], markersize=4, linewidth=1.2, label=label)
+        axes[1].plot(
+            steps, np.cumsum(drift[key]), color=PALETTE[i], marker=MARKERS[i], markersize=4, linewidth=1.2, label=label
+        )
+    axes[0].set_ylabel("move at this step")
+    axes[0].set_title("Each step")
+    axes[1].set_ylabel("distance moved since step 0")
+    axes[1].set_title("In total")
+    for ax in axes:
+        ax.set_xlabel("step (gradient only at step 1)")
+        ax.set_ylim(bottom=0)
+    axes[0].legend(fontsize=9)
+    return fig
+
+
+def exchange_data(worlds: Sequence[int] = EXCHANGE_WORLDS):
+    """Bytes per batch, summed over ranks, for each world size: ``{scheme label: [bytes per W]}``."""
+    c = EXCHANGE_CASE
+    out: Dict[str, list] = {"row-wise, uniform ids": [], "row-wise, Zipf ids": [], "column-wise": []}
+    for W in worlds:
+        ids = {
+            d: [sparse_updates.sample_ids(c["V"], c["batch"], distribution=d, seed=1 + r) for r in range(W)]
+            for d in ("uniform", "zipf")
+        }
+        for label, dist_name, scheme in (
+            ("row-wise, uniform ids", "uniform", "row"),
+            ("row-wise, Zipf ids", "zipf", "row"),
+            ("column-wise", "uniform", "column"),
+        ):
+            plan = distributed.plan_exchange(ids[dist_name], c["V"], c["D"], scheme, itemsize=c["itemsize"])
+            out[label].append(sum(p["total_bytes"] for p in plan))
+    return out
+
+
+def load_data(world_size: int = LOAD_WORLD):
+    """Rows each rank serves under row-wise sharding, uniform and Zipf ids: ``{label: [rows per rank]}``."""
+    c = EXCHANGE_CASE
+    out = {}
+    for dist_name, label in (("uniform", "uniform ids"), ("zipf", "Zipf ids")):
+        ids = [
+            sparse_updates.sample_ids(c["V"], c["batch"], distribution=dist_name, seed=1 + r) for r in range(world_size)
+        ]
+        out[label] = [p["rows_served"] for p in distributed.plan_exchange(ids, c["V"], c["D"], "row")]
+    return out
+
+
+@styled
+def exchange():
+    """Left: bytes exchanged per batch (forward + backward, all ranks) against the number of ranks.
+    Right: rows each of four row-wise shards serves, for uniform and Zipf ids."""
+    data = exchange_data()
+    fig = new_figure(8.6, 3.9)
+    axes = fig.subplots(1, 2, width_ratios=[1.3, 1])
+    for i, (label, values) in enumerate(data.items()):
+        axes[0].plot(
+            EXCHANGE_WORLDS, np.array(values) / 1e6, color=PALETTE[i], marker=MARKERS[i], linewidth=1.2, label=label
+        )
+    axes[0].set_xlabel("number of ranks (world size)")
+    axes[0].set_ylabel("bytes sent per batch (MB)")
+    axes[0].set_xticks(EXCHANGE_WORLDS)
+    axes[0].set_title(f"{EXCHANGE_CASE['batch']:,} ids per rank, D = {EXCHANGE_CASE['D']}, float32")
+    axes[0].legend(fontsize=9)
+    load = load_data()
+    ranks = np.arange(LOAD_WORLD)
+    width = 0.38
+    for i, (label, served) in enumerate(load.items()):
+        axes[1].bar(
+            ranks + (i - 0.5) * width,
+            served,
+            width=width,
+            color=PALETTE[i],
+            hatch=["", "//"][i],
+            edgecolor="white",
+            label=label,
+        )
+    axes[1].set_xticks(ranks, [f"rank {r}" for r in ranks])
+    axes[1].set_ylabel("rows looked up for all ranks")
+    axes[1].set_title(f"Load on {LOAD_WORLD} row-wise shards")
+    axes[1].legend(fontsize=9)
+    return fig
+
+
+@styled
+def tying_losses(results: Optional[Sequence[tying.TyingResult]] = None):
+    """Validation loss against parameter count for untied, tied, and tied-without-hidden-layer models."""
+    results = tying.compare_tying() if results is None else results
+    floor = tying.entropy_floor()
+    labels = {"untied": "untied (E and O separate)", "tied": "tied (O = E)", "tied_no_hidden": "tied, no hidden layer"}
+    fig = new_figure(8.6, 4.2)
+    axes = fig.subplots(1, 2)
+    for ax, variants in ((axes[0], tying.VARIANTS), (axes[1], ("untied", "tied"))):
+        for variant in variants:
+            i = tying.VARIANTS.index(variant)
+            rs = [r for r in results if r.variant == variant]
+            ax.plot(
+                [r.n_params for r in rs],
+                [r.val_loss for r in rs],
+                color=PALETTE[i],
+                marker=MARKERS[i],
+                linewidth=1.2,
+                label=labels[variant],
+            )
+            for r in rs:  # untied labels below the points, the others above
+                if ax is axes[0] and r.val_loss < floor + 0.1:
+                    continue  # labelled in the close-up
+                dy = -13 if variant == "untied" else 6
+                ax.annotate(
+                    f"d={r.d}",
+                    (r.n_params, r.val_loss),
+                    textcoords="offset points",
+                    xytext=(4, dy),
+                    fontsize=8,
+                    color=PALETTE[i],
+                    annotation_clip=True,
+                )
+        ax.axhline(floor, color=GREY, linestyle="--", linewidth=1, label="floor: the grammar's entropy")
+        ax.set_xscale("log")
+        ax.set_xticks([100, 200, 400, 800], ["100", "200", "400", "800"])
+        ax.minorticks_off()
+        ax.set_xlabel("parameters")
+    axes[0].set_ylabel("validation loss (nats per token)")
+    axes[0].set_title("All models")
+    axes[1].set_title("Close-up near the floor")
+    axes[1].set_ylim(floor - 0.012, floor + 0.035)
+    handles, labs = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labs, loc="outside lower center", ncols=2, fontsize=9)
+    return fig
+
+
+FIGURES = {
+    "scale-footprint": footprint,
+    "scale-touched-fraction": touched_fraction,
+    "scale-adam-drift": adam_drift,
+    "scale-exchange": exchange,
+    "scale-tying": tying_losses,
+}
