@@ -494,6 +494,8 @@ class RankError(RuntimeError):
 def _worker(rank, world_size, init_file, backend, collective_timeout, threads, fn, args, kwargs, results):
     try:
         torch.set_num_threads(threads)
+        if backend == "nccl":  # one GPU per rank
+            torch.cuda.set_device(rank % torch.cuda.device_count())
         dist.init_process_group(
             backend,
             init_method=f"file://{init_file}",
@@ -687,12 +689,25 @@ def make_case(
     }
 
 
+def _default_device(rank: int) -> str:
+    """``"cuda:<rank mod GPUs>"`` when the process group uses NCCL, else ``"cpu"``."""
+    if dist.is_initialized() and dist.get_backend() == "nccl":
+        return f"cuda:{rank % torch.cuda.device_count()}"
+    return "cpu"
+
+
 def _max_abs(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a - b).abs().max()) if a.numel() else 0.0
 
 
 def check_sharding(
-    rank: int, world_size: int, case: Dict[str, Any], *, dedupe: bool = True, dtype: str = "float64"
+    rank: int,
+    world_size: int,
+    case: Dict[str, Any],
+    *,
+    dedupe: bool = True,
+    dtype: str = "float64",
+    device: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Run on every rank: compare the sharded computations with the unsharded ones; return the evidence.
 
@@ -703,16 +718,23 @@ def check_sharding(
     compared with its block of the unsharded autograd gradient. Softmax: this rank's slice of the
     vocabulary-parallel log-softmax, the cross-entropy and the gradients of ``out_table`` and ``hidden``.
 
+    ``device``: where this rank's tensors live; default ``"cpu"`` for gloo and ``"cuda:<rank mod number of
+    GPUs>"`` for NCCL (the NCCL path is written for GPUs but the book's tests run it on CPU only).
+
     Returns a dict of floats (``*_err``: max absolute differences), this rank's :class:`CommStats` dicts
     (``row_stats``, ``col_stats``) and ``log_softmax`` (this rank's ``(N, V_r)`` slice, NumPy).
     """
+    if device is None:
+        device = _default_device(rank)
     tdtype = getattr(torch, dtype)
-    table = torch.as_tensor(case["table"], dtype=tdtype)
+    table = torch.as_tensor(case["table"], dtype=tdtype, device=device)
     V, D = table.shape
-    ids_all = [torch.as_tensor(np.asarray(i, dtype=np.int64)) for i in case["ids_per_rank"]]
+    ids_all = [torch.as_tensor(np.asarray(i, dtype=np.int64), device=device) for i in case["ids_per_rank"]]
     ids = ids_all[rank]
     coef = [
-        torch.as_tensor(np.random.default_rng(1000 + r).standard_normal(tuple(i.shape) + (D,)), dtype=tdtype)
+        torch.as_tensor(
+            np.random.default_rng(1000 + r).standard_normal(tuple(i.shape) + (D,)), dtype=tdtype, device=device
+        )
         for r, i in enumerate(ids_all)
     ]
     # unsharded reference: one table, every rank's batch, the sum of every rank's loss
@@ -737,9 +759,9 @@ def check_sharding(
     out["col_stats"] = col.stats.as_dict()
 
     if "hidden" in case:
-        h_full = torch.as_tensor(case["hidden"], dtype=tdtype)
-        w_full = torch.as_tensor(case["out_table"], dtype=tdtype)
-        t = torch.as_tensor(np.asarray(case["targets"], dtype=np.int64))
+        h_full = torch.as_tensor(case["hidden"], dtype=tdtype, device=device)
+        w_full = torch.as_tensor(case["out_table"], dtype=tdtype, device=device)
+        t = torch.as_tensor(np.asarray(case["targets"], dtype=np.int64), device=device)
         h_ref, w_ref = h_full.clone().requires_grad_(True), w_full.clone().requires_grad_(True)
         logp_ref = F.log_softmax(h_ref @ w_ref.T, dim=1)
         F.nll_loss(logp_ref, t).backward()
@@ -750,7 +772,7 @@ def check_sharding(
         z = vocab_parallel_logits(h, w_local)
         logp = vocab_parallel_log_softmax(z)
         out["log_softmax_err"] = _max_abs(logp.detach(), logp_ref.detach()[:, lo:hi])
-        out["log_softmax"] = logp.detach().numpy()
+        out["log_softmax"] = logp.detach().cpu().numpy()
         loss = vocab_parallel_cross_entropy(z, t, lo)
         loss.backward()
         out["ce"] = float(loss.detach())
@@ -769,12 +791,13 @@ def sharded_lookup(rank: int, world_size: int, table, ids_per_rank: Sequence, *,
     """
     if scheme not in ("row", "column"):
         raise ValueError(f"scheme must be 'row' or 'column', got {scheme!r}")
-    table = torch.as_tensor(np.asarray(table))
+    device = _default_device(rank)
+    table = torch.as_tensor(np.asarray(table), device=device)
     cls = RowShardedEmbedding if scheme == "row" else ColumnShardedEmbedding
     emb = cls.from_full(table)
-    ids = torch.as_tensor(np.asarray(ids_per_rank[rank], dtype=np.int64))
+    ids = torch.as_tensor(np.asarray(ids_per_rank[rank], dtype=np.int64), device=device)
     with torch.no_grad():
-        return emb(ids).numpy()
+        return emb(ids).cpu().numpy()
 
 
 def check_many(rank: int, world_size: int, cases: Sequence[Dict[str, Any]], **kwargs) -> List[Dict[str, Any]]:
@@ -827,10 +850,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
     if "RANK" in os.environ and "WORLD_SIZE" in os.environ:  # started by torchrun
+        if a.backend == "nccl":
+            torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", 0)))
         dist.init_process_group(a.backend, init_method="env://")
         rank, W = dist.get_rank(), dist.get_world_size()
         case = make_case(a.V, a.D, W, a.batch, distribution=a.distribution, seed=a.seed)
-        mine = check_sharding(rank, W, case)
+        device = f"cuda:{torch.cuda.current_device()}" if a.backend == "nccl" else "cpu"
+        mine = check_sharding(rank, W, case, device=device)
         gathered: List[Any] = [None] * W
         dist.all_gather_object(gathered, mine)
         dist.destroy_process_group()
