@@ -17,6 +17,9 @@ CDN (MathJax, fonts, widget scripts) fails here: the book must read offline. Per
   stderr output leaked into the page;
 - the search page finds each chapter by its title, and the page(s) that discuss "negative sampling".
 
+Each chapter is also opened from disk (``file://``, as the README's "open _build/html/index.html"), where
+its maths must typeset from the build too.
+
 A screenshot of each page (the first screen, the whole page, and the first figure) is written to
 ``test-artifacts/screenshots/`` for a person to look at; that folder is not committed.
 
@@ -150,8 +153,9 @@ def _shot_name(docname: str) -> str:
 class Reader:
     """A Chromium context on the served book; visits pages once each and remembers what it saw."""
 
-    def __init__(self, browser, base: str):
+    def __init__(self, browser, base: str, html_dir: Path):
         self.base = base
+        self.html_dir = html_dir
         self.blocked: list[str] = []
         self.context = browser.new_context(viewport=VIEWPORT, service_workers="block")
         self.context.set_default_timeout(TIMEOUT_MS)
@@ -161,8 +165,8 @@ class Reader:
 
     def _route(self, route):
         url = urllib.parse.urlsplit(route.request.url)
-        if url.scheme in ("http", "https") and url.hostname == "127.0.0.1":
-            route.continue_()
+        if (url.scheme in ("http", "https") and url.hostname == "127.0.0.1") or url.scheme == "file":
+            route.continue_()  # the local server, or the disk
         else:  # the book must not need the network: block it, and report it
             self.blocked.append(route.request.url)
             route.abort("internetdisconnected")
@@ -282,7 +286,7 @@ def reader(browser, book_html):
     for old in SCREENSHOTS.glob("*.png"):
         old.unlink()
     with booksite.serve(book_html) as base:
-        reader = Reader(browser, base)
+        reader = Reader(browser, base, book_html)
         yield reader
         reader.close()
     # what each page showed, next to the screenshots, for a person reading them
@@ -454,6 +458,33 @@ def test_page_offers_its_notebook_and_source_for_download(reader, docname):
     assert code(nb) == code(source), f"{docname}: the downloaded notebook's code differs from the source"
     executed = [c for c in nb.cells if c.cell_type == "code" and c.get("outputs")]
     assert len(executed) > 0, f"{docname}: the downloaded notebook has no outputs"
+
+
+@pytest.mark.parametrize("docname", CHAPTERS)
+def test_chapter_reads_from_disk_without_a_server(reader, docname):
+    """The README's "open _build/html/index.html": a file:// page typesets its maths from the build."""
+    page = reader.context.new_page()
+    errors = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    blocked_before = len(reader.blocked)
+    page.goto((reader.html_dir / f"{docname}.html").as_uri(), wait_until="load")
+    counts = [0, 0]
+    if page.evaluate("() => document.querySelector('.math') !== null"):
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+        page.evaluate("() => MathJax.startup.promise.then(() => true)")
+        page.evaluate("() => document.fonts.ready.then(() => true)")
+        counts = page.evaluate(
+            "() => [document.querySelectorAll('.math').length, document.querySelectorAll('.math mjx-container').length]"
+        )
+    fonts = page.evaluate(
+        "() => { const out = []; document.fonts.forEach((f) => { if (/MJX/.test(f.family)) out.push(f.status); }); return out; }"
+    )
+    page.close()
+    assert reader.blocked[blocked_before:] == [], f"{docname} from disk asked the network for {reader.blocked[blocked_before:]}"
+    assert errors == [], f"{docname} from disk: console errors {errors}"
+    assert counts[0] == counts[1], f"{docname} from disk: {counts[1]} of {counts[0]} formulas typeset"
+    assert "error" not in fonts and (counts[0] == 0 or "loaded" in fonts), f"{docname} from disk: MathJax fonts {fonts}"
 
 
 @pytest.mark.parametrize("docname", CHAPTERS)
