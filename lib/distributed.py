@@ -130,7 +130,7 @@ class CommStats:
 
     @property
     def forward_bytes(self) -> int:
-        """Bytes sent in the forward pass: counts + ids + rows."""
+        """Bytes sent in the forward pass (counts, ids and rows together)."""
         return self.count_bytes + self.id_bytes + self.row_bytes
 
     @property
@@ -331,6 +331,7 @@ class RowShardedEmbedding(torch.nn.Module):
         return cls(table[off[rank] : off[rank + 1]].detach().clone(), table.shape[0], group=group, dedupe=dedupe)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """Rows ``ids.shape + (D,)`` of the whole table for this rank's ``ids``; a collective (see the class)."""
         W, rank = self.world_size, self.rank
         ids_np = check_ids(ids.detach().cpu().numpy(), self.V)
         flat = torch.as_tensor(ids_np.reshape(-1), device=self.local.device)
@@ -391,6 +392,7 @@ class ColumnShardedEmbedding(torch.nn.Module):
         return cls(table[:, off[rank] : off[rank + 1]].detach().clone(), table.shape[1], group=group)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """Rows ``ids.shape + (D,)`` of the whole table for this rank's ``ids``; a collective (see the class)."""
         W, rank = self.world_size, self.rank
         ids_np = check_ids(ids.detach().cpu().numpy(), self.V)
         flat = torch.as_tensor(ids_np.reshape(-1), device=self.local.device)

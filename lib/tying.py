@@ -8,7 +8,7 @@ report equal or better perplexity with fewer parameters; GPT-2 and nanoGPT do it
 ``model.parameters()`` then yields it once, so the parameter count falls by exactly ``V · d``, and its
 gradient is the sum of the gradient through the lookup and the gradient through the output layer.
 
-The model here is the lesson's setting, the next token of the toy language (:mod:`lib.toylang`) from the
+The model here is the lesson's setting, the next token of the toy language (``lib.toylang``) from the
 previous one, with one hidden layer between input and output (Press & Wolf tie across an LSTM; here
 ``h = tanh(E[x] W + c)``):
 
@@ -20,10 +20,10 @@ previous one, with one hidden layer between input and output (Press & Wolf tie a
   saving of memory (the four-level chapter, Level 4).
 
 Training is full-batch Adam on the bigram counts of the training split: the loss of any model that sees
-only the previous token depends on the data only through the count matrix (see :mod:`lib.bigram`), so
+only the previous token depends on the data only through the count matrix (see ``lib.bigram``), so
 one ``(V, V)`` logit table per step replaces the ``N`` training pairs. Losses are mean cross-entropies in
 nats per predicted token; the floor is the grammar's conditional entropy
-(:func:`lib.toylang.bigram_entropy`).
+(``lib.toylang.bigram_entropy``).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def _check_int(value, name: str, low: int = 1) -> int:
 class TinyLM(torch.nn.Module):
     """Next-token model ``P(next | previous)``: input table, optional hidden layer, output matrix.
 
-    ``V`` tokens, width ``d``, ``variant`` one of :data:`VARIANTS`. ``forward(x)`` takes ids ``(...,)``
+    ``V`` tokens, width ``d``, ``variant`` one of ``VARIANTS``. ``forward(x)`` takes ids ``(...,)``
     int64 and returns logits ``(..., V)`` float64. ``self.embed`` is an ``nn.Embedding(V, d)``;
     ``self.out`` an ``nn.Linear(d, V)`` whose ``weight`` ``(V, d)`` *is* ``self.embed.weight`` when tied.
     Initial weights ``N(0, 0.1²)`` from ``seed`` (biases zero). Raises ``ValueError`` for an unknown
@@ -80,6 +80,7 @@ class TinyLM(torch.nn.Module):
             self.out.weight = self.embed.weight  # one Parameter in two places: the tie
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits ``(..., V)`` float64 of the next token after each id of ``x`` ``(...,)`` int64."""
         h = self.embed(x)  # (..., d)
         if self.hidden is not None:
             h = torch.tanh(self.hidden(h))
@@ -146,7 +147,7 @@ def train(
 ) -> TyingResult:
     """Train a :class:`TinyLM` with full-batch Adam on ``train_counts`` and evaluate on ``val_counts``.
 
-    Both count matrices are ``(V, V)`` (:func:`lib.bigram.bigram_counts`). Runs on one thread (restored
+    Both count matrices are ``(V, V)`` (``lib.bigram.bigram_counts``). Runs on one thread (restored
     afterwards): the matrices are too small to share. Returns a :class:`TyingResult`.
     Raises ``ValueError`` for an unknown variant, mismatched count shapes, ``steps < 1`` or ``lr <= 0``.
     """
@@ -177,7 +178,7 @@ def train(
 def toy_counts(corpus=None):
     """Bigram count matrices ``(34, 34)`` int64 of the toy language's training and validation splits.
 
-    ``corpus`` is a :class:`lib.toylang.Corpus` (default: :func:`lib.toylang.make_corpus` with its default
+    ``corpus`` is a ``lib.toylang.Corpus`` (default: ``lib.toylang.make_corpus`` with its default
     size and seed). Returns ``(train_counts, val_counts)``.
     """
     from lib.bigram import bigram_counts
@@ -203,7 +204,7 @@ def compare_tying(
 
 def entropy_floor() -> float:
     """The lowest expected loss of any next-token-from-previous model of the toy language, in nats
-    (:func:`lib.toylang.bigram_entropy`)."""
+    (``lib.toylang.bigram_entropy``)."""
     from lib.toylang import bigram_entropy
 
     return float(bigram_entropy())
