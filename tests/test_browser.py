@@ -45,8 +45,7 @@ import pytest
 
 import booksite
 
-# One xdist worker runs this whole module (`make test` passes --dist loadgroup): the book is built once.
-pytestmark = pytest.mark.xdist_group("browser")
+# One xdist worker runs this whole module (`make test` passes --dist loadfile): the book is built once.
 
 ROOT = booksite.ROOT
 CONFIG = booksite.config()
