@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import statistics
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -130,6 +131,18 @@ def touched_fraction(ids, V: int) -> float:
 # --- one training step ------------------------------------------------------------------------------
 
 
+@contextmanager
+def _threads(n: Optional[int]):
+    """Run PyTorch on ``n`` threads inside the block (``None``: leave the setting alone); restore after."""
+    before = torch.get_num_threads()
+    if n is not None:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 @dataclass(frozen=True)
 class StepResult:
     """One method's measurement. Times in seconds, sizes in bytes, rows as counts.
@@ -184,6 +197,7 @@ def measure_step(
     steps: int = 3,
     lr: float = 0.01,
     seed: int = 0,
+    threads: Optional[int] = 1,
 ) -> StepResult:
     """Time training steps of a ``(V, D)`` float32 ``nn.Embedding`` and count what the last step did.
 
@@ -196,8 +210,13 @@ def measure_step(
     changed rows are counted. At that last step, rows used earlier but not now have non-zero moments:
     dense Adam changes them too, SparseAdam does not.
 
+    ``threads``: PyTorch threads during the steps (restored afterwards; ``None`` leaves the setting as it
+    is). The default, one, makes the methods comparable on a shared machine: measured on the book's
+    two-core build machine under load, a sparse SGD step took about 4 ms on one thread and over 100 ms
+    on two, most of it waiting for the second thread.
+
     Returns a :class:`StepResult`. Raises ``ValueError`` for an unknown method or a size / ``steps`` /
-    ``lr`` out of range. Memory: ``V · D · 4`` bytes for the table, as much again for a dense gradient,
+    ``lr`` / ``threads`` out of range. Memory: ``V · D · 4`` bytes for the table, as much again for a dense gradient,
     twice as much for (either) Adam's state, plus one copy of the table while counting changed rows.
     """
     if method not in METHODS:
@@ -207,6 +226,13 @@ def measure_step(
     batch = _check_int(batch, "batch")
     steps = _check_int(steps, "steps")
     lr = _check_positive(lr, "lr")
+    if threads is not None:
+        threads = _check_int(threads, "threads")
+    with _threads(threads):
+        return _measure(method, V, D, batch, steps, lr, seed)
+
+
+def _measure(method, V, D, batch, steps, lr, seed) -> StepResult:
     emb, opt = _make(method, V, D, lr, seed)
     gen = torch.Generator().manual_seed(seed + 1)
     target = torch.randn(batch, D, generator=gen)
@@ -255,12 +281,13 @@ def compare_steps(
     steps: int = 3,
     lr: float = 0.01,
     seed: int = 0,
+    threads: Optional[int] = 1,
 ) -> Dict[str, StepResult]:
-    """:func:`measure_step` for each of ``methods`` with the same sizes and seed: ``{method: StepResult}``.
+    """:func:`measure_step` for each of ``methods`` with the same sizes, seed and threads: ``{method: StepResult}``.
 
     The tables are built one after another and freed in between, so peak memory is that of one method.
     """
-    return {m: measure_step(m, V, D, batch, steps=steps, lr=lr, seed=seed) for m in methods}
+    return {m: measure_step(m, V, D, batch, steps=steps, lr=lr, seed=seed, threads=threads) for m in methods}
 
 
 # --- Adam and rows without gradient ----------------------------------------------------------------

@@ -132,6 +132,7 @@ def test_timings_are_recorded(steps):
         (dict(method="dense_adam", steps=0), ValueError, "steps must be an integer >= 1"),
         (dict(method="dense_adam", lr=-1.0), ValueError, "lr must be a finite number > 0"),
         (dict(method="dense_adam", D=True), TypeError, "D .* must be an integer"),
+        (dict(method="dense_adam", threads=0), ValueError, "threads must be an integer >= 1"),
     ],
 )
 def test_measure_step_errors(kwargs, exc, match):
@@ -204,3 +205,11 @@ def test_format_duration_and_ratio():
         format_duration(-1)
     with pytest.raises(ValueError, match="fast > 0"):
         format_ratio(1.0, 0.0)
+
+
+def test_measure_step_restores_the_thread_count():
+    import torch
+
+    before = torch.get_num_threads()
+    measure_step("sparse_sgd", 100, 4, 8, steps=1, threads=1)
+    assert torch.get_num_threads() == before
