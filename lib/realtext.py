@@ -24,8 +24,8 @@ provenance record names the exact bytes, and turns the corpus into token lists (
 Licences, as far as they are known (the chapter repeats them): gensim is LGPL-2.1; the Lee corpus is
 news text whose copyright stays with its publisher, redistributed in gensim's test data with no
 separate licence; WordSim-353 and SimLex-999 are published on their authors' web pages (the header line
-of each file names the page), and the copies in gensim carry no licence text; the analogy questions come with the word2vec tool, released
-under the Apache License 2.0.
+of each file names the page), and the copies in gensim carry no licence text; the analogy questions come
+with the word2vec tool, released under the Apache License 2.0.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Sequence
+from typing import Dict, Iterable, List, Sequence, Tuple
 
 import numpy as np
 
@@ -298,7 +298,9 @@ def _vocabulary(docs, settings: Settings):
     return Vocabulary.from_sentences(docs, min_count=settings.min_count, order="count", unknown="skip")
 
 
-def train_ppmi_svd(docs, settings: Settings = Settings(), *, corpus: str = "Lee background corpus", data=("lee",)) -> Trained:
+def train_ppmi_svd(
+    docs, settings: Settings = Settings(), *, corpus: str = "Lee background corpus", data=("lee",)
+) -> Trained:
     """PPMI-SVD (:mod:`lib.ppmi`): symmetric ``±window`` counts with ``settings.weighting``, PPMI with
     context smoothing ``ppmi_alpha``, truncated SVD (ARPACK) to ``dim`` and vectors ``U·S^svd_power``.
     No subsampling and no randomness beyond ARPACK's fixed start vector. ``data`` names the shipped
@@ -344,7 +346,13 @@ def train_ppmi_svd(docs, settings: Settings = Settings(), *, corpus: str = "Lee 
 
 
 def train_book_sgns(
-    docs, settings: Settings = Settings(), *, seed: int = 0, workers: int = 1, corpus: str = "Lee background corpus", data=("lee",)
+    docs,
+    settings: Settings = Settings(),
+    *,
+    seed: int = 0,
+    workers: int = 1,
+    corpus: str = "Lee background corpus",
+    data=("lee",),
 ) -> Trained:
     """The book's skip-gram with negative sampling (:func:`lib.sgns.train_sgns`) with ``settings``;
     ``workers=1`` is deterministic. Raises like :class:`lib.sgns.SGNSConfig`."""
@@ -375,7 +383,13 @@ def train_book_sgns(
 
 
 def train_gensim(
-    docs, settings: Settings = Settings(), *, seed: int = 0, workers: int = 1, corpus: str = "Lee background corpus", data=("lee",)
+    docs,
+    settings: Settings = Settings(),
+    *,
+    seed: int = 0,
+    workers: int = 1,
+    corpus: str = "Lee background corpus",
+    data=("lee",),
 ) -> Trained:
     """gensim's ``Word2Vec`` with ``sg=1`` (skip-gram), negative sampling and ``settings``; its vectors
     are returned in the rows of the book's vocabulary (same tokens: both keep words seen ``min_count``
@@ -442,9 +456,424 @@ def train_gensim(
 METHODS = {"PPMI-SVD": train_ppmi_svd, "book SGNS": train_book_sgns, "gensim": train_gensim}
 
 
+# --- the chapter's study: seeds, a learning curve, strata and neighbours ---------------------------------
+
+#: Seeds of the chapter's repeated runs, the corpus fractions of its learning curve, the strata of
+#: the rarer word's count for WordSim-353, the frequency bands for neighbour agreement, and the
+#: frequent words whose neighbours it shows.
+CHAPTER_SEEDS = (0, 1, 2)
+CHAPTER_FRACTIONS = (0.125, 0.25, 0.5, 1.0)
+STRATA_EDGES = (2, 4, 8, float("inf"))
+FREQUENCY_BANDS = (2, 5, 20, 100, float("inf"))
+NEIGHBOUR_WORDS = ("police", "fire", "government", "afghanistan")
+
+
+@dataclass(frozen=True)
+class Scores:
+    """One model's intrinsic scores: WordSim-353 and SimLex-999 (:class:`lib.evaluation.SimilarityResult`)
+    and the analogy questions (:class:`lib.evaluation.AnalogyResult`)."""
+
+    method: str
+    seed: int
+    wordsim: object
+    simlex: object
+    analogies: object
+
+
+def evaluate(trained: Trained, seed: int = 0) -> Scores:
+    """Score ``trained`` on the three shipped benchmarks (:mod:`lib.evaluation`). Raises like them."""
+    from lib.evaluation import analogy_accuracy, read_analogies, read_word_pairs, word_similarity
+
+    return Scores(
+        trained.method,
+        int(seed),
+        word_similarity(trained.vectors, trained.vocab, read_word_pairs("wordsim353")),
+        word_similarity(trained.vectors, trained.vocab, read_word_pairs("simlex999")),
+        analogy_accuracy(trained.vectors, trained.vocab, read_analogies("analogies")),
+    )
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """One point of the learning curve: corpus ``fraction``, its in-vocabulary ``n_tokens`` and
+    ``vocab_size``, the ``method`` and its WordSim-353 result (``rho``, pairs used)."""
+
+    fraction: float
+    n_tokens: int
+    vocab_size: int
+    method: str
+    wordsim: object
+
+
+@dataclass(frozen=True)
+class Study:
+    """Everything the chapter shows about quality: ``models[(method, seed)]`` (:class:`Trained`, one seed
+    for PPMI-SVD, which has no randomness), ``scores`` (:class:`Scores`, same keys) and ``curve``
+    (:class:`CurvePoint` list, seed 0)."""
+
+    settings: Settings
+    models: Dict[Tuple[str, int], Trained]
+    scores: Dict[Tuple[str, int], Scores]
+    curve: List[CurvePoint]
+
+
+def run_study(
+    docs,
+    settings: Settings = Settings(),
+    *,
+    seeds: Sequence[int] = CHAPTER_SEEDS,
+    fractions: Sequence[float] = CHAPTER_FRACTIONS,
+) -> Study:
+    """Train the three methods (one worker each, so every run is reproducible) on ``docs`` for every seed
+    (PPMI-SVD once: it has no seed), score them, and train them again on nested corpus fractions
+    (:func:`corpus_fraction`, seed 0) for the learning curve; the fraction 1.0 reuses the seed-0 models.
+    Raises like the trainers and :func:`evaluate`."""
+    from lib.evaluation import read_word_pairs, word_similarity
+    from lib.progress import progress
+
+    docs = _check_docs(docs)
+    seeds = [int(s) for s in seeds]
+    jobs = [("PPMI-SVD", seeds[0])] + [(m, s) for s in seeds for m in ("book SGNS", "gensim")]
+    models, scores = {}, {}
+    for method, seed in progress(jobs, desc="seeds"):
+        kwargs = {} if method == "PPMI-SVD" else {"seed": seed, "workers": 1}
+        models[(method, seed)] = METHODS[method](docs, settings, **kwargs)
+        scores[(method, seed)] = evaluate(models[(method, seed)], seed)
+    pairs = read_word_pairs("wordsim353")
+    curve = []
+    for fraction in progress(list(fractions), desc="fractions"):
+        part = docs if fraction == 1.0 else corpus_fraction(docs, fraction, seed=0)
+        for method in METHODS:
+            key = (method, seeds[0])
+            kwargs = {} if method == "PPMI-SVD" else {"seed": seeds[0], "workers": 1}
+            trained = models[key] if fraction == 1.0 and key in models else METHODS[method](part, settings, **kwargs)
+            score = word_similarity(trained.vectors, trained.vocab, pairs)
+            n_tokens = int(trained.vocab.counts.sum())
+            curve.append(CurvePoint(float(fraction), n_tokens, len(trained.vocab), method, score))
+    return Study(settings, models, scores, curve)
+
+
+_CHAPTER_STUDY: Dict[str, Study] = {}
+
+
+def chapter_study() -> Study:
+    """The chapter's :class:`Study` on the Lee corpus with the default :class:`Settings`, computed once per
+    process and kept (the chapter and its figures share it)."""
+    if "lee" not in _CHAPTER_STUDY:
+        _CHAPTER_STUDY["lee"] = run_study(load_corpus("lee"))
+    return _CHAPTER_STUDY["lee"]
+
+
+def score_summary(study: Study, method: str, metric: str) -> Tuple[float, float, float, int]:
+    """``(mean, min, max, n_runs)`` of one metric over a method's seeds: ``metric`` is ``"wordsim"``,
+    ``"simlex"`` (Spearman ρ) or ``"analogies"`` (accuracy). Raises ``ValueError`` for an unknown
+    method or metric."""
+    if metric not in ("wordsim", "simlex", "analogies"):
+        raise ValueError(f"metric must be 'wordsim', 'simlex' or 'analogies', got {metric!r}")
+    values = [
+        (sc.analogies.accuracy if metric == "analogies" else getattr(sc, metric).rho)
+        for (m, _), sc in study.scores.items()
+        if m == method
+    ]
+    if not values:
+        raise ValueError(f"no runs of method {method!r}; known: {sorted({m for m, _ in study.scores})}")
+    v = np.array(values)
+    return float(v.mean()), float(v.min()), float(v.max()), len(values)
+
+
+def strata_scores(
+    study: Study, edges: Sequence[float] = STRATA_EDGES
+) -> Dict[str, List[Tuple[str, float, float, float, int]]]:
+    """WordSim-353 ρ by stratum of the rarer word's count (:func:`lib.evaluation.similarity_by_frequency`)
+    for each method: ``{method: [(label, mean, min, max, pairs), ...]}`` over the method's seeds."""
+    from lib.evaluation import read_word_pairs, similarity_by_frequency
+
+    pairs = read_word_pairs("wordsim353")
+    out: Dict[str, List[Tuple[str, float, float, float, int]]] = {}
+    for method in METHODS:
+        runs = [
+            similarity_by_frequency(t.vectors, t.vocab, t.vocab.counts, pairs, edges)
+            for (m, _), t in study.models.items()
+            if m == method
+        ]
+        rows = []
+        for k, (label, first) in enumerate(runs[0]):
+            rhos = np.array([run[k][1].rho for run in runs])
+            rows.append((label, float(rhos.mean()), float(rhos.min()), float(rhos.max()), first.n_used))
+        out[method] = rows
+    return out
+
+
+def seed_agreement(
+    study: Study, bands: Sequence[float] = FREQUENCY_BANDS, k: int = 10
+) -> Dict[str, List[Tuple[str, float, int]]]:
+    """How far two seeds of a predictive method agree on a word's ``k`` nearest neighbours, by frequency
+    band of the word: ``{method: [(label, mean overlap in [0, 1], words), ...]}`` between the first two
+    seeds (:func:`lib.evaluation.neighbour_overlap`). Raises ``ValueError`` with fewer than two seeds."""
+    from lib.evaluation import neighbour_overlap
+
+    out: Dict[str, List[Tuple[str, float, int]]] = {}
+    for method in ("book SGNS", "gensim"):
+        seeds = sorted(s for m, s in study.models if m == method)
+        if len(seeds) < 2:
+            raise ValueError(f"seed agreement needs two seeds of {method!r}, got {seeds}")
+        a, b = study.models[(method, seeds[0])], study.models[(method, seeds[1])]
+        counts = a.vocab.counts
+        rows = []
+        for lo, hi in zip(bands, bands[1:]):
+            ids = np.flatnonzero((counts >= lo) & (counts < hi))
+            label = f"{int(lo)}+" if hi == float("inf") else f"{int(lo)}-{int(hi) - 1}"
+            rows.append((label, float(neighbour_overlap(a.vectors, b.vectors, ids, k).mean()), int(ids.shape[0])))
+        out[method] = rows
+    return out
+
+
+def neighbour_table(study: Study, words: Sequence[str] = NEIGHBOUR_WORDS, k: int = 5, seed: int | None = None) -> str:
+    """A Markdown table of each word's ``k`` nearest neighbours (cosine) for the three methods side by side
+    (seed ``seed``, default the study's first). Raises ``ValueError`` for a word without a row."""
+    from lib.evaluation import nearest_words
+
+    seed = min(s for _, s in study.models) if seed is None else seed
+    methods = list(METHODS)
+    lines = ["| word (count) | " + " | ".join(methods) + " |", "| --- |" + " --- |" * len(methods)]
+    for word in words:
+        cells = []
+        for method in methods:
+            trained = study.models[(method, seed)]
+            cells.append(", ".join(w for w, _ in nearest_words(trained.vectors, trained.vocab, word, k)))
+        count = int(study.models[(methods[0], seed)].vocab.counts[study.models[(methods[0], seed)].vocab.id(word)])
+        lines.append(f"| {word} ({count}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def scores_table(study: Study) -> str:
+    """A Markdown table of the study's scores by method: Spearman ρ on WordSim-353 and SimLex-999 and
+    3CosAdd accuracy, each as mean (min to max) over the seeds, with the pairs or questions covered."""
+    lines = [
+        "| method | runs | WordSim-353 rho | pairs used | SimLex-999 rho | pairs used | analogy accuracy "
+        "| questions covered |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for method in METHODS:
+        first = next(sc for (m, _), sc in study.scores.items() if m == method)
+        cells = []
+        for metric in ("wordsim", "simlex", "analogies"):
+            mean, lo, hi, n = score_summary(study, method, metric)
+            cells.append(f"{mean:.4f} ({lo:.4f} to {hi:.4f})" if n > 1 else f"{mean:.4f}")
+        ws, sl, an = first.wordsim, first.simlex, first.analogies
+        lines.append(
+            f"| {method} | {n} | {cells[0]} | {ws.n_used} of {ws.n_total} | {cells[1]} | {sl.n_used} of {sl.n_total} "
+            f"| {cells[2]} | {an.attempted} of {an.total} |"
+        )
+    return "\n".join(lines)
+
+
+def median_rarer_count(study: Study) -> float:
+    """Median count, in the corpus, of the rarer word of the WordSim-353 pairs the vocabulary covers."""
+    from lib.evaluation import read_word_pairs
+
+    trained = next(iter(study.models.values()))
+    index, counts = trained.vocab.index, trained.vocab.counts
+    pairs = [(a, b) for a, b, _ in read_word_pairs("wordsim353") if a in index and b in index]
+    rarer = [min(counts[index[a]], counts[index[b]]) for a, b in pairs]
+    return float(np.median(rarer))
+
+
+# --- the race: the three methods timed in one process ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RaceRun:
+    """One timed training: ``method``, corpus ``scale`` (repetitions of the corpus), ``repeat`` index
+    (also the seed), wall ``seconds``, ``n_words`` processed, ``rho`` (WordSim-353) and ``pairs_used``."""
+
+    method: str
+    scale: int
+    repeat: int
+    seconds: float
+    n_words: int
+    rho: float
+    pairs_used: int
+
+
+def race(
+    docs,
+    settings: Settings = Settings(),
+    *,
+    scales: Sequence[int] = (1,),
+    repeats: int = 3,
+    workers: int = 2,
+    methods: Sequence[str] = ("gensim", "book SGNS", "PPMI-SVD"),
+    progress_desc: str | None = None,
+) -> List[RaceRun]:
+    """Train every method on the same corpus with the same ``settings`` in this process, ``repeats``
+    times per corpus scale, and time each run (:class:`Trained` ``seconds``).
+
+    The corpus at scale ``s`` is ``docs`` repeated ``s`` times (:func:`repeat_corpus`) with the minimum
+    count multiplied by ``s``, so the vocabulary and the word frequencies stay those of ``docs`` and
+    only the amount of text grows. Runs are interleaved (repeat by repeat, the method order rotating)
+    so that a change in the machine's load falls on every method alike. Repeat ``r`` uses seed ``r``;
+    the predictive methods use ``workers`` threads (gensim's ``workers`` and the book's Hogwild workers).
+    Each run is scored on WordSim-353. Raises ``ValueError`` for an unknown method, ``repeats < 1`` or
+    a scale below 1.
+    """
+    from dataclasses import replace
+
+    from lib.evaluation import read_word_pairs, word_similarity
+    from lib.progress import progress
+
+    docs = _check_docs(docs)
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise ValueError(f"unknown method(s) {unknown}; known: {list(METHODS)}")
+    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
+        raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
+    for s in scales:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1:
+            raise ValueError(f"every scale must be a positive integer, got {s!r}")
+    pairs = read_word_pairs("wordsim353")
+    runs: List[RaceRun] = []
+    jobs = [(s, r, k) for s in scales for r in range(repeats) for k in range(len(methods))]
+    corpora = {}
+    for s, r, k in progress(jobs, desc=progress_desc or "race"):
+        if s not in corpora:
+            corpora = {s: repeat_corpus(docs, int(s))}  # keep one scale in memory at a time
+        method = methods[(k + r) % len(methods)]
+        scaled = replace(settings, min_count=settings.min_count * int(s))
+        kwargs = {} if method == "PPMI-SVD" else {"seed": r, "workers": workers}
+        trained = METHODS[method](corpora[s], scaled, **kwargs)
+        score = word_similarity(trained.vectors, trained.vocab, pairs)
+        runs.append(RaceRun(method, int(s), r, trained.seconds, trained.n_words, score.rho, score.n_used))
+    return runs
+
+
+@dataclass(frozen=True)
+class RaceSummary:
+    """Medians over the repeats of one (method, scale): ``seconds`` (median, min, max),
+    ``words_per_second`` (median), ``speed_ratio`` (gensim's median time ÷ this method's: above 1 is
+    faster than gensim; for the predictive methods it equals the ratio of words per second),
+    ``us_per_word`` (median µs per word processed), ``rho`` (mean, min, max) and ``repeats``."""
+
+    method: str
+    scale: int
+    seconds: Tuple[float, float, float]
+    words_per_second: float
+    speed_ratio: float
+    us_per_word: float
+    rho: Tuple[float, float, float]
+    repeats: int
+
+
+def summarise_race(runs: Sequence[RaceRun]) -> List[RaceSummary]:
+    """One :class:`RaceSummary` per (method, scale), in the order first seen. Raises ``ValueError`` when a
+    scale has no gensim run (the ratio needs it) or ``runs`` is empty."""
+    if not runs:
+        raise ValueError("no runs to summarise")
+    keys = list(dict.fromkeys((r.method, r.scale) for r in runs))
+    gensim_median = {}
+    for scale in {k[1] for k in keys}:
+        times = [r.seconds for r in runs if r.method == "gensim" and r.scale == scale]
+        if not times:
+            raise ValueError(f"scale {scale} has no gensim run to compare with")
+        gensim_median[scale] = float(np.median(times))
+    out = []
+    for method, scale in keys:
+        mine = [r for r in runs if r.method == method and r.scale == scale]
+        t = np.array([r.seconds for r in mine])
+        w = np.array([r.n_words for r in mine], dtype=np.float64)
+        rho = np.array([r.rho for r in mine])
+        out.append(
+            RaceSummary(
+                method,
+                scale,
+                (float(np.median(t)), float(t.min()), float(t.max())),
+                float(np.median(w / t)),
+                gensim_median[scale] / float(np.median(t)),
+                float(np.median(t / w)) * 1e6,
+                (float(rho.mean()), float(rho.min()), float(rho.max())),
+                len(mine),
+            )
+        )
+    return out
+
+
+def format_seconds(seconds: float) -> str:
+    """A measured duration as ``"2.41 s"`` (the form ``tests/nbval_sanitize.cfg`` masks)."""
+    return f"{seconds:.2f} s"
+
+
+def format_ratio(ratio: float) -> str:
+    """A measured ratio as ``"1.43×"`` (masked for nbval like every measured value)."""
+    return f"{ratio:.2f}×"
+
+
+def format_rate(words_per_second: float) -> str:
+    """A measured throughput as ``"0.49 M words/s"`` (masked for nbval)."""
+    return f"{words_per_second / 1e6:.2f} M words/s"
+
+
+def format_cost(us_per_word: float) -> str:
+    """A measured cost per word as ``"2.05 µs/word"`` (masked for nbval)."""
+    return f"{us_per_word:.2f} µs/word"
+
+
+def race_table(summaries: Sequence[RaceSummary], *, markdown: bool = True, compact: bool = False) -> str:
+    """The race as a table, one row per (scale, method): wall time (median and range), words per second,
+    speed ratio to gensim, cost per word, WordSim-353 ρ (mean and range over the repeats). Markdown by
+    default, aligned plain text with ``markdown=False``. ``compact=True`` keeps the corpus, method, median
+    wall time, words per second and speed ratio: the measured columns only, every one in a form that
+    ``tests/nbval_sanitize.cfg`` masks (the chapter's version)."""
+    header = ["corpus", "method", "wall time (median, min-max)", "words/s", "speed vs gensim", "cost per word"]
+    header.append("WordSim-353 rho (mean, min-max)")
+    if compact:
+        header = ["corpus", "method", "wall time", "words/s", "speed vs gensim"]
+    order = list(METHODS)
+    rows = []
+    for s in sorted(summaries, key=lambda s: (s.scale, order.index(s.method) if s.method in order else len(order))):
+        t, r = s.seconds, s.rho
+        row = [f"{s.scale}x", s.method, format_seconds(t[0])]
+        row += [format_rate(s.words_per_second), format_ratio(s.speed_ratio)]
+        if not compact:
+            row[2] += f" ({t[1]:.2f}-{t[2]:.2f})"
+            row += [format_cost(s.us_per_word), f"{r[0]:.4f} ({r[1]:.4f} to {r[2]:.4f})"]
+        rows.append(row)
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        return "\n".join(lines)
+    widths = [max(len(x[i]) for x in [header] + rows) for i in range(len(header))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + rows)
+
+
 __all__ = [
     "DATA_FILES",
+    "CHAPTER_FRACTIONS",
+    "CHAPTER_SEEDS",
+    "CurvePoint",
+    "FREQUENCY_BANDS",
     "METHODS",
+    "NEIGHBOUR_WORDS",
+    "STRATA_EDGES",
+    "Scores",
+    "Study",
+    "chapter_study",
+    "evaluate",
+    "neighbour_table",
+    "run_study",
+    "median_rarer_count",
+    "score_summary",
+    "scores_table",
+    "seed_agreement",
+    "strata_scores",
+    "RaceRun",
+    "RaceSummary",
+    "format_cost",
+    "format_rate",
+    "format_ratio",
+    "format_seconds",
+    "race",
+    "race_table",
+    "summarise_race",
     "Settings",
     "Trained",
     "train_book_sgns",

@@ -190,3 +190,149 @@ def test_gensim_rows_follow_the_book_vocabulary(small_corpus):
         np.testing.assert_array_equal(trained.vectors[row], model.wv[token])  # deterministic with one worker
     assert trained.vectors.shape == (len(trained.vocab), 16)
     assert trained.words_per_second > 0
+
+
+# --- the study and the race ----------------------------------------------------------------------------
+
+
+TINY = Settings(dim=8, epochs=1)
+
+
+@pytest.fixture(scope="module")
+def study():
+    docs = load_corpus("lee")[:120]
+    return realtext.run_study(docs, TINY, seeds=(0, 1), fractions=(0.5, 1.0))
+
+
+def test_study_trains_every_method_and_seed(study):
+    assert set(study.models) == {("PPMI-SVD", 0), ("book SGNS", 0), ("book SGNS", 1), ("gensim", 0), ("gensim", 1)}
+    assert set(study.scores) == set(study.models)
+    full = [p for p in study.curve if p.fraction == 1.0]
+    for p in full:  # the full-corpus points reuse the seed-0 models
+        trained = study.models[(p.method, 0)]
+        assert p.wordsim == study.scores[(p.method, 0)].wordsim and p.vocab_size == len(trained.vocab)
+    half = [p for p in study.curve if p.fraction == 0.5]
+    assert len(half) == 3 and all(h.n_tokens < full[0].n_tokens for h in half)
+
+
+def test_score_summary_is_mean_min_max_over_seeds(study):
+    rhos = [study.scores[("gensim", s)].wordsim.rho for s in (0, 1)]
+    assert realtext.score_summary(study, "gensim", "wordsim") == pytest.approx((np.mean(rhos), min(rhos), max(rhos), 2))
+    acc = study.scores[("PPMI-SVD", 0)].analogies.accuracy
+    assert realtext.score_summary(study, "PPMI-SVD", "analogies") == pytest.approx((acc, acc, acc, 1))
+    with pytest.raises(ValueError, match="metric"):
+        realtext.score_summary(study, "gensim", "men")
+    with pytest.raises(ValueError, match="no runs of method 'glove'"):
+        realtext.score_summary(study, "glove", "wordsim")
+
+
+def test_strata_and_agreement_follow_the_evaluation_functions(study):
+    from lib.evaluation import neighbour_overlap, read_word_pairs, similarity_by_frequency
+
+    edges = (2, 5, float("inf"))
+    pairs = read_word_pairs("wordsim353")
+    got = realtext.strata_scores(study, edges)["book SGNS"]
+    per_seed = [
+        similarity_by_frequency(t.vectors, t.vocab, t.vocab.counts, pairs, edges)
+        for (m, _), t in study.models.items()
+        if m == "book SGNS"
+    ]
+    for k, (label, mean, lo, hi, n) in enumerate(got):
+        rhos = [run[k][1].rho for run in per_seed]
+        assert (label, n) == (per_seed[0][k][0], per_seed[0][k][1].n_used)
+        assert (mean, lo, hi) == pytest.approx((np.mean(rhos), min(rhos), max(rhos)))
+    bands = (2, 10, float("inf"))
+    agreement = realtext.seed_agreement(study, bands, k=5)
+    a, b = study.models[("gensim", 0)], study.models[("gensim", 1)]
+    rare = np.flatnonzero((a.vocab.counts >= 2) & (a.vocab.counts < 10))
+    assert agreement["gensim"][0] == ("2-9", pytest.approx(neighbour_overlap(a.vectors, b.vectors, rare, 5).mean()), rare.size)
+    assert agreement["gensim"][1][0] == "10+"
+
+
+def test_seed_agreement_needs_two_seeds():
+    one_seed = realtext.Study(TINY, {("gensim", 0): None, ("book SGNS", 0): None}, {}, [])
+    with pytest.raises(ValueError, match="two seeds"):
+        realtext.seed_agreement(one_seed)
+
+
+def test_tables_of_the_study(study):
+    table = realtext.scores_table(study)
+    assert table.count("\n") == 4 and "| PPMI-SVD | 1 |" in table and "| gensim | 2 |" in table
+    neighbours = realtext.neighbour_table(study, words=("police",), k=3)
+    row = neighbours.splitlines()[2]
+    from lib.evaluation import nearest_words
+
+    t = study.models[("gensim", 0)]
+    assert ", ".join(w for w, _ in nearest_words(t.vectors, t.vocab, "police", 3)) in row
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        realtext.neighbour_table(study, words=("zyzzyva",))
+
+
+def test_median_rarer_count(study):
+    from lib.evaluation import read_word_pairs
+
+    vocab = study.models[("PPMI-SVD", 0)].vocab
+    idx = vocab.index
+    rarer = [min(vocab.counts[idx[a]], vocab.counts[idx[b]]) for a, b, _ in read_word_pairs("wordsim353") if a in idx and b in idx]
+    assert realtext.median_rarer_count(study) == float(np.median(rarer))
+
+
+@pytest.fixture(scope="module")
+def race_runs():
+    return realtext.race(load_corpus("lee")[:40], TINY, scales=(1, 2), repeats=2, workers=2)
+
+
+def test_race_interleaves_methods_and_keeps_the_vocabulary(race_runs):
+    assert len(race_runs) == 2 * 2 * 3
+    first_repeat = [r.method for r in race_runs[:3]]
+    second_repeat = [r.method for r in race_runs[3:6]]
+    assert first_repeat == ["gensim", "book SGNS", "PPMI-SVD"] and second_repeat == ["book SGNS", "PPMI-SVD", "gensim"]
+    words = {(r.method, r.scale): r.n_words for r in race_runs}
+    for method in ("gensim", "book SGNS", "PPMI-SVD"):  # min count scaled: same vocabulary, twice the tokens
+        assert words[(method, 2)] == 2 * words[(method, 1)]
+    assert all(r.seconds > 0 and -1 <= r.rho <= 1 and r.pairs_used >= 2 for r in race_runs)
+
+
+def test_race_summary_and_table(race_runs):
+    import configparser
+    import re
+    from pathlib import Path
+
+    summaries = realtext.summarise_race(race_runs)
+    by_key = {(s.method, s.scale): s for s in summaries}
+    assert by_key[("gensim", 1)].speed_ratio == pytest.approx(1.0)
+    book = [r for r in race_runs if r.method == "book SGNS" and r.scale == 1]
+    s = by_key[("book SGNS", 1)]
+    assert s.seconds[0] == pytest.approx(np.median([r.seconds for r in book]))
+    assert s.us_per_word == pytest.approx(1e6 * np.median([r.seconds / r.n_words for r in book]))
+    gensim_time = np.median([r.seconds for r in race_runs if r.method == "gensim" and r.scale == 1])
+    assert s.speed_ratio == pytest.approx(gensim_time / s.seconds[0])
+    # the chapter's compact table: every measured value is masked by the sanitizer the chapter relies on
+    config = configparser.ConfigParser()
+    config.read(Path(__file__).with_name("nbval_sanitize.cfg"), encoding="utf-8")
+    pattern = re.compile(config["real-text-measurements"]["regex"])
+    compact = realtext.race_table(summaries, compact=True)
+    masked = pattern.sub("<measured>", compact)
+    assert re.findall(r"\d", masked.replace("1x", "").replace("2x", "")) == []
+    assert realtext.race_table(summaries, markdown=False).count("\n") == len(summaries)
+
+
+def test_race_rejects_bad_arguments():
+    docs = [["a", "b", "a", "b"]]
+    with pytest.raises(ValueError, match="unknown method"):
+        realtext.race(docs, methods=("glove",))
+    with pytest.raises(ValueError, match="repeats"):
+        realtext.race(docs, repeats=0)
+    with pytest.raises(ValueError, match="scale"):
+        realtext.race(docs, scales=(0,))
+    with pytest.raises(ValueError, match="no gensim run"):
+        realtext.summarise_race([realtext.RaceRun("PPMI-SVD", 1, 0, 1.0, 10, 0.1, 5)])
+    with pytest.raises(ValueError, match="no runs"):
+        realtext.summarise_race([])
+
+
+def test_measured_value_formats():
+    assert realtext.format_seconds(2.414) == "2.41 s"
+    assert realtext.format_ratio(1.4321) == "1.43×"
+    assert realtext.format_rate(487_000) == "0.49 M words/s"
+    assert realtext.format_cost(2.049) == "2.05 µs/word"

@@ -252,34 +252,48 @@ def test_buffers_resize_is_a_view():
 # --- training ------------------------------------------------------------------------------------------------------
 
 
-def topic_corpus(n_docs=120, length=30, seed=0):
-    """Two topics with disjoint vocabularies (ids 0-9 and 10-19), one topic per document."""
+def topic_corpus(n_docs=200, length=30, seed=0, words=40):
+    """Two topics with disjoint vocabularies (ids 0..words-1 and words..2·words-1), one topic per document."""
     rng = np.random.default_rng(seed)
-    return [rng.integers(0, 10, length) + 10 * (k % 2) for k in range(n_docs)]
+    return [rng.integers(0, words, length) + words * (k % 2) for k in range(n_docs)]
 
 
 def topic_separation(vectors):
+    """Mean cosine within a topic minus mean cosine across topics."""
     unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     cos = unit @ unit.T
-    same = np.add.outer(np.arange(20) // 10, np.arange(20) // 10) % 2 == 0
-    off = ~np.eye(20, dtype=bool)
+    topic = np.arange(vectors.shape[0]) // (vectors.shape[0] // 2)
+    same = topic[:, None] == topic[None, :]
+    off = ~np.eye(vectors.shape[0], dtype=bool)
     return cos[same & off].mean() - cos[~same].mean()
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_training_separates_two_topics(workers):
     docs = topic_corpus()
-    counts = np.bincount(np.concatenate(docs), minlength=20)
-    result = train_sgns(docs, counts, SGNSConfig(dim=16, epochs=5, sample=0, workers=workers, seed=1))
-    assert result.vectors.shape == (20, 16) and result.vectors.dtype == np.float32
+    counts = np.bincount(np.concatenate(docs), minlength=80)
+    config = SGNSConfig(dim=16, epochs=5, sample=0, workers=workers, batch_windows=16, seed=1)
+    result = train_sgns(docs, counts, config)
+    assert result.vectors.shape == (80, 16) and result.vectors.dtype == np.float32
     assert np.isfinite(result.vectors).all()
-    assert topic_separation(result.vectors) > 0.5
-    assert result.n_words == 120 * 30 * 5
+    assert topic_separation(result.vectors) > 0.7
+    assert result.n_words == 200 * 30 * 5
+
+
+def test_summed_updates_overshoot_when_the_batch_is_large_for_the_vocabulary():
+    """The documented limit of batching: a row met m times in one batch takes m steps from the same old
+    values. On 20 words, 512 windows per batch put each row in hundreds of pairs per step."""
+    docs = topic_corpus(n_docs=120, words=10)
+    counts = np.bincount(np.concatenate(docs), minlength=20)
+    small = train_sgns(docs, counts, SGNSConfig(dim=16, epochs=5, sample=0, batch_windows=8, seed=1))
+    large = train_sgns(docs, counts, SGNSConfig(dim=16, epochs=5, sample=0, batch_windows=512, seed=1))
+    assert topic_separation(small.vectors) > 0.8
+    assert topic_separation(large.vectors) < topic_separation(small.vectors) - 0.1
 
 
 def test_training_is_deterministic_with_one_worker():
     docs = topic_corpus(n_docs=20)
-    counts = np.bincount(np.concatenate(docs), minlength=20)
+    counts = np.bincount(np.concatenate(docs), minlength=80)
     config = SGNSConfig(dim=8, epochs=2, seed=3, sample=1e-2)
     first, second = train_sgns(docs, counts, config), train_sgns(docs, counts, config)
     assert np.array_equal(first.vectors, second.vectors) and first.n_pairs == second.n_pairs
@@ -289,11 +303,11 @@ def test_training_is_deterministic_with_one_worker():
 
 def test_initialisation_is_word2vecs():
     docs = topic_corpus(n_docs=4)
-    counts = np.bincount(np.concatenate(docs), minlength=25)  # ids 20-24 never occur: never updated
+    counts = np.bincount(np.concatenate(docs), minlength=85)  # ids 80-84 never occur: never updated
     result = train_sgns(docs, counts, SGNSConfig(dim=10, epochs=1))
-    unused = result.vectors[20:]
+    unused = result.vectors[80:]
     assert np.abs(unused).max() <= 0.05 and np.abs(unused).max() > 0.03  # uniform(-0.5/D, 0.5/D)
-    assert np.all(result.output_vectors[20:] == 0)
+    assert np.all(result.output_vectors[80:] == 0)
 
 
 def test_training_restores_the_torch_thread_setting():
@@ -305,7 +319,7 @@ def test_training_restores_the_torch_thread_setting():
 
 def test_provenance_records_the_training():
     docs = topic_corpus(n_docs=4)
-    counts = np.bincount(np.concatenate(docs), minlength=20)
+    counts = np.bincount(np.concatenate(docs), minlength=80)
     prov = train_sgns(docs, counts, SGNSConfig(dim=4, epochs=1, seed=9)).provenance
     assert prov.seed == 9 and prov.negatives == 5 and prov.dimension == 4
     assert "shared by the pairs of one window" in prov.noise_distribution
