@@ -105,11 +105,11 @@ AUDIT_JS = r"""
     .filter((a) => a.querySelector('.std-numref'))
     .map((a) => ({href: a.getAttribute('href'), text: text(a)}));
 
-  const maths = [...article.querySelectorAll('.math')];
+  const maths = [...document.querySelectorAll('.math')];
   const math = {
     count: maths.length,
     untypeset: maths.filter((m) => !m.querySelector('mjx-container')).map((m) => m.textContent.slice(0, 80)),
-    errors: [...article.querySelectorAll('mjx-merror')].map((e) => e.textContent.slice(0, 80)),
+    errors: [...document.querySelectorAll('mjx-merror')].map((e) => e.textContent.slice(0, 80)),
   };
   // TeX that reached the reader as text: outside code and outside typeset maths
   const skip = 'pre, code, script, style, textarea, mjx-container, .highlight, .math';
