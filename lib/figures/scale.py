@@ -101,7 +101,9 @@ def touched_fraction():
     ax = fig.add_subplot()
     for i, dist_name in enumerate(sparse_updates.DISTRIBUTIONS):
         expected = [sparse_updates.expected_touched_fraction(int(V), TOUCH_BATCH, dist_name) for V in TOUCH_SIZES]
-        ax.plot(TOUCH_SIZES, expected, color=PALETTE[i], linewidth=1.5, label=f"{dist_name} ids, expected")
+        # a line style per distribution as well as a colour, so the two expected curves differ without colour
+        ax.plot(TOUCH_SIZES, expected, color=PALETTE[i], linewidth=1.5, linestyle=("-", "-.")[i % 2],
+                label=f"{dist_name} ids, expected")
         sampled = [
             sparse_updates.touched_fraction(
                 sparse_updates.sample_ids(V, TOUCH_BATCH, distribution=dist_name, seed=0), V

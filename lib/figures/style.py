@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import matplotlib
 from matplotlib.figure import Figure
 
-# Okabe-Ito, without black (reserved for text and reference lines).
+# Okabe-Ito: seven colours, then black (used last: it is also the colour of text and reference lines).
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 # Diverging and sequential colour maps that are perceptually uniform and colour-blind-safe.
