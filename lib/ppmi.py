@@ -34,7 +34,7 @@ from lib.corpus import _check_window, context_pairs, describe_context
 from lib.provenance import Provenance, for_corpus, software_versions
 
 WEIGHTINGS = (None, "harmonic", "linear")
-SOLVERS = ("auto", "dense", "sparse")
+SOLVERS = ("auto", "dense", "sparse", "propack")
 #: relative tolerance within which two entries of a singular vector count as equally large (sign rule)
 SIGN_TIE_RTOL = 1e-6
 
@@ -206,7 +206,9 @@ def sign_convention(U: np.ndarray, Vt: np.ndarray | None = None):
 def _check_k(k, shape, sparse_solver: bool) -> int:
     limit = min(shape) - 1 if sparse_solver else min(shape)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= limit:
-        what = "the sparse solver (ARPACK) needs 1 <= k < min(shape)" if sparse_solver else "1 <= k <= min(shape)"
+        what = "1 <= k <= min(shape)"
+        if sparse_solver:
+            what = "the sparse solvers (ARPACK, PROPACK) need 1 <= k < min(shape)"
         raise ValueError(f"k must be an integer with {what} = {limit}, got {k!r}")
     return int(k)
 
@@ -216,12 +218,15 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
 
     ``solver``: ``"dense"`` (LAPACK ``gesdd`` via ``scipy.linalg.svd`` on the full matrix),
     ``"sparse"`` (ARPACK via ``scipy.sparse.linalg.svds``, ``tol=0`` so to machine precision, started
-    from a fixed vector drawn with ``seed``), or ``"auto"`` (sparse for a ``scipy.sparse`` input with
-    ``k < min(shape)``, dense otherwise). The sign convention of :func:`sign_convention` is applied, so
-    the result is the same on every run, solver and machine up to rounding, as long as ``σ_k > σ_{k+1}``.
+    from a fixed vector drawn with ``seed``), ``"propack"`` (PROPACK's Lanczos bidiagonalisation via
+    ``svds``, ``tol=0``, random state seeded with ``seed``: the same triplets as ARPACK to rounding, and
+    faster for a hundred triplets of a few-thousand-row PPMI matrix), or ``"auto"`` (sparse for a
+    ``scipy.sparse`` input with ``k < min(shape)``, dense otherwise). The sign convention of
+    :func:`sign_convention` is applied, so the result is the same on every run, solver and machine up to
+    rounding, as long as ``σ_k > σ_{k+1}``.
 
-    Raises ``ValueError`` for ``k`` outside ``[1, min(shape)]`` (``[1, min(shape))`` for ARPACK), an
-    unknown solver, or non-finite entries.
+    Raises ``ValueError`` for ``k`` outside ``[1, min(shape)]`` (``[1, min(shape))`` for ARPACK and
+    PROPACK), an unknown solver, or non-finite entries.
     """
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
@@ -238,7 +243,7 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
         raise ValueError("matrix contains NaN or infinity")
     if solver == "auto":
         solver = "sparse" if is_sparse and isinstance(k, (int, np.integer)) and 1 <= k < min(A.shape) else "dense"
-    k = _check_k(k, A.shape, solver == "sparse")
+    k = _check_k(k, A.shape, solver in ("sparse", "propack"))
     if solver == "dense":
         dense = A.toarray() if is_sparse else A
         U, S, Vt = scipy.linalg.svd(dense, full_matrices=False, lapack_driver="gesdd")
@@ -246,7 +251,10 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
     else:
         rng = np.random.default_rng(seed)
         v0 = rng.standard_normal(min(A.shape))
-        U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, v0=v0, solver="arpack")
+        if solver == "sparse":
+            U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, v0=v0, solver="arpack")
+        else:
+            U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, solver="propack", random_state=rng)
         order = np.argsort(-S, kind="stable")
         U, S, Vt = U[:, order], S[order], Vt[order]
     U, Vt = sign_convention(U, Vt)

@@ -156,6 +156,18 @@ def test_dense_and_sparse_solvers_give_the_same_vectors():
     np.testing.assert_array_equal(svd_vectors(dense, 10), a)  # repeated runs are identical
 
 
+def test_propack_gives_the_arpack_and_dense_vectors():
+    """The "propack" solver (added for the real-text chapter, where it is faster) agrees with the others."""
+    dense, sparse = _random_ppmi()
+    U, S, _ = truncated_svd(sparse, 10, solver="propack")
+    np.testing.assert_allclose(S, np.linalg.svd(dense, compute_uv=False)[:10], rtol=1e-12)
+    # vectors to 1e-7: PROPACK stops a little earlier than ARPACK on the two closest singular values here
+    np.testing.assert_allclose(U, truncated_svd(dense, 10, solver="dense").U, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(U, truncated_svd(sparse, 10, solver="sparse").U, rtol=0, atol=1e-7)
+    with pytest.raises(ValueError, match="PROPACK"):
+        truncated_svd(np.eye(4), 4, solver="propack")
+
+
 def test_singular_values_and_reconstruction_match_independent_references():
     dense, sparse = _random_ppmi(120, seed=1)
     U, S, Vt = truncated_svd(sparse, 6)
