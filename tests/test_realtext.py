@@ -162,11 +162,12 @@ def small_corpus():
 
 
 def test_ppmi_svd_equals_the_library_pipeline(small_corpus):
-    """Independent path: lib.ppmi.ppmi_svd_embedding with the same parameters (sparse, ARPACK)."""
+    """Independent path: lib.ppmi.ppmi_svd_embedding with the same parameters (sparse, ARPACK, where the
+    trainer uses PROPACK: the two solvers agree to rounding)."""
     trained = train_ppmi_svd(small_corpus, SMALL)
     vocab = Vocabulary.from_sentences(small_corpus, min_count=3, unknown="skip")
     reference = ppmi_svd_embedding(small_corpus, vocab, k=16, window=5, weighting="linear", alpha=0.75, sparse=True)
-    np.testing.assert_allclose(trained.vectors, reference.vectors, atol=1e-10)
+    np.testing.assert_allclose(trained.vectors, reference.vectors, atol=1e-8)  # two solvers: equal to rounding
     assert trained.vocab.tokens == vocab.tokens
     assert trained.n_words == int(vocab.counts.sum()) and trained.seconds > 0
     assert "data file lee_background.cor" in trained.provenance.extra
