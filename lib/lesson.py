@@ -7,7 +7,7 @@ the book does not have, so the book uses its own (:mod:`lib.toylang`); the numbe
 therefore differ from the lesson's, while the positional numbers, which do not, are reproduced exactly.
 
 :func:`experiment` runs the corpus-dependent part once per process (about a second) and caches it, so that
-the chapter, its figures (:mod:`lib.figures.lesson`) and the tests share one run. The ``LESSON_*``
+the chapter, its figures (``lib.figures.lesson``) and the tests share one run. The ``LESSON_*``
 constants are the lesson's published values, kept only to be printed beside the book's.
 """
 
@@ -92,7 +92,7 @@ def gpt2_total_parameters() -> int:
 
 
 def gpt2_position_parameters() -> int:
-    """Parameters of GPT-2 small's learned position table, 1,024 positions × 768 (a :class:`LearnedPositionTable`)."""
+    """Parameters of GPT-2 small's learned position table, 1,024 positions × 768 (a :class:`lib.positional.LearnedPositionTable`)."""
     return LearnedPositionTable(GPT2_CONTEXT, GPT2_WIDTH).num_parameters
 
 
@@ -105,7 +105,7 @@ class Experiment:
 
     ``corpus``: the toy corpus; ``train_counts`` / ``val_counts``: ``(V, V)`` int64 bigram counts;
     ``table``: ``(V, V)`` float64 full bigram table; ``full_train_loss`` / ``full_val_loss``: its losses
-    (nats); ``rows``: one :class:`lib.bigram.WidthRow` per width of :data:`lib.bigram.WIDTHS`;
+    (nats); ``rows``: one :class:`lib.bigram.WidthRow` per width of ``lib.bigram.WIDTHS``;
     ``E`` / ``U``: the width-8 model's ``(34, 8)`` and ``(8, 34)`` weights. Arrays are read-only: the
     result is cached and shared.
     """

@@ -383,7 +383,7 @@ def train_sgns(
 
     ``sentences``: one 1-D int array of ids per document (:meth:`lib.corpus.Vocabulary.encode_sentences`);
     ``counts``: ``(V,)`` int token counts, which fix ``V``, the subsampling and the noise distribution
-    (usually :attr:`lib.corpus.Vocabulary.counts`); ``config``: :class:`SGNSConfig`. ``provenance``
+    (usually ``Vocabulary.counts``); ``config``: :class:`SGNSConfig`. ``provenance``
     (optional) carries the item and data fields; the training fields are filled in here. Progress over
     epochs is shown with ``desc`` (:mod:`lib.progress`).
 

@@ -15,8 +15,9 @@ both ``(V, D)``. For a (centre ``w``, context ``c``) pair:
 
 A negative may happen to equal the positive context. The paper does not say what to do; the tools
 differ, so :func:`sample_negatives` makes it a stated ``policy``: ``"mask"`` (default; the term is left
-out, as ``word2vec.c`` does with ``if (target == word) continue``), ``"resample"`` (drawn again until it
-differs, as gensim does) or ``"allow"`` (kept: the literal expectation of equation 4).
+out, as ``word2vec.c`` does with ``if (target == word) continue`` and gensim 4's ``word2vec_inner.pyx``
+likewise), ``"resample"`` (drawn again until it differs) or ``"allow"`` (kept: the literal expectation of
+equation 4).
 
 :func:`train_skipgram` trains on all pairs at once (full batch) with Adam, shows progress through
 :mod:`lib.progress`, and returns the vectors, the loss history and a :class:`lib.provenance.Provenance`.
@@ -176,7 +177,7 @@ def sample_negatives(
     ``positives`` ``(B,)`` int64 are the observed context ids; ``noise`` ``(V,)`` a probability vector
     (:func:`noise_distribution`); draws are with replacement, from ``generator`` only. ``policy`` for a
     negative equal to its positive: ``"mask"`` (``keep`` is ``False`` there, so the loss leaves it out:
-    word2vec.c), ``"resample"`` (drawn again until it differs, ``keep`` all ``True``: gensim),
+    word2vec.c and gensim), ``"resample"`` (drawn again until it differs, ``keep`` all ``True``),
     ``"allow"`` (kept, ``keep`` all ``True``). Raises ``ValueError`` for ``k < 1``, an unknown policy, a
     noise vector that is not a distribution, or ``"resample"`` when some positive holds all the noise mass.
     """
@@ -334,7 +335,7 @@ def train_skipgram(
         negatives=negatives if objective == "negative_sampling" else None,
         noise_distribution=noise_desc if objective == "negative_sampling" else None,
         negative_policy=(
-            {"mask": "masked out (word2vec.c)", "resample": "redrawn (gensim)", "allow": "kept"}[negative_policy]
+            {"mask": "masked out (as word2vec.c and gensim)", "resample": "redrawn", "allow": "kept"}[negative_policy]
             if objective == "negative_sampling"
             else None
         ),

@@ -5,7 +5,7 @@ so that what the models learn can be checked against the grammar. This module is
 lesson it serves assumes a generator from an earlier lesson which the book does not have; this one is the
 book's own design, built to have the properties the lesson states and relies on:
 
-- a vocabulary of 34 tokens (:data:`VOCAB`);
+- a vocabulary of 34 tokens (``VOCAB``);
 - a sentence is ``SUBJECT VERB OBJECT ENDING``, each part drawn independently of the others, so every
   subject is followed by the same verbs with the same probabilities, and every verb by the same objects;
 - eight subjects, each with its own article ("the cat", "a fox", ...); six verbs; objects, three of them
@@ -15,7 +15,7 @@ book's own design, built to have the properties the lesson states and relies on:
 - sentences are joined into one stream of token ids, so "." is followed by the first token of the next
   sentence, and the stream is split into training and validation parts at a sentence boundary.
 
-The probabilities (:data:`GRAMMAR`) were tuned so that the full bigram table, counted on the training
+The probabilities (``GRAMMAR``) were tuned so that the full bigram table, counted on the training
 split of :func:`make_corpus`'s default corpus, has a validation loss close to the lesson's 1.162 nats;
 :func:`bigram_entropy` gives the exact value the table tends to as the corpus grows. The grammar is a
 probabilistic context-free grammar with a single level of rules; no claim is made that it resembles
@@ -121,7 +121,7 @@ _check_grammar()
 
 
 def grammar_rows() -> List[Dict[str, object]]:
-    """The grammar as a list of table rows, one per expansion, in the order of :data:`GRAMMAR`.
+    """The grammar as a list of table rows, one per expansion, in the order of ``GRAMMAR``.
 
     Each row is ``{"part": str, "expansion": str, "probability": float}``; probabilities within a part
     sum to 1. Used by the appendix page to render the grammar as a table.
@@ -142,7 +142,7 @@ def grammar_markdown() -> str:
 
 
 def tokens_by_role() -> List[str]:
-    """The 34 tokens ordered by role (:data:`ROLE_ORDER`), then by order of first use in the grammar."""
+    """The 34 tokens ordered by role (``ROLE_ORDER``), then by order of first use in the grammar."""
     seen: List[str] = []
     for part in PARTS:
         for exp, _ in GRAMMAR[part]:
@@ -158,7 +158,7 @@ def tokens_by_role() -> List[str]:
 def encode(text) -> np.ndarray:
     """Token ids ``(N,) int64`` of ``text``, a string of space-separated tokens or a list of tokens.
 
-    Raises ``TypeError`` for anything else and ``ValueError`` naming the first token not in :data:`VOCAB`.
+    Raises ``TypeError`` for anything else and ``ValueError`` naming the first token not in ``VOCAB``.
     """
     if isinstance(text, str):
         words = text.split()
@@ -173,7 +173,7 @@ def encode(text) -> np.ndarray:
 
 
 def decode(ids) -> str:
-    """The tokens of ``ids`` (any integer array-like) joined by spaces. Raises like :func:`check_ids`."""
+    """The tokens of ``ids`` (any integer array-like) joined by spaces. Raises like :func:`lib.embedding.check_ids`."""
     ids = check_ids(ids, V)
     return " ".join(VOCAB[i] for i in ids.reshape(-1))
 
@@ -181,7 +181,7 @@ def decode(ids) -> str:
 def split_sentences(ids) -> List[str]:
     """Cut a stream of token ids into sentences, each a string ending in "." (a trailing fragment is kept).
 
-    ``ids`` is any 1-D integer array-like of ids into :data:`VOCAB`. Raises like :func:`check_ids`.
+    ``ids`` is any 1-D integer array-like of ids into ``VOCAB``. Raises like :func:`lib.embedding.check_ids`.
     """
     ids = check_ids(ids, V).reshape(-1)
     ends = np.flatnonzero(ids == STOI["."]) + 1
@@ -207,7 +207,7 @@ def _rng(seed) -> np.random.Generator:
 
 
 def sample_sentences(n: int, seed=SEED) -> List[str]:
-    """``n`` sentences drawn from :data:`GRAMMAR`, each a string of space-separated tokens ending in ".".
+    """``n`` sentences drawn from ``GRAMMAR``, each a string of space-separated tokens ending in ".".
 
     ``seed`` is a non-negative int or a ``numpy.random.Generator``; the same seed gives the same
     sentences. Each part is drawn independently, in the order subject, verb, object, ending, with one
@@ -227,7 +227,7 @@ def sample_sentences(n: int, seed=SEED) -> List[str]:
 class Corpus:
     """A sampled corpus split into training and validation token ids.
 
-    ``train`` and ``val`` are ``(N,) int64`` arrays of ids into :data:`VOCAB`; both start at the start of
+    ``train`` and ``val`` are ``(N,) int64`` arrays of ids into ``VOCAB``; both start at the start of
     a sentence and end with ".". ``n_train_sentences`` and ``n_val_sentences`` count the sentences.
     """
 

@@ -241,7 +241,7 @@ def test_negative_sampling_training_is_deterministic_and_learns(vocab):
     np.testing.assert_array_equal(a.input_vectors, b.input_vectors)
     assert a.losses[-20:].mean() < 0.5 * a.losses[:5].mean()
     p = a.provenance
-    assert (p.negatives, p.negative_policy) == (3, "masked out (word2vec.c)")
+    assert (p.negatives, p.negative_policy) == (3, "masked out (as word2vec.c and gensim)")
     assert p.noise_distribution == "unigram^0.75 of the corpus counts"
     c = skipgram_embedding(corpus, vocab, objective="negative_sampling", negatives=3, steps=120, seed=18)
     assert not np.array_equal(a.input_vectors, c.input_vectors)

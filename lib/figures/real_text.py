@@ -96,6 +96,9 @@ def learning_curve(study=None):
     return fig
 
 
+HATCHES = ("", "//", "..")
+
+
 @styled
 def frequency_strata(study=None):
     """Left: WordSim-353 ρ by count of a pair's rarer word (mean and range over seeds). Right: the share of
@@ -113,7 +116,9 @@ def frequency_strata(study=None):
         x = np.arange(len(rows)) + (i - (len(methods) - 1) / 2) * width
         mean = np.array([r[1] for r in rows])
         err = np.array([[r[1] - r[2] for r in rows], [r[3] - r[1] for r in rows]])
-        left.bar(x, mean, width=width, color=colour, alpha=0.8, label=method)
+        # a hatch per method as well as a colour, so the bars differ without colour too
+        left.bar(x, mean, width=width, color=colour, alpha=0.8, label=method, hatch=HATCHES[i % len(HATCHES)],
+                 edgecolor="white")
         left.errorbar(x, mean, yerr=err, fmt=marker, color="black", markersize=3, capsize=2, linewidth=0.8)
     left.set_xticks(range(len(labels)), [f"{lab}\n({r[4]} pairs)" for lab, r in zip(labels, strata[methods[0]])])
     left.axhline(0, color=GREY, linewidth=0.8)
