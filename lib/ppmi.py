@@ -292,6 +292,13 @@ class CountEmbedding:
     provenance: Provenance
 
 
+SOLVER_NAMES = {
+    "dense": "LAPACK gesdd",
+    "sparse": "ARPACK (scipy.sparse.linalg.svds)",
+    "propack": "PROPACK (scipy.sparse.linalg.svds)",
+}
+
+
 def ppmi_svd_embedding(
     sentences,
     vocab,
@@ -303,20 +310,25 @@ def ppmi_svd_embedding(
     alpha: float = 1.0,
     power: float = 0.5,
     sparse: bool = False,
+    solver: str | None = None,
     corpus: str = "unnamed corpus",
 ) -> CountEmbedding:
     """Counts → PPMI → truncated SVD for tokenised ``sentences`` (sequences of ``str``) and a vocabulary.
 
     ``vocab`` is a :class:`lib.corpus.Vocabulary` (its unknown-item policy applies while encoding).
     The other arguments go to :func:`cooccurrence`, :func:`ppmi` and :func:`svd_vectors`; ``sparse=True``
-    uses the ``scipy.sparse`` path throughout. The provenance names the corpus (``corpus``, plus its
-    SHA-256), the context, α, k and p. Raises like the functions it calls.
+    uses the ``scipy.sparse`` path throughout. ``solver`` goes to :func:`truncated_svd`; ``None`` (or ``"auto"``) picks
+    ARPACK (``"sparse"``) on the sparse path when ``k < V - 1`` and LAPACK (``"dense"``) otherwise. The
+    provenance names the corpus (``corpus``, plus its SHA-256), the context, α, k, p and the solver.
+    Raises like the functions it calls.
     """
     ids = vocab.encode_sentences(sentences)
     V = len(vocab)
     C = cooccurrence(ids, V, window, symmetric=symmetric, weighting=weighting, sparse=sparse)
     P = ppmi(C, alpha)
-    U, S, _ = truncated_svd(P, k, solver="sparse" if sparse and k < V - 1 else "dense")
+    if solver in (None, "auto"):
+        solver = "sparse" if sparse and k < V - 1 else "dense"
+    U, S, _ = truncated_svd(P, k, solver=solver)
     vectors = U * S ** float(power)
     context = describe_context(window, symmetric)
     if weighting is not None:
@@ -331,12 +343,12 @@ def ppmi_svd_embedding(
         dimension=int(k),
         initialisation="none (closed form)",
         optimiser="none (closed form)",
-        stopping_rule="exact decomposition",
+        stopping_rule="exact decomposition" if solver == "dense" else f"{SOLVER_NAMES[solver]}, tol = 0",
         vectors=f"U_k * S_k^{float(power)}; sign: largest |entry| of each U column positive",
         normalisation="none",
         dtype="float64",
         software=software_versions("numpy", "scipy"),
-        extra={"SVD solver": "ARPACK (scipy.sparse.linalg.svds)" if sparse and k < V - 1 else "LAPACK gesdd"},
+        extra={"SVD solver": SOLVER_NAMES[solver]},
     )
     return CountEmbedding(vectors, C, P, S, prov)
 

@@ -315,36 +315,24 @@ def train_ppmi_svd(
 
     from threadpoolctl import threadpool_limits
 
-    from lib.ppmi import cooccurrence, ppmi, truncated_svd
-    from lib.provenance import for_corpus, software_versions
+    from lib.ppmi import ppmi_svd_embedding
 
     docs = _check_docs(docs)
     start = time.perf_counter()
     vocab = _vocabulary(docs, settings)
-    ids = vocab.encode_sentences(docs)
-    counts = cooccurrence(ids, len(vocab), settings.window, weighting=settings.weighting, sparse=True)
     with threadpool_limits(limits=1, user_api="blas"):
-        U, S, _ = truncated_svd(ppmi(counts, settings.ppmi_alpha), settings.dim, solver="propack")
-    vectors = U * S ** float(settings.svd_power)
+        result = ppmi_svd_embedding(
+            docs, vocab, k=settings.dim, window=settings.window, weighting=settings.weighting,
+            alpha=settings.ppmi_alpha, power=settings.svd_power, sparse=True, solver="propack", corpus=corpus,
+        )
     seconds = time.perf_counter() - start
-    prov = for_corpus(
-        vocab,
-        docs,
-        corpus=corpus,
+    prov = result.provenance.replace(
         context=f"±{settings.window} positions within the document, {settings.weighting or 'no'} distance weighting",
-        subsampling="none",
-        objective=f"PPMI (natural log, context smoothing alpha = {settings.ppmi_alpha}) + truncated SVD",
-        dimension=settings.dim,
-        initialisation="none (closed form)",
-        optimiser="none (closed form)",
-        stopping_rule="PROPACK truncated SVD, tol = 0 (BLAS on one thread)",
-        vectors=f"U_k * S_k^{settings.svd_power}; sign: largest |entry| of each U column positive",
-        normalisation="none",
-        dtype="float64",
-        software=software_versions("numpy", "scipy"),
-        extra=provenance_extra(data),
+        stopping_rule=result.provenance.stopping_rule + " (BLAS on one thread)",
+        extra={**result.provenance.extra, **provenance_extra(data)},
     )
-    return Trained("PPMI-SVD", vocab, vectors, seconds, int(sum(len(i) for i in ids)), prov)
+    n_words = sum(1 for doc in docs for token in doc if token in vocab)
+    return Trained("PPMI-SVD", vocab, result.vectors, seconds, n_words, prov)
 
 
 def train_book_sgns(

@@ -45,11 +45,10 @@ after the other); the exact logistic function instead of word2vec's table lookup
 
 from __future__ import annotations
 
-import contextlib
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import List, NamedTuple, Sequence, Tuple
+from typing import NamedTuple, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -58,6 +57,7 @@ from lib.corpus import keep_probability
 from lib.progress import progress
 from lib.provenance import Provenance, for_corpus, software_versions
 from lib.skipgram import noise_distribution
+from lib.threads import torch_threads
 
 
 # --- configuration ------------------------------------------------------------------------------------
@@ -323,16 +323,6 @@ def _train_range(w_in, w_out, epoch: EpochWindows, start: int, stop: int, buf: B
         )
 
 
-@contextlib.contextmanager
-def _torch_threads(n: int):
-    """Run torch operations on ``n`` intra-op threads inside the block, then restore the setting."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
 
 # --- training ------------------------------------------------------------------------------------------
 
@@ -415,7 +405,7 @@ def train_sgns(
 
     start = time.perf_counter()
     try:
-        with _torch_threads(1), torch.no_grad():
+        with torch_threads(1), torch.no_grad():
             upcoming = sampler.submit(windows_of, 0)
             for e in progress(range(config.epochs), desc=desc or "skip-gram (SGNS)"):
                 epoch = upcoming.result()

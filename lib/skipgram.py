@@ -29,7 +29,6 @@ draws ``torch.nn.Embedding`` makes after ``torch.manual_seed(17)``; but the glob
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, Tuple
 
@@ -41,6 +40,7 @@ from lib.corpus import _check_seed, _check_window, context_pairs, describe_conte
 from lib.embedding import check_ids
 from lib.progress import progress
 from lib.provenance import Provenance, for_corpus, software_versions
+from lib.threads import torch_threads
 
 OBJECTIVES = ("full_softmax", "negative_sampling")
 
@@ -219,19 +219,6 @@ class SkipGramResult:
     provenance: Provenance
 
 
-@contextmanager
-def _torch_threads(n: int | None):
-    """Run the block with ``n`` intra-op threads and restore the previous setting afterwards."""
-    if n is None:
-        yield
-        return
-    previous = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
-
 
 def _check_positive_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -322,7 +309,7 @@ def train_skipgram(
 
     if num_threads is not None:
         num_threads = _check_positive_int(num_threads, "num_threads")
-    with _torch_threads(num_threads):
+    with torch_threads(num_threads):
         w_in, w_out, losses = _fit(P, V, dim, objective, steps, float(lr), seed, negatives, noise, negative_policy, desc)
 
     fields = dict(

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import statistics
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
+
+from lib.threads import torch_threads
 
 METHODS = ("dense_adam", "sparse_adam", "sparse_sgd", "dense_sgd")
 DISTRIBUTIONS = ("uniform", "zipf")
@@ -131,17 +132,6 @@ def touched_fraction(ids, V: int) -> float:
 # --- one training step ------------------------------------------------------------------------------
 
 
-@contextmanager
-def _threads(n: Optional[int]):
-    """Run PyTorch on ``n`` threads inside the block (``None``: leave the setting alone); restore after."""
-    before = torch.get_num_threads()
-    if n is not None:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
 
 @dataclass(frozen=True)
 class StepResult:
@@ -228,7 +218,7 @@ def measure_step(
     lr = _check_positive(lr, "lr")
     if threads is not None:
         threads = _check_int(threads, "threads")
-    with _threads(threads):
+    with torch_threads(threads):
         return _measure(method, V, D, batch, steps, lr, seed)
 
 

@@ -28,12 +28,13 @@ nats per predicted token; the floor is the grammar's conditional entropy
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 import numpy as np
 import torch
+
+from lib.threads import torch_threads
 
 VARIANTS = ("untied", "tied", "tied_no_hidden")
 STEPS = 800  # full-batch Adam steps: enough for d >= 4 to reach the floor on this corpus
@@ -106,18 +107,6 @@ def expected_parameters(V: int, d: int, variant: str) -> int:
     return tables + hidden + V
 
 
-@contextmanager
-def _one_thread():
-    """Run PyTorch on one thread inside the block: for 34 x 34 matrices, waking a second thread costs more
-    than the arithmetic, and on a busy machine far more (measured: 1.5 ms a step on one thread, 26 ms on
-    two)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
 
 def counts_loss(model: TinyLM, counts: torch.Tensor) -> torch.Tensor:
     """Mean cross-entropy (nats) of ``model`` on the pairs counted in ``counts`` ``(V, V)``: a 0-d tensor.
@@ -163,7 +152,7 @@ def train(
     model = TinyLM(train_counts.shape[0], d, variant, seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     losses = np.empty(steps)
-    with _one_thread():
+    with torch_threads(1):
         for t in range(steps):
             opt.zero_grad(set_to_none=True)
             loss = counts_loss(model, train_counts)

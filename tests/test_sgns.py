@@ -11,7 +11,6 @@ from lib.corpus import context_pairs, keep_probability
 from lib.skipgram import negative_sampling_loss, noise_distribution
 from lib.sgns import (
     SGNSConfig,
-    _torch_threads,
     alias_draw,
     alias_table,
     epoch_windows,
@@ -311,10 +310,15 @@ def test_initialisation_is_word2vecs():
 
 
 def test_training_restores_the_torch_thread_setting():
+    docs = topic_corpus()
+    counts = np.bincount(np.concatenate(docs), minlength=80)
     before = torch.get_num_threads()
-    with _torch_threads(1):
-        assert torch.get_num_threads() == 1
-    assert torch.get_num_threads() == before
+    torch.set_num_threads(2)
+    try:
+        train_sgns(docs, counts, SGNSConfig(dim=8, epochs=1, sample=0, seed=1))
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_provenance_records_the_training():

@@ -58,6 +58,18 @@ def _group_style(term: str):
     return VEHICLE_COLOUR, VEHICLE_MARKER
 
 
+def _scatter_terms(ax, pts, terms, *, pad: float) -> None:
+    """One point per term in its group's colour and marker, axes through 0, limits padded by ``pad`` × span."""
+    for term, (x, y) in zip(terms, pts):
+        colour, marker = _group_style(term)
+        ax.scatter(x, y, color=colour, marker=marker, s=MARKER_SIZE, zorder=3)
+    ax.axhline(0, color=GREY, linewidth=0.8)
+    ax.axvline(0, color=GREY, linewidth=0.8)
+    span = np.ptp(pts, axis=0).max()
+    ax.set_xlim(pts[:, 0].min() - pad * span, pts[:, 0].max() + pad * span)
+    ax.set_ylim(pts[:, 1].min() - pad * span, pts[:, 1].max() + pad * span)
+
+
 # --- label placement ---------------------------------------------------------------------------------
 
 
@@ -313,14 +325,7 @@ def ppmi_svd(result: CountEmbedding | None = None, focus: Sequence[str] = FOCUS_
     bar = fig.colorbar(im, ax=left, shrink=0.75, label="count")
     bar.set_ticks(range(int(counts.max()) + 1))
     pts = result.vectors[idx]
-    for term, (x, y) in zip(focus, pts):
-        colour, marker = _group_style(term)
-        right.scatter(x, y, color=colour, marker=marker, s=MARKER_SIZE, zorder=3)
-    right.axhline(0, color=GREY, linewidth=0.8)
-    right.axvline(0, color=GREY, linewidth=0.8)
-    span = np.ptp(pts, axis=0).max()
-    right.set_xlim(pts[:, 0].min() - 0.35 * span, pts[:, 0].max() + 0.35 * span)
-    right.set_ylim(pts[:, 1].min() - 0.35 * span, pts[:, 1].max() + 0.35 * span)
+    _scatter_terms(right, pts, focus, pad=0.35)
     right.set_xlabel("SVD coordinate 1")
     right.set_ylabel("SVD coordinate 2")
     right.set_title("Two SVD coordinates of PPMI")
@@ -385,14 +390,7 @@ def skipgram(result: SkipGramResult | None = None, focus: Sequence[str] = FOCUS_
     left.set_title("Full-softmax training, all 78 pairs per step" if result.provenance.n_pairs == 78 else "Training loss")
     idx = [vocab.id(t) for t in focus]
     pts = proj[idx]
-    for term, (x, y) in zip(focus, pts):
-        colour, marker = _group_style(term)
-        right.scatter(x, y, color=colour, marker=marker, s=MARKER_SIZE, zorder=3)
-    right.axhline(0, color=GREY, linewidth=0.8)
-    right.axvline(0, color=GREY, linewidth=0.8)
-    span = np.ptp(pts, axis=0).max()
-    right.set_xlim(pts[:, 0].min() - 0.3 * span, pts[:, 0].max() + 0.3 * span)
-    right.set_ylim(pts[:, 1].min() - 0.3 * span, pts[:, 1].max() + 0.3 * span)
+    _scatter_terms(right, pts, focus, pad=0.3)
     right.set_xlabel("principal coordinate 1")
     right.set_ylabel("principal coordinate 2")
     right.set_title("Trained vectors, two principal coordinates")

@@ -1,0 +1,34 @@
+"""lib.threads: the thread count is set inside the block and restored after, even on an error."""
+
+import pytest
+import torch
+
+from lib.threads import torch_threads
+
+
+def test_sets_and_restores():
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+
+
+def test_none_leaves_the_setting_alone():
+    before = torch.get_num_threads()
+    with torch_threads(None):
+        assert torch.get_num_threads() == before
+
+
+def test_restores_after_an_exception():
+    before = torch.get_num_threads()
+    with pytest.raises(RuntimeError):
+        with torch_threads(1):
+            raise RuntimeError("boom")
+    assert torch.get_num_threads() == before
+
+
+@pytest.mark.parametrize("n", [0, -1, 1.5, True])
+def test_bad_thread_count(n):
+    with pytest.raises(ValueError, match="number of threads must be a positive integer or None"):
+        with torch_threads(n):
+            pass
