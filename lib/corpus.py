@@ -343,6 +343,8 @@ def _as_id_sentences(sentences, vocab_size: int | None) -> List[np.ndarray]:
                 raise TypeError(f"sentence {k} must hold integer ids, got dtype {arr.dtype}; encode it with a Vocabulary")
             if (arr < 0).any():
                 raise ValueError(f"sentence {k} holds a negative id {int(arr[arr < 0][0])}")
+            if (arr > np.iinfo(np.int64).max).any():  # before the cast: a uint64 id must not wrap around
+                raise ValueError(f"sentence {k} holds an id above 2**63 - 1: {int(arr.max())}")
             arr = arr.astype(np.int64)
         else:
             arr = check_ids(arr, vocab_size)
@@ -433,7 +435,7 @@ def keep_probability(counts, t: float = 1e-5, *, formula: str = "paper") -> np.n
         raise ValueError(f"subsampling threshold t must be a finite number > 0, got {t!r}")
     if formula not in SUBSAMPLING_FORMULAS:
         raise ValueError(f"formula must be one of {SUBSAMPLING_FORMULAS}, got {formula!r}")
-    total = cnt.sum()
+    total = cnt.sum(dtype=np.float64)  # a float sum: int64 counts near 2**62 would overflow
     f = cnt / total
     keep = np.ones_like(f)
     seen = f > 0

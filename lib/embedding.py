@@ -38,12 +38,11 @@ def check_ids(ids, vocab_size: int, name: str = "token id") -> np.ndarray:
         if arr.size == 0 and arr.dtype == np.float64:  # np.asarray([]) is float64: accept an empty list
             return arr.astype(np.int64)
         raise TypeError(f"{name}s must be integers, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
-    bad = (arr < 0) | (arr >= vocab_size)
+    bad = (arr < 0) | (arr >= vocab_size)  # on the original dtype: a uint64 id must not wrap to -1 first
     if bad.any():
         first = int(arr[bad].flat[0])
         raise ValueError(f"{name} {first} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
-    return arr
+    return arr.astype(np.int64)
 
 
 def check_table(table) -> np.ndarray:
@@ -88,7 +87,7 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
     """
     ids = check_ids(ids, vocab_size)
     grad_out = np.asarray(grad_out, dtype=np.float64)
-    if grad_out.shape[:-1] != ids.shape:
+    if grad_out.ndim < 1 or grad_out.shape[:-1] != ids.shape or grad_out.shape[-1] < 1:
         raise ValueError(f"grad_out must have shape {ids.shape} + (d,), got {grad_out.shape}")
     grad = np.zeros((vocab_size, grad_out.shape[-1]), dtype=np.float64)
     np.add.at(grad, ids.reshape(-1), grad_out.reshape(-1, grad_out.shape[-1]))
@@ -110,6 +109,9 @@ def _as_rows(x, name: str) -> np.ndarray:
 def normalize_rows(x) -> np.ndarray:
     """Rows of ``x`` scaled to unit Euclidean length; a zero row stays zero. ``(n, d)`` or ``(d,)``."""
     x = _as_rows(x, "x")
+    # divide by the largest |entry| first, so that the norm of a row of 1e200s does not overflow to inf
+    scale = np.max(np.abs(x), axis=-1, keepdims=True)
+    x = np.divide(x, scale, out=np.zeros_like(x), where=scale > 0)
     norms = np.linalg.norm(x, axis=-1, keepdims=True)
     return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
 
@@ -128,19 +130,27 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     if xa.shape[-1] != ya.shape[-1]:
         raise ValueError(f"x and y must have the same width, got {xa.shape[-1]} and {ya.shape[-1]}")
     X, Y = np.atleast_2d(xa), np.atleast_2d(ya)
-    if metric == "cosine":
-        out = normalize_rows(X) @ normalize_rows(Y).T
-        out = np.clip(out, -1.0, 1.0)
-    elif metric == "dot":
-        out = X @ Y.T
-    else:
-        diff = X[:, None, :] - Y[None, :, :]  # (n, m, d)
-        out = np.sqrt(np.einsum("nmd,nmd->nm", diff, diff))
+    with np.errstate(over="ignore"):  # an overflow is reported below as a ValueError, not a warning
+        out = _scores(X, Y, metric)
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"the {metric} of these vectors overflows float64; rescale them first")
     if xa.ndim == 1:
         out = out[0]
     if ya.ndim == 1:
         out = out[..., 0]
     return float(out) if np.ndim(out) == 0 else out
+
+
+def _scores(X, Y, metric: str) -> np.ndarray:
+    """``(n, m)`` scores of rows ``X (n, d)`` against rows ``Y (m, d)`` (checked by :func:`similarity`)."""
+    if metric == "cosine":
+        out = np.clip(normalize_rows(X) @ normalize_rows(Y).T, -1.0, 1.0)
+    elif metric == "dot":
+        out = X @ Y.T
+    else:
+        diff = X[:, None, :] - Y[None, :, :]  # (n, m, d)
+        out = np.sqrt(np.einsum("nmd,nmd->nm", diff, diff))
+    return out
 
 
 def cosine_similarity(x, y):
@@ -178,12 +188,16 @@ def nearest_neighbours(
     left. Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row ids, or non-finite input.
     """
     table = check_table(table)
-    if not isinstance(k, (int, np.integer)) or k < 1:
+    if not np.all(np.isfinite(table)):
+        raise ValueError("table contains NaN or infinity")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     query = _as_rows(query, "query")
     if query.ndim != 1 or query.shape[0] != table.shape[1]:
         raise ValueError(f"query must have shape ({table.shape[1]},), got {query.shape}")
     V = table.shape[0]
+    if isinstance(exclude, (int, np.integer)) or isinstance(candidates, (int, np.integer)):
+        raise TypeError("candidates and exclude must be collections of row ids (e.g. exclude=[3]), not one int")
     cand = np.arange(V) if candidates is None else np.unique(check_ids(list(candidates), V, "candidate row"))
     excl = check_ids(list(exclude), V, "excluded row")
     cand = cand[~np.isin(cand, excl)]

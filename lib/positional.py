@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 BASE = 10000.0
+MAX_POSITION = 2**53  # positions above it are not exact in the float64 angle pos * ω
 
 
 def _check_width(d) -> int:
@@ -39,7 +40,10 @@ def _check_width(d) -> int:
 
 
 def _check_base(base) -> float:
-    base = float(base)
+    try:
+        base = float(base)
+    except (TypeError, ValueError):
+        raise ValueError(f"base must be a finite number > 1, got {base!r}") from None
     if not np.isfinite(base) or base <= 1.0:
         raise ValueError(f"base must be a finite number > 1, got {base!r}")
     return base
@@ -51,6 +55,8 @@ def _check_positions(pos, name: str = "position") -> np.ndarray:
         raise TypeError(f"{name} must be an integer (or an integer array), got dtype {arr.dtype}")
     if (arr < 0).any():
         raise ValueError(f"{name} must be >= 0, got {int(arr[arr < 0].flat[0])}")
+    if (arr > MAX_POSITION).any():  # checked before the int64 cast, so a uint64 cannot wrap around
+        raise ValueError(f"{name} must be <= 2**53 (exact in a float64 angle), got {int(arr.max())}")
     return arr.astype(np.int64)
 
 
@@ -125,7 +131,7 @@ def dot_by_offset(start: int, offsets, d: int, base: float = BASE) -> np.ndarray
     For even ``d`` this equals ``Σ_i cos(o ω_i)``, the same for every ``start``; at ``o = 0`` it is ``d/2``.
     """
     start = int(_check_positions(start, "start"))
-    offsets = _check_positions(np.asarray(offsets), "offset")
+    offsets = np.atleast_1d(_check_positions(np.asarray(offsets), "offset"))
     here = sinusoidal_encoding(start, d, base)
     there = sinusoidal_encoding(start + offsets, d, base)  # (n, d)
     return there @ here
@@ -140,6 +146,7 @@ def add_positions(vectors, start: int = 0, base: float = BASE) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float64)
     if vectors.ndim != 2:
         raise ValueError(f"vectors must have shape (N, d), got {vectors.shape}")
+    start = int(_check_positions(start, "start"))
     n, d = vectors.shape
     return vectors + sinusoidal_encoding(np.arange(start, start + n), d, base)
 
@@ -156,6 +163,10 @@ class LearnedPositionTable:
         if isinstance(max_len, bool) or not isinstance(max_len, (int, np.integer)) or max_len < 1:
             raise ValueError(f"max_len must be an integer >= 1, got {max_len!r}")
         self.max_len, self.d = int(max_len), _check_width(d)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not np.isfinite(scale) or scale < 0:
+            raise ValueError(f"scale must be a finite number >= 0, got {scale!r}")
         self.weight = np.random.default_rng(seed).standard_normal((self.max_len, self.d)) * scale
 
     @property
@@ -176,6 +187,8 @@ class LearnedPositionTable:
 
     def for_length(self, n: int) -> np.ndarray:
         """Rows for positions ``0 .. n - 1``: ``(n, d)``. Raises ``ValueError`` if ``n > max_len``."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"sequence length n must be an integer >= 0, got {n!r}")
         if n > self.max_len:
             raise ValueError(
                 f"a sequence of {n} positions is longer than the learned table's maximum length of {self.max_len}"

@@ -29,6 +29,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
+import scipy.special
 
 from lib.corpus import _check_window, context_pairs, describe_context
 from lib.provenance import Provenance, for_corpus, software_versions
@@ -105,12 +106,22 @@ def _check_alpha(alpha) -> float:
 
 
 def _pmi_values(vals, i, j, row, col, alpha):
-    """PMI of the non-zero entries ``vals`` at rows ``i`` and columns ``j`` (all > 0, so no log of 0)."""
-    total = row.sum()
-    col_a = np.zeros_like(col)
-    np.power(col, alpha, out=col_a, where=col > 0)
-    p_c = col_a / col_a.sum()
-    return np.log(vals / total) - np.log(row[i] / total) - np.log(p_c[j])
+    """PMI of the non-zero entries ``vals`` at rows ``i`` and columns ``j`` (all > 0, so no log of 0).
+
+    Computed with logarithms throughout (log P(w, c) = log n_wc - log N, and the smoothed context
+    distribution as α log n_c minus its log-sum-exp), so that huge or tiny counts neither overflow nor
+    underflow. Raises ``ValueError`` when the counts' sum overflows float64.
+    """
+    with np.errstate(over="ignore"):
+        total = row.sum()
+    if not (np.all(np.isfinite(row)) and np.all(np.isfinite(col)) and np.isfinite(total)):
+        raise ValueError("counts are too large: their sum overflows float64")
+    log_total = np.log(total)
+    log_col_a = np.full_like(col, -np.inf)
+    np.multiply(alpha, np.log(col, where=col > 0, out=np.zeros_like(col)), out=log_col_a, where=col > 0)
+    log_z = scipy.special.logsumexp(log_col_a[col > 0])
+    log_p_c = log_col_a - log_z
+    return (np.log(vals) - log_total) - (np.log(row[i]) - log_total) - log_p_c[j]
 
 
 def ppmi(counts, alpha: float = 1.0):
@@ -140,8 +151,9 @@ def ppmi(counts, alpha: float = 1.0):
         m.sort_indices()
         out = m.copy()
         if m.nnz:
-            row = np.asarray(m.sum(axis=1)).ravel()
-            col = np.asarray(m.sum(axis=0)).ravel()
+            with np.errstate(over="ignore"):  # an overflowing sum is reported by _pmi_values, not warned
+                row = np.asarray(m.sum(axis=1)).ravel()
+                col = np.asarray(m.sum(axis=0)).ravel()
             i = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
             out.data = np.maximum(_pmi_values(m.data, i, m.indices, row, col, alpha), 0.0)
             out.eliminate_zeros()
@@ -160,7 +172,9 @@ def ppmi(counts, alpha: float = 1.0):
     nz = C > 0
     if nz.any():
         i, j = np.nonzero(nz)
-        out[i, j] = np.maximum(_pmi_values(C[i, j], i, j, C.sum(axis=1), C.sum(axis=0), alpha), 0.0)
+        with np.errstate(over="ignore"):  # an overflowing sum is reported by _pmi_values, not warned
+            row, col = C.sum(axis=1), C.sum(axis=0)
+        out[i, j] = np.maximum(_pmi_values(C[i, j], i, j, row, col, alpha), 0.0)
     return out
 
 
@@ -261,6 +275,19 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
     return SVDResult(U, np.asarray(S, dtype=np.float64), Vt)
 
 
+def _check_power(power) -> float:
+    """The singular-value exponent p as a float; ``TypeError`` for a bool, ``ValueError`` unless finite >= 0."""
+    if isinstance(power, bool):
+        raise TypeError("power must be a number, got a bool")
+    try:
+        power = float(power)
+    except (TypeError, ValueError):
+        raise ValueError(f"power must be a finite number >= 0, got {power!r}") from None
+    if not np.isfinite(power) or power < 0:
+        raise ValueError(f"power must be a finite number >= 0, got {power!r}")
+    return power
+
+
 def svd_vectors(matrix, k: int, *, power: float = 0.5, solver: str = "auto", seed: int = 0) -> np.ndarray:
     """Word vectors ``U_k · S_k^power`` ``(n, k) float64`` from :func:`truncated_svd` (same sign rule).
 
@@ -268,11 +295,7 @@ def svd_vectors(matrix, k: int, *, power: float = 0.5, solver: str = "auto", see
     the chapter's source, ``0`` the bare singular vectors. Raises like :func:`truncated_svd` and
     ``ValueError`` for a non-finite ``power``.
     """
-    if isinstance(power, bool):
-        raise TypeError("power must be a number, got a bool")
-    power = float(power)
-    if not np.isfinite(power) or power < 0:
-        raise ValueError(f"power must be a finite number >= 0, got {power!r}")
+    power = _check_power(power)
     U, S, _ = truncated_svd(matrix, k, solver=solver, seed=seed)
     return U * S**power
 
@@ -322,6 +345,9 @@ def ppmi_svd_embedding(
     provenance names the corpus (``corpus``, plus its SHA-256), the context, α, k, p and the solver.
     Raises like the functions it calls.
     """
+    if not hasattr(vocab, "encode_sentences"):
+        raise TypeError(f"vocab must be a lib.corpus.Vocabulary, got {type(vocab).__name__}")
+    power = _check_power(power)
     ids = vocab.encode_sentences(sentences)
     V = len(vocab)
     C = cooccurrence(ids, V, window, symmetric=symmetric, weighting=weighting, sparse=sparse)

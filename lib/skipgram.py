@@ -84,8 +84,10 @@ def noise_distribution(counts, power: float = 0.75) -> np.ndarray:
         raise ValueError(f"power must be a finite number >= 0, got {power!r}")
     if not (c > 0).any():
         raise ValueError("counts must not all be zero")
-    w = np.zeros_like(c)
-    np.power(c, power, out=w, where=c > 0)
+    # in log space, so that neither tiny nor huge counts under- or overflow: w ∝ exp(power · log c)
+    log_w = np.full_like(c, -np.inf)
+    np.multiply(power, np.log(c, where=c > 0, out=np.zeros_like(c)), out=log_w, where=c > 0)
+    w = np.exp(log_w - log_w.max())
     return w / w.sum()
 
 
@@ -242,6 +244,11 @@ def _fit(P, V, dim, objective, steps, lr, seed, negatives, noise, negative_polic
         else:
             neg, keep = sample_negatives(contexts, noise, negatives, generator=gen, policy=negative_policy)
             loss = negative_sampling_loss(v, F.embedding(contexts, w_out), F.embedding(neg, w_out), keep)
+        if not torch.isfinite(loss):  # divergence: stop with a report, never train on into NaN
+            raise FloatingPointError(
+                f"skip-gram training diverged at step {len(losses) + 1} of {steps}: the loss became "
+                f"{loss.item()} (learning rate {lr}); lower the learning rate"
+            )
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()

@@ -42,7 +42,7 @@ import numpy as np
 from lib import embedding, positional
 
 MAX_WIDTH = 1024
-MAX_POSITION = 1_000_000  # POSENC limit: beyond it float64 angles lose the 4th decimal of fast pairs
+MAX_POSITION = 1_000_000  # POSENC limit: a documented bound for the exercise, far beyond any sequence in it
 COMMANDS = ("WIDTH", "TOKEN", "SEQUENCE", "LOOKUP", "POSENC", "ADD", "SIM")
 EXAMPLES = Path(__file__).parent / "data" / "traces"
 
@@ -112,6 +112,8 @@ def parse(text: str) -> List[Command]:
 
 
 def _integer(cmd: Command, text: str, what: str, low: int, high: int) -> int:
+    if not (text.isascii() and text.lstrip("+-").isdigit()):  # int() also takes 1_0 and other scripts' digits
+        raise TraceError(cmd.line, f"{what} must be an integer, got {text!r}")
     try:
         value = int(text)
     except ValueError:
@@ -122,6 +124,8 @@ def _integer(cmd: Command, text: str, what: str, low: int, high: int) -> int:
 
 
 def _number(cmd: Command, text: str) -> float:
+    if "_" in text:  # float() accepts 1_0; a trace file does not
+        raise TraceError(cmd.line, f"expected a number, got {text!r}")
     try:
         value = float(text)
     except ValueError:
@@ -149,7 +153,7 @@ def _learner(fn, args, call: str, shape, line: int) -> np.ndarray:
     """Call a learner's function; any exception or a wrong shape becomes a :class:`TraceError`."""
     try:
         result = fn(*args)
-    except Exception as exc:  # the learner's code may raise anything: report it on the program's line
+    except (Exception, SystemExit) as exc:  # the learner's code may raise (or exit): report it on the line
         raise TraceError(line, f"{call} raised {type(exc).__name__}: {exc}") from None
     try:
         arr = np.asarray(result)
@@ -157,8 +161,10 @@ def _learner(fn, args, call: str, shape, line: int) -> np.ndarray:
         raise TraceError(line, f"{call} returned {type(result).__name__}, expected an array of shape {shape}") from None
     if arr.shape != shape:
         raise TraceError(line, f"{call} returned shape {arr.shape}, expected {shape}")
-    if not np.issubdtype(arr.dtype, np.number):
-        raise TraceError(line, f"{call} returned dtype {arr.dtype}, expected numbers")
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)) or arr.dtype == bool:
+        raise TraceError(line, f"{call} returned dtype {arr.dtype}, expected real numbers")
+    if not np.all(np.isfinite(arr)):
+        raise TraceError(line, f"{call} returned NaN or infinity: {format_vector(arr)}")
     return arr
 
 
@@ -181,7 +187,13 @@ def _input_vector(state: State, fns: Functions, cmd: Command, pos: int) -> np.nd
     pe = _learner(fns.pos_encoding, (pos, state.width), f"pos_encoding({pos}, {state.width})", (state.width,), cmd.line)
     if not np.issubdtype(vec.dtype, np.floating):
         vec = vec.astype(np.float64)
-    vec += pe  # in place, like a model adding to its activations: lookup must not hand out the table
+    try:
+        vec += pe  # in place, like a model adding to its activations: lookup must not hand out the table
+    except ValueError as exc:  # e.g. a read-only array from lookup
+        raise TraceError(cmd.line, f"cannot add the encoding to what lookup(table, {token_id}) returned: {exc}; "
+                         "return a new, writable array") from None
+    if not np.all(np.isfinite(vec)):
+        raise TraceError(cmd.line, f"the input at position {pos} overflows: {format_vector(vec)}")
     return vec
 
 
@@ -231,7 +243,10 @@ def _query(state: State, fns: Functions, cmd: Command) -> str:
         vec = _input_vector(state, fns, cmd, pos)
         return f"ADD {pos} ({state.names[state.sequence[pos]]}) = {format_vector(vec)}"
     i, j = (_position(state, cmd, a) for a in cmd.args)  # SIM
-    sim = embedding.cosine_similarity(_input_vector(state, fns, cmd, i), _input_vector(state, fns, cmd, j))
+    try:
+        sim = embedding.cosine_similarity(_input_vector(state, fns, cmd, i), _input_vector(state, fns, cmd, j))
+    except ValueError as exc:  # e.g. vectors too large for float64
+        raise TraceError(cmd.line, f"SIM {i} {j}: {exc}") from None
     return f"SIM {i} {j} = {format_number(sim)}"
 
 
@@ -364,8 +379,11 @@ class CheckReport:
 
 def _call(fn, *args):
     try:
-        return np.asarray(fn(*args), dtype=float), None
-    except Exception as exc:  # the learner's code may raise anything; report it as a failed case
+        result = np.asarray(fn(*args))
+        if not (np.issubdtype(result.dtype, np.integer) or np.issubdtype(result.dtype, np.floating)):
+            return None, f"returned dtype {result.dtype}, expected real numbers"
+        return result.astype(float), None
+    except (Exception, SystemExit) as exc:  # the learner's code may raise anything; report it as a failed case
         return None, f"raised {type(exc).__name__}: {exc}"
 
 
@@ -447,7 +465,7 @@ def _load_functions(path: str) -> Functions:
         spec.loader.exec_module(module)
     except FileNotFoundError:
         raise TraceError(0, f"no such file: {path}") from None
-    except Exception as exc:  # a syntax or run-time error in the learner's file
+    except (Exception, SystemExit) as exc:  # a syntax or run-time error in the learner's file
         raise TraceError(0, f"cannot load {path}: {type(exc).__name__}: {exc}") from None
     missing = [n for n in ("lookup", "pos_encoding") if not callable(getattr(module, n, None))]
     if missing:
@@ -476,12 +494,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for line in run_file(args.file, fns):
             print(line)
     except TraceError as exc:
-        where = f"{args.file}:{exc.line}" if exc.line and args.file else (args.file or args.check)
+        # line 0: the error is not in the program but in loading the learner's file
+        where = f"{args.file}:{exc.line}" if exc.line and args.file else (args.check or args.functions or args.file)
         print(f"{where}: error: {exc.message}", file=sys.stderr)
         return 2
     except (OSError, UnicodeDecodeError) as exc:
         print(f"{args.file}: error: cannot read the file ({exc.strerror if isinstance(exc, OSError) else exc})",
               file=sys.stderr)
+        return 2
+    except Exception as exc:  # last resort: the command line reports on one line, never with a traceback
+        print(f"{args.file or args.check}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     return 0
 

@@ -24,7 +24,9 @@ NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
 
 
 def _inputs(nb):
-    return [(c.cell_type, c.source.strip(), sorted(c.metadata.get("tags", []))) for c in nb.cells]
+    # source, tags, and the myst-nb metadata that carries figure captions, names and alt text
+    return [(c.cell_type, c.source.strip(), sorted(c.metadata.get("tags", [])), c.metadata.get("mystnb"))
+            for c in nb.cells]
 
 
 def _toc_files():

@@ -284,3 +284,11 @@ def test_subsample_never_drops_items_below_the_threshold():
         subsample([[3]], counts, 0.5)
     with pytest.raises(ValueError, match="seed"):
         subsample(sents, counts, 0.5, seed=-1)
+
+
+def test_huge_counts_and_unsigned_ids_do_not_overflow():
+    from lib.corpus import context_pairs, keep_probability
+
+    np.testing.assert_allclose(keep_probability([2**62, 2**62], 1e-5), [np.sqrt(2e-5)] * 2)
+    with pytest.raises(ValueError, match=r"above 2\*\*63 - 1"):
+        context_pairs([np.array([0, 2**64 - 1], dtype=np.uint64)])

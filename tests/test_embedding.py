@@ -109,3 +109,32 @@ def test_lookup_grad_matches_finite_differences():
 def test_lookup_grad_shape_mismatch():
     with pytest.raises(ValueError, match="grad_out must have shape"):
         embedding.lookup_grad(np.array([0, 1]), np.zeros((3, 2)), 4)
+
+
+def test_uint64_id_does_not_wrap_to_negative():
+    with pytest.raises(ValueError, match="token id 18446744073709551615 out of range for vocabulary of 3"):
+        embedding.lookup(np.zeros((3, 2)), np.array([2**64 - 1], dtype=np.uint64))
+
+
+def test_lookup_grad_needs_a_gradient_row_per_id():
+    with pytest.raises(ValueError, match="grad_out must have shape"):
+        embedding.lookup_grad(1, 5.0, 3)
+    with pytest.raises(ValueError, match="grad_out must have shape"):
+        embedding.lookup_grad([1], np.zeros((1, 0)), 3)
+
+
+def test_cosine_of_huge_vectors_does_not_overflow():
+    assert embedding.cosine_similarity([1e200, 0], [1e200, 0]) == pytest.approx(1.0)
+    assert embedding.nearest_neighbours(np.array([[1e200, 0.0], [0.0, 1.0]]), np.array([1.0, 0.0]), 1) == [(0, 1.0)]
+    with pytest.raises(ValueError, match="overflows float64"):
+        embedding.euclidean_distance([1e308], [-1e308])
+
+
+def test_neighbour_arguments_are_named():
+    table = np.eye(3)
+    with pytest.raises(ValueError, match="table contains NaN"):
+        embedding.nearest_neighbours(np.array([[np.nan, 0.0], [0.0, 1.0]]), np.array([1.0, 0.0]))
+    with pytest.raises(TypeError, match=r"exclude=\[3\]"):
+        embedding.nearest_neighbours(table, np.ones(3), exclude=0)
+    with pytest.raises(ValueError, match="k must be a positive integer"):
+        embedding.nearest_neighbours(table, np.ones(3), k=True)

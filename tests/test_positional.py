@@ -154,3 +154,34 @@ def test_learned_table_returns_copies():
     rows = table(np.array([1, 1]))
     rows += 100.0
     np.testing.assert_array_equal(table.weight, before)
+
+
+def test_huge_and_unsigned_positions_are_errors_not_wraparounds():
+    with pytest.raises(ValueError, match=r"position must be <= 2\*\*53"):
+        positional.sinusoidal_encoding(np.uint64(2**64 - 1), 2)
+    with pytest.raises(ValueError, match=r"position must be <= 2\*\*53"):
+        positional.LearnedPositionTable(4, 2)(np.array([2**64 - 1], dtype=np.uint64))
+    with pytest.raises(ValueError, match=r"start must be <= 2\*\*53"):
+        positional.dot_by_offset(2**62, [1], 4)
+    assert positional.sinusoidal_encoding(2**53, 2).shape == (2,)
+
+
+def test_argument_errors_name_the_argument():
+    with pytest.raises(ValueError, match="base must be a finite number > 1, got 'x'"):
+        positional.sinusoidal_encoding(3, 4, base="x")
+    with pytest.raises(ValueError, match="start must be >= 0"):
+        positional.add_positions(np.ones((2, 4)), start=-1)
+    with pytest.raises(ValueError, match="seed must be an integer >= 0"):
+        positional.LearnedPositionTable(4, 2, seed=-1)
+    with pytest.raises(ValueError, match="scale must be a finite number >= 0"):
+        positional.LearnedPositionTable(4, 2, scale=float("nan"))
+    with pytest.raises(ValueError, match="sequence length n must be an integer >= 0"):
+        positional.LearnedPositionTable(4, 2).for_length(-1)
+    with pytest.raises(ValueError, match="sequence length n must be an integer >= 0"):
+        positional.LearnedPositionTable(4, 2).for_length("3")
+
+
+def test_dot_by_offset_of_one_offset_is_an_array():
+    out = positional.dot_by_offset(0, 3, 4)
+    assert out.shape == (1,)
+    np.testing.assert_allclose(out, [np.cos(3) + np.cos(0.03)])

@@ -237,3 +237,42 @@ def test_ppmi_svd_embedding_on_the_corpus_separates_the_two_groups(corpus_ids):
     assert (dense.vectors[animals, 1] > 0.5).all() and np.abs(dense.vectors[animals, 0]).max() < 1e-12
     assert dense.provenance.corpus == ANIMAL_VEHICLE_NAME and dense.provenance.dimension == 2
     assert dense.provenance.context == "every other word of the sentence"
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_extreme_counts_never_give_nan_or_warnings(sparse):
+    make = scipy.sparse.csr_array if sparse else np.asarray
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="counts are too large: their sum overflows float64"):
+            ppmi(make(np.full((2, 2), 1e308)))
+        big = ppmi(make(np.full((2, 2), 1e300)))
+        tiny = ppmi(make(np.array([[5e-324, 1.0], [1.0, 1.0]])))
+        sharp = ppmi(make(np.array([[1e10, 1.0], [1.0, 2.0]])), alpha=100)
+    for m in (big, tiny, sharp):
+        dense = m.toarray() if sparse else m
+        assert np.all(np.isfinite(dense)) and np.all(dense >= 0)
+    np.testing.assert_allclose(big.toarray() if sparse else big, 0.0)  # all cells equal: PMI 0 everywhere
+
+
+def test_log_space_matches_the_direct_formula_on_ordinary_counts():
+    rng = np.random.default_rng(5)
+    C = rng.integers(0, 20, size=(7, 9)).astype(float)
+    for alpha in (1.0, 0.75):
+        col_a = C.sum(0) ** alpha
+        with np.errstate(divide="ignore"):
+            direct = np.log(C / C.sum()) - np.log(C.sum(1, keepdims=True) / C.sum()) - np.log(col_a / col_a.sum())
+        np.testing.assert_allclose(ppmi(C, alpha), np.where(C > 0, np.maximum(direct, 0), 0), atol=1e-12)
+
+
+def test_pipeline_validates_power_and_vocabulary():
+    sentences = [["a", "b", "c"], ["a", "c"]]
+    vocab = Vocabulary.from_sentences(sentences)
+    with pytest.raises(ValueError, match="power must be a finite number >= 0, got nan"):
+        ppmi_svd_embedding(sentences, vocab, power=float("nan"))
+    with pytest.raises(ValueError, match="power must be a finite number >= 0, got -1"):
+        ppmi_svd_embedding(sentences, vocab, power=-1)
+    with pytest.raises(ValueError, match="power must be a finite number >= 0, got 'x'"):
+        ppmi_svd_embedding(sentences, vocab, power="x")
+    with pytest.raises(TypeError, match="vocab must be a lib.corpus.Vocabulary, got list"):
+        ppmi_svd_embedding(sentences, ["a", "b", "c"])

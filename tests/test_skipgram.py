@@ -299,3 +299,15 @@ def test_pair_batches_cover_every_pair_once_and_are_seeded():
         list(pair_batches(pairs, 0))
     with pytest.raises(ValueError, match=">= 0"):
         list(pair_batches(np.array([[0, -1]]), 1))
+
+
+def test_noise_distribution_is_stable_for_tiny_and_huge_counts():
+    np.testing.assert_allclose(noise_distribution([1e-200, 1e-200], 2), [0.5, 0.5])
+    np.testing.assert_allclose(noise_distribution([1e308, 1e308], 2), [0.5, 0.5])
+    np.testing.assert_allclose(noise_distribution([1e-300, 1.0], 0.75), [0.0, 1.0], atol=1e-200)
+
+
+@pytest.mark.parametrize("objective", ["full_softmax", "negative_sampling"])
+def test_divergence_is_reported_not_trained_into_nan(objective):
+    with pytest.raises(FloatingPointError, match=r"diverged at step \d+ of 20"):
+        train_skipgram([[0, 1], [1, 0]], 2, steps=20, lr=1e30, objective=objective)

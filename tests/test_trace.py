@@ -208,3 +208,49 @@ def test_checker_survives_a_raising_learner():
 def test_unknown_example():
     with pytest.raises(ValueError, match="no example named 'nope'; examples: "):
         trace.example("nope")
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("def lookup(t, i):\n    return np.array(t[i])\ndef pos_encoding(p, d):\n    return np.full(d, np.nan)\n",
+         "pos_encoding(0, 2) returned NaN or infinity"),
+        ("def lookup(t, i):\n    return np.broadcast_to(t[i], t[i].shape)\ndef pos_encoding(p, d):\n    return np.zeros(d)\n",
+         "output array is read-only; return a new, writable array"),
+        ("def lookup(t, i):\n    sys.exit(3)\ndef pos_encoding(p, d):\n    return np.zeros(d)\n",
+         "lookup(table, 0) raised SystemExit: 3"),
+        ("def lookup(t, i):\n    return np.array(t[i])\ndef pos_encoding(p, d):\n    return np.zeros(d) + 0j\n",
+         "returned dtype complex128, expected real numbers"),
+    ],
+)
+def test_cli_survives_misbehaving_learner_functions(tmp_path, body, message):
+    functions = _write(tmp_path, "mine.py", "import sys\nimport numpy as np\n" + body)
+    program = _write(tmp_path, "p.trace", "WIDTH 2\nTOKEN a 1 2\nTOKEN b 2 1\nSEQUENCE a b\nSIM 0 1\n")
+    result = _cli("--functions", functions, program)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == f"{program}:5: error: " + result.stderr.strip().split(": error: ", 1)[1]
+    assert message in result.stderr
+    checked = _cli("--check", functions)
+    assert checked.returncode == 1 and "Traceback" not in checked.stderr and "cases pass." in checked.stdout
+
+
+def test_cli_names_the_missing_functions_file(tmp_path):
+    program = _write(tmp_path, "p.trace", "WIDTH 1\nTOKEN a 1\nLOOKUP a\n")
+    result = _cli("--functions", str(tmp_path / "nope.py"), program)
+    assert result.returncode == 2 and result.stderr.startswith(str(tmp_path / "nope.py") + ": error: no such file")
+
+
+def test_huge_values_give_a_true_similarity():
+    assert trace.run("WIDTH 2\nTOKEN a 1e300 1e300\nSEQUENCE a a\nSIM 0 1") == ["SIM 0 1 = 1.0000"]
+
+
+@pytest.mark.parametrize("text", ["1_0", "٣", "+-2", "0x10"])
+def test_only_plain_ascii_integers(text):
+    with pytest.raises(trace.TraceError, match="width must be an integer"):
+        trace.run(f"WIDTH {text}")
