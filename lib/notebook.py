@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 import numbers
 
 import numpy as np
 
 PNG_DPI = 100  # one resolution for the book, the notebooks and the baseline images
+GLUE_DIGITS = 8  # significant digits of a glued float
 
 
 def figure_png(fig) -> bytes:
@@ -61,7 +63,8 @@ def plain(value):
 def glue(name: str, value, display: bool = False) -> None:
     """Store ``value`` under ``name`` for myst-nb's ``{glue:text}`` role.
 
-    Numbers are converted with :func:`plain`; strings are stored as Markdown, so that prose can use
+    Numbers are converted with :func:`plain` and floats rounded to ``GLUE_DIGITS`` significant digits;
+    strings are stored as Markdown, so that prose can use
     ``{glue:md}`name``` for a formatted value and ``{glue:text}`name:.4f``` for a number. Where myst-nb is
     not installed (Colab), nothing is stored. Returns ``None``, so that a glue call ending a cell prints
     nothing.
@@ -71,6 +74,10 @@ def glue(name: str, value, display: bool = False) -> None:
     except ImportError:  # only on a reader's machine without myst-nb (Colab)
         return None
     stored = plain(value)
+    if isinstance(stored, float) and math.isfinite(stored):
+        # the stored repr is what nbval compares: keep GLUE_DIGITS significant digits, so that last-digit
+        # float noise (another BLAS, a reordered sum) never changes it; prose shows at most 4 decimals
+        stored = float(f"{stored:.{GLUE_DIGITS}g}")
     if isinstance(stored, str):
         from IPython.display import Markdown
 

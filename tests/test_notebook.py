@@ -27,3 +27,19 @@ def test_figure_png_is_a_png_without_timestamp():
     png = figure_png(fig)
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert png == figure_png(fig)  # deterministic bytes
+
+
+def test_glue_stores_floats_rounded_so_last_digit_noise_cannot_change_them(monkeypatch):
+    import myst_nb
+
+    from lib import notebook
+
+    stored = {}
+    monkeypatch.setattr(myst_nb, "glue", lambda name, value, display=False: stored.__setitem__(name, value))
+    notebook.glue("a", np.float64(0.8985675159864318))
+    notebook.glue("b", 0.8985675159864317)
+    notebook.glue("c", 0.010000000000000004)
+    notebook.glue("n", np.int64(38_597_376))
+    assert stored["a"] == stored["b"] == 0.89856752
+    assert repr(stored["c"]) == "0.01"
+    assert stored["n"] == 38_597_376 and type(stored["n"]) is int
