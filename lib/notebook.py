@@ -1,6 +1,27 @@
-"""Helpers for chapter notebooks: show a figure, glue a number into the prose.
+"""Helpers for chapter notebooks: format a number, glue it into the prose, show a figure.
 
-Two problems these solve, both from running notebooks under nbval and myst-nb:
+The book's rule for numbers (CONTRIBUTING.md, "Numbers a reader sees"): every float a chapter prints or
+glues is rounded here, once, to the precision the chapter shows, and nbval compares that text and
+nothing more. A float that went through float32 arithmetic, a BLAS reduction, an iterative solver or
+training differs between CPUs and their SIMD code paths in its last digits; rounded to the digits a
+reader sees it is the same everywhere, unless it sits on a rounding boundary, which the rounding-margin
+report (``tools/codepaths.py``) watches for. Integers are exact and are printed and glued as they are.
+
+- :func:`fmt` formats a number, or a 1-D / 2-D array of numbers, with a format spec that states its
+  precision (``".4f"``, ``">7.3f"``, ``".1%"``, ``".2e"``).
+- :func:`glue` stores a value for myst-nb's ``{glue:text}`` role. A float needs ``decimals``: the record
+  holds the number already rounded (its ``text/plain`` is ``"1.3480"``, exactly the digits the prose
+  shows), so the prose uses the same number of decimals, ``{glue:text}`name:.4f```; a test checks that.
+- :func:`exact` shows a setting typed in the source (a learning rate of 0.1) in its shortest form.
+- :func:`argmax` / :func:`argmin` pick the best item, and :func:`record_gap` notes how close a discrete
+  choice (a ranking, an argmax) was to going the other way.
+
+When the environment variable ``EMBOOK_NUMBER_LOG`` names a file, :func:`fmt`, :func:`exact`, :func:`glue`
+and :func:`record_gap` append one JSON line per number to it: the unrounded value, the spec and the text
+shown. ``tools/codepaths.py`` sets it while it executes the chapters under several CPU code paths and
+compares the unrounded values to find the numbers closest to a rounding boundary.
+
+Two further problems of running notebooks under nbval and myst-nb are solved here too:
 
 - A figure shown the usual way stores a ``text/plain`` line such as ``<Figure size 640x480 with 1 Axes>``
   beside the image, and that text changes between matplotlib versions (nbval#185). :func:`show` emits the
@@ -15,13 +36,22 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import math
 import numbers
+import os
+import re
+from contextlib import contextmanager
+from typing import Iterator
 
 import numpy as np
 
 PNG_DPI = 100  # one resolution for the book, the notebooks and the baseline images
-GLUE_DIGITS = 8  # significant digits of a glued float
+NUMBER_LOG = "EMBOOK_NUMBER_LOG"  # environment variable: a file to log every formatted number to
+
+# [[fill]align][sign][width][,][.precision]type, with a precision and one of the types below: a spec
+# that says how many digits a reader sees (no "g", whose digits depend on the value, no bare "f")
+_SPEC = re.compile(r"(?:.?[<>=^])?[+\- ]?\d*[,_]?\.(?P<precision>\d+)(?P<type>[fFeE%])")
 
 
 def figure_png(fig) -> bytes:
@@ -43,10 +73,13 @@ def show(fig) -> None:
 
 
 def plain(value):
-    """Return ``value`` with NumPy scalars turned into Python ``float`` / ``int`` / ``bool``.
+    """Return ``value`` with NumPy scalars (and one-element arrays or tensors) turned into Python ``float`` /
+    ``int`` / ``bool``.
 
     Raises ``TypeError`` for arrays of more than one element: glue one number at a time.
     """
+    if not isinstance(value, np.ndarray) and hasattr(value, "__array__") and hasattr(value, "item"):
+        value = np.asarray(value)  # a PyTorch tensor on the CPU, and the like
     if isinstance(value, np.ndarray):
         if value.size != 1:
             raise TypeError(f"glue one number at a time, got an array of shape {value.shape}")
@@ -60,26 +93,234 @@ def plain(value):
     return value
 
 
-def glue(name: str, value, display: bool = False) -> None:
-    """Store ``value`` under ``name`` for myst-nb's ``{glue:text}`` role.
+# --- the number log ---------------------------------------------------------------------------------
 
-    Numbers are converted with :func:`plain` and floats rounded to ``GLUE_DIGITS`` significant digits;
-    strings are stored as Markdown, so that prose can use
-    ``{glue:md}`name``` for a formatted value and ``{glue:text}`name:.4f``` for a number. Where myst-nb is
-    not installed (Colab), nothing is stored. Returns ``None``, so that a glue call ending a cell prints
-    nothing.
+_log_file = None
+_log_path = None
+_paused = 0  # > 0 inside unlogged()
+
+
+def logging_numbers() -> bool:
+    """True when ``EMBOOK_NUMBER_LOG`` is set (and not inside :func:`unlogged`): the helpers here log."""
+    return bool(os.environ.get(NUMBER_LOG)) and not _paused
+
+
+@contextmanager
+def unlogged() -> Iterator[None]:
+    """Log nothing inside the block: for computations whose results are measured, never printed, and
+    differ from run to run by design (several threads updating one table), such as a timed race."""
+    global _paused
+    _paused += 1
+    try:
+        yield
+    finally:
+        _paused -= 1
+
+
+def _log(entry: dict) -> None:
+    global _log_file, _log_path
+    path = os.environ.get(NUMBER_LOG)
+    if not path or _paused:
+        return
+    if _log_file is None or _log_path != path:
+        if _log_file is not None:
+            _log_file.close()
+        _log_file, _log_path = open(path, "a", encoding="utf-8"), path
+    _log_file.write(json.dumps(entry) + "\n")
+    _log_file.flush()  # the reader of the log counts lines after every cell
+
+
+# --- formatting -------------------------------------------------------------------------------------
+
+
+def check_spec(spec: str) -> str:
+    """Return ``spec`` if it is a format spec with an explicit precision and a type among ``f F e E %``.
+
+    Raises ``ValueError`` otherwise (``"g"``, a bare ``"f"`` or no precision would let the digits a reader
+    sees depend on the value, so they are refused).
     """
+    if not isinstance(spec, str) or not _SPEC.fullmatch(spec):
+        raise ValueError(
+            f"spec must be a format spec with a precision and type f, e or %, such as '.4f' or '>7.3f', got {spec!r}"
+        )
+    return spec
+
+
+def _format_one(x: float, spec: str) -> str:
+    text = format(x, spec)
+    if math.isfinite(x) and "-" in text and float(text.strip().replace(",", "").replace("_", "").rstrip("%")) == 0:
+        text = format(0.0, spec)  # a value that rounds to zero shows no sign: -0.0000 would depend on noise
+    return text
+
+
+def _scalar(value, what: str) -> float:
+    value = plain(value)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a real number, got {type(value).__name__}")
+    return float(value)
+
+
+def fmt(value, spec: str = ".4f") -> str:
+    """``value`` formatted with ``spec``, the one way a chapter prints a float.
+
+    ``value``: a number, or a 1-D / 2-D array of numbers, which is shown like NumPy prints it
+    (``[0.841 0.540]``; a 2-D array one row per line, columns aligned). ``spec``: a format spec with a
+    precision and type ``f``, ``e`` or ``%`` (:func:`check_spec`); fill, alignment, sign, width and a
+    thousands separator are allowed. A value that rounds to zero is shown without a minus sign. Logs every
+    number when ``EMBOOK_NUMBER_LOG`` is set. Raises ``ValueError`` for a bad spec or an array of more than
+    two dimensions, ``TypeError`` for a value that is not a number.
+
+    >>> fmt(2.0 / 3.0, ".4f")
+    '0.6667'
+    >>> fmt(-0.00001, ".3f")
+    '0.000'
+    >>> fmt([[1.0, -0.5], [0.25, 2.0]], ".2f")
+    '[[ 1.00 -0.50]\\n [ 0.25  2.00]]'
+    """
+    check_spec(spec)
+    if isinstance(value, (list, tuple, np.ndarray)) or hasattr(value, "__array__"):
+        array = np.asarray(value)
+        if array.ndim == 0:
+            return fmt(array.item(), spec)
+        if array.ndim > 2:
+            raise ValueError(f"fmt shows 1-D and 2-D arrays, got shape {array.shape}")
+        if array.dtype == bool or not (np.issubdtype(array.dtype, np.number)):
+            raise TypeError(f"fmt formats numbers, got an array of dtype {array.dtype}")
+        cells = [[_format_one(float(x), spec) for x in row] for row in np.atleast_2d(array)]
+        for row, texts in zip(np.atleast_2d(array), cells):
+            for x, text in zip(row, texts):
+                _log({"kind": "fmt", "spec": spec, "raw": float(x), "shown": text.strip()})
+        width = max((len(t) for row in cells for t in row), default=0)
+        lines = ["[" + " ".join(t.rjust(width) for t in row) + "]" for row in cells]
+        if array.ndim == 1:
+            return lines[0]
+        return "[" + "\n ".join(lines) + "]"
+    x = _scalar(value, "value")
+    text = _format_one(x, spec)
+    _log({"kind": "fmt", "spec": spec, "raw": x, "shown": text.strip()})
+    return text
+
+
+def exact(value) -> str:
+    """A number that is exact by construction, shown in its shortest form: ``exact(0.1)`` is ``'0.1'``.
+
+    For settings and constants typed in the source (a learning rate, a smoothing exponent), never for a
+    computed value. Logged like :func:`fmt` (kind ``exact``), and ``tools/codepaths.py`` checks that the
+    value is bit-identical under every code path. Raises ``TypeError`` for a value that is not a number.
+
+    >>> exact(0.025), exact(10.0), exact(3)
+    ('0.025', '10', '3')
+    """
+    x = _scalar(value, "value")
+    text = str(int(x)) if math.isfinite(x) and x.is_integer() and abs(x) < 1e16 else repr(x)
+    _log({"kind": "exact", "spec": "exact", "raw": x, "shown": text})
+    return text
+
+
+class Shown:
+    """A number as the prose shows it: ``repr`` is the rounded text (``"1.3480"``), which myst-nb stores as
+    the glue record's ``text/plain`` and nbval compares. ``value`` holds the rounded float."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.value = float(text)
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def _repr_pretty_(self, p, cycle) -> None:  # IPython's display formatter
+        p.text(self.text)
+
+
+def glue(name: str, value, decimals: int | None = None, display: bool = False) -> None:
+    """Store ``value`` under ``name`` for myst-nb's ``{glue:text}`` and ``{glue:md}`` roles.
+
+    - A float needs ``decimals``, the number of decimals the prose shows: the record holds the value
+      rounded to them (``glue("x", 1.34802, 4)`` stores ``1.3480``) and the prose must show exactly those,
+      ``{glue:text}`x:.4f``` (checked by tests/test_chapters.py). ``decimals`` may be given for an integer
+      too, which is then shown as a float.
+    - An integer or a bool is stored as it is (exact); the prose may format it (``{glue:text}`n:,```).
+    - A string is stored as Markdown, shown with ``{glue:md}`name```.
+
+    NumPy scalars are converted with :func:`plain`. Where myst-nb is not installed (Colab), nothing is
+    stored. Returns ``None``, so that a glue call ending a cell prints nothing. Raises ``TypeError`` for a
+    float without ``decimals`` and ``ValueError`` for ``decimals`` that is not an integer in [0, 12].
+    """
+    stored = plain(value)
+    if decimals is not None:
+        if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12:
+            raise ValueError(f"decimals must be an integer in [0, 12], got {decimals!r}")
+        if isinstance(stored, bool) or not isinstance(stored, numbers.Real):
+            raise TypeError(f"glue {name!r}: decimals is for numbers, got {type(stored).__name__}")
+        x = float(stored)
+        text = _format_one(x, f".{decimals}f")
+        _log({"kind": "glue", "name": name, "spec": f".{decimals}f", "raw": x, "shown": text})
+        stored = Shown(text)
+    elif isinstance(stored, float):
+        raise TypeError(
+            f"glue {name!r}: a float needs decimals, the number of decimals the prose shows "
+            f"(glue({name!r}, value, 4) and {{glue:text}}`{name}:.4f`)"
+        )
     try:
         from myst_nb import glue as _glue
     except ImportError:  # only on a reader's machine without myst-nb (Colab)
         return None
-    stored = plain(value)
-    if isinstance(stored, float) and math.isfinite(stored):
-        # the stored repr is what nbval compares: keep GLUE_DIGITS significant digits, so that last-digit
-        # float noise (another BLAS, a reordered sum) never changes it; prose shows at most 4 decimals
-        stored = float(f"{stored:.{GLUE_DIGITS}g}")
     if isinstance(stored, str):
         from IPython.display import Markdown
 
         stored = Markdown(stored)
     _glue(name, stored, display=display)
+
+
+def runner_up_gap(scores, best: int) -> float:
+    """How far ``scores[best]`` is ahead of the best *other* value, ignoring values exactly equal to it.
+
+    Exactly equal values are a tie that a fixed rule breaks (the first index), the same on every machine;
+    what could flip is a value that is close but not equal. Returns ``inf`` when there is no other value.
+
+    >>> runner_up_gap([0.5, 0.9, 0.9, 0.7], 1)
+    0.20000000000000007
+    """
+    scores = np.asarray(scores, dtype=np.float64).ravel()
+    top = scores[best]
+    others = scores[scores != top]
+    return float(np.min(np.abs(top - others))) if others.size else math.inf
+
+
+def argmax(values, what: str) -> int:
+    """``numpy.argmax`` of the flattened ``values`` (the first maximum), recording the gap to the runner-up.
+
+    A chapter that prints the item with the largest score uses this, so that the rounding-margin report
+    (``tools/codepaths.py``) sees how close another item came to being printed instead. ``what`` names
+    the choice in that report. Raises ``ValueError`` for an empty array.
+    """
+    scores = np.asarray(values, dtype=np.float64).ravel()
+    if scores.size == 0:
+        raise ValueError(f"argmax of an empty array ({what})")
+    best = int(np.argmax(scores))
+    if logging_numbers():
+        record_gap(what, runner_up_gap(scores, best), np.abs(scores[np.isfinite(scores)]).max(initial=0.0))
+    return best
+
+
+def argmin(values, what: str) -> int:
+    """``numpy.argmin`` of the flattened ``values``, recording the gap to the runner-up (see :func:`argmax`)."""
+    return argmax(-np.asarray(values, dtype=np.float64), what)
+
+
+def record_gap(what: str, gap, scale=None) -> None:
+    """Log how far a discrete choice was from going the other way, for the rounding-margin report.
+
+    ``gap`` (a float, in the units of the scores compared) is the difference between the score that won
+    and the one that would have won instead, e.g. between the k-th and (k+1)-th nearest neighbour, or
+    between the best and second-best answer of an analogy. ``what`` names the choice. A gap of exactly 0
+    is a tie that the caller breaks by a fixed rule (row index). ``scale``, the size of the scores compared
+    (default: ``|gap|``), lets the report tell a gap from rounding noise (a gap of 1e-16 between scores near 1
+    is noise). Does nothing unless ``EMBOOK_NUMBER_LOG`` is set; callers compute a gap only when
+    :func:`logging_numbers` is true.
+    """
+    if logging_numbers():
+        gap = _scalar(gap, "gap")
+        scale = abs(gap) if scale is None else abs(_scalar(scale, "scale"))
+        if math.isfinite(gap):
+            _log({"kind": "gap", "name": str(what), "raw": gap, "scale": scale})

@@ -1,9 +1,13 @@
-"""lib.notebook: NumPy scalars become Python numbers before glue; figures render to PNG bytes."""
+"""lib.notebook: numbers formatted and glued at the precision shown, their unrounded values logged for the
+rounding-margin report; NumPy scalars become Python numbers before glue; figures render to PNG bytes."""
+
+import json
 
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
+from lib import notebook
 from lib.notebook import figure_png, plain
 
 
@@ -29,17 +33,126 @@ def test_figure_png_is_a_png_without_timestamp():
     assert png == figure_png(fig)  # deterministic bytes
 
 
-def test_glue_stores_floats_rounded_so_last_digit_noise_cannot_change_them(monkeypatch):
+def _glued(monkeypatch):
     import myst_nb
-
-    from lib import notebook
 
     stored = {}
     monkeypatch.setattr(myst_nb, "glue", lambda name, value, display=False: stored.__setitem__(name, value))
-    notebook.glue("a", np.float64(0.8985675159864318))
-    notebook.glue("b", 0.8985675159864317)
-    notebook.glue("c", 0.010000000000000004)
+    return stored
+
+
+def test_glue_stores_a_float_as_the_digits_the_prose_shows(monkeypatch):
+    from IPython.core.formatters import format_display_data
+    from myst_nb.core.variables import format_plain_text
+
+    stored = _glued(monkeypatch)
+    notebook.glue("a", np.float64(1.34802759), 4)
+    notebook.glue("b", 1.34802751, 4)  # last-digit noise of the same number: the same record
+    notebook.glue("c", -0.00001, 4)  # no minus sign on a value shown as zero
+    notebook.glue("d", 2.5, 0)  # Python's rounding: half to even, as format() does
+    assert repr(stored["a"]) == repr(stored["b"]) == "1.3480"
+    assert repr(stored["c"]) == "0.0000" and repr(stored["d"]) == "2"
+    # what myst-nb stores as text/plain, and what the prose role then shows
+    text = format_display_data(stored["a"])[0]["text/plain"]
+    assert text == "1.3480"
+    assert format_plain_text(text, ".4f") == "1.3480"
+
+
+def test_glue_keeps_integers_exact_and_strings_as_markdown(monkeypatch):
+    from IPython.display import Markdown
+
+    stored = _glued(monkeypatch)
     notebook.glue("n", np.int64(38_597_376))
-    assert stored["a"] == stored["b"] == 0.89856752
-    assert repr(stored["c"]) == "0.01"
+    notebook.glue("s", "**bold**")
     assert stored["n"] == 38_597_376 and type(stored["n"]) is int
+    assert isinstance(stored["s"], Markdown) and stored["s"].data == "**bold**"
+
+
+def test_glue_refuses_a_float_without_decimals_and_bad_decimals(monkeypatch):
+    _glued(monkeypatch)
+    with pytest.raises(TypeError, match=r"a float needs decimals.*glue\('x', value, 4\)"):
+        notebook.glue("x", 0.5)
+    with pytest.raises(ValueError, match=r"decimals must be an integer in \[0, 12\], got -1"):
+        notebook.glue("x", 0.5, -1)
+    with pytest.raises(TypeError, match="decimals is for numbers, got str"):
+        notebook.glue("x", "text", 2)
+
+
+@pytest.mark.parametrize("value, spec, text", [
+    (2 / 3, ".4f", "0.6667"),
+    (-0.00001, ".3f", "0.000"),
+    (-0.00001, ">8.3f", "   0.000"),
+    (1234.5678, ",.1f", "1,234.6"),
+    (0.1234, ".1%", "12.3%"),
+    (12345.0, ".2e", "1.23e+04"),
+    (np.float32(0.1), ".3f", "0.100"),
+])
+def test_fmt_formats_a_number_with_an_explicit_precision(value, spec, text):
+    assert notebook.fmt(value, spec) == text
+
+
+def test_fmt_shows_arrays_like_numpy_does():
+    assert notebook.fmt(np.array([0.8414709848, 0.5403023059]), ".3f") == "[0.841 0.540]"
+    assert notebook.fmt([[1.0, -0.5], [0.25, 2.0]], ".2f") == "[[ 1.00 -0.50]\n [ 0.25  2.00]]"
+    assert notebook.fmt(np.array(0.5), ".1f") == "0.5"
+
+
+@pytest.mark.parametrize("spec", ["g", ".4g", "f", "4f", ".4d", "", ".4"])
+def test_fmt_refuses_a_spec_without_a_fixed_precision(spec):
+    with pytest.raises(ValueError, match="spec must be a format spec with a precision and type f, e or %"):
+        notebook.fmt(0.5, spec)
+
+
+def test_fmt_refuses_what_is_not_a_number():
+    with pytest.raises(TypeError, match="value must be a real number, got str"):
+        notebook.fmt("0.5")
+    with pytest.raises(TypeError, match="fmt formats numbers, got an array of dtype <U3"):
+        notebook.fmt(np.array(["0.5"]))
+    with pytest.raises(ValueError, match=r"fmt shows 1-D and 2-D arrays, got shape \(1, 1, 1\)"):
+        notebook.fmt(np.zeros((1, 1, 1)))
+
+
+def test_exact_shows_a_setting_in_its_shortest_form():
+    assert [notebook.exact(x) for x in (0.025, 10.0, 3, 1e-05, np.float64(0.1))] == ["0.025", "10", "3", "1e-05", "0.1"]
+
+
+def test_argmax_and_argmin_pick_the_first_best_and_record_the_gap_to_the_runner_up(tmp_path, monkeypatch):
+    log = tmp_path / "numbers.jsonl"
+    monkeypatch.setenv(notebook.NUMBER_LOG, str(log))
+    assert notebook.argmax([0.5, 0.9, 0.9, 0.7], "best") == 1  # the tie of 0.9 and 0.9 goes to the first
+    assert notebook.argmin([[3.0, 1.0], [1.5, 2.0]], "least") == 1
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(e["kind"], e["name"]) for e in entries] == [("gap", "best"), ("gap", "least")]
+    assert entries[0]["raw"] == pytest.approx(0.2) and entries[1]["raw"] == pytest.approx(0.5)
+    with pytest.raises(ValueError, match=r"argmax of an empty array \(nothing\)"):
+        notebook.argmax([], "nothing")
+
+
+def test_the_number_log_holds_the_unrounded_value_of_everything_shown(tmp_path, monkeypatch):
+    stored = _glued(monkeypatch)
+    log = tmp_path / "numbers.jsonl"
+    monkeypatch.setenv(notebook.NUMBER_LOG, str(log))
+    notebook.fmt(np.array([0.12345, 0.5]), ".2f")
+    notebook.glue("x", 1.23456, 3)
+    notebook.exact(0.025)
+    with notebook.unlogged():
+        notebook.fmt(9.87, ".1f")
+        notebook.record_gap("not logged", 1.0)
+    notebook.record_gap("gap", 0.25)
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entries == [
+        {"kind": "fmt", "spec": ".2f", "raw": 0.12345, "shown": "0.12"},
+        {"kind": "fmt", "spec": ".2f", "raw": 0.5, "shown": "0.50"},
+        {"kind": "glue", "name": "x", "spec": ".3f", "raw": 1.23456, "shown": "1.235"},
+        {"kind": "exact", "spec": "exact", "raw": 0.025, "shown": "0.025"},
+        {"kind": "gap", "name": "gap", "raw": 0.25, "scale": 0.25},
+    ]
+    assert repr(stored["x"]) == "1.235"
+
+
+def test_nothing_is_logged_without_the_environment_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv(notebook.NUMBER_LOG, raising=False)
+    assert not notebook.logging_numbers()
+    notebook.fmt(0.5, ".1f")
+    notebook.record_gap("gap", 1.0)
+    assert list(tmp_path.iterdir()) == []
