@@ -24,11 +24,22 @@ so one weighted row per token replaces ``n_i`` identical rows, and a step costs 
 ``O(N V d)``. :func:`factored_loss_and_grads` uses the counts; :func:`pairs_loss_and_grads` is the same
 computation over raw pairs, written as the lesson writes it, and the tests check that the two agree.
 
-Divergence. With a learning rate that is too large for the curvature of the loss, gradient descent
-overshoots, the parameters grow without bound and the loss overflows. :func:`train_factored` checks the
-loss at every step and stops as soon as it is not finite or exceeds ``divergence_factor × ln V`` (a model
-that far worse than guessing uniformly is not coming back), returning a report instead of NaNs.
-:func:`width_sweep` retrains a diverged width at a smaller learning rate for more steps, as the lesson does.
+Divergence, and why the fallback step is small. Gradient descent is stable while the learning rate times
+the sharpness of the loss (the largest eigenvalue of its Hessian) stays below 2. The narrow models have no
+finite optimum: their weights keep growing and the sharpness grows with them (for width 1, by about 2 per
+1,000 units of ``lr × steps``). At lr 10 widths 1 and 2 cross the limit: width 2 blows up within a hundred
+steps; width 1 first wanders chaotically, so the step at which it blows up depends on rounding noise (it ranges
+from about 440 to 1,600 over runs whose starts differ in the 12th digit), although every such run blows up
+long before step 3,000. :func:`train_factored` therefore checks the loss at every step, stops as soon as it
+is not finite or exceeds ``divergence_factor × ln V`` (a model that far worse than guessing uniformly is not
+coming back), returns a report instead of NaNs, and its message says that the run diverged but not at which
+step. :func:`width_sweep` retrains a diverged width at ``FALLBACK_LR`` for ``FALLBACK_STEPS`` steps.
+
+Departure from the lesson: its fallback was lr 3 for 4,000 steps. At that step size the narrow models train
+at the edge of stability, the loss jumping up and down from step to step, and where they end depends on
+rounding noise in the third decimal (a different CPU prints a different table). The book's fallback, lr 0.1
+for 40,000 steps, keeps ``lr × sharpness`` below 1 for the whole run, half the stability limit, so that the
+result is the same to the last printed digit on every machine.
 """
 
 from __future__ import annotations
@@ -39,14 +50,16 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from lib.embedding import check_ids, lookup, lookup_grad
+from lib.notebook import fmt, logging_numbers, record_gap
 from lib.progress import progress
+from lib.threads import blas_threads
 
-# The lesson's training settings: full batch, lr 10 for 3,000 steps; widths that diverge are retrained
-# at lr 3 for 4,000 steps. Initial weights are N(0, 0.1²).
+# The lesson's training settings: full batch, lr 10 for 3,000 steps; widths that diverge are retrained at
+# lr 0.1 for 40,000 steps (the lesson: lr 3, 4,000 steps; see the module docstring). Initial weights N(0, 0.1²).
 LR = 10.0
 STEPS = 3000
-FALLBACK_LR = 3.0
-FALLBACK_STEPS = 4000
+FALLBACK_LR = 0.1
+FALLBACK_STEPS = 40_000
 INIT_SCALE = 0.1
 DIVERGENCE_FACTOR = 10.0
 WIDTHS = (1, 2, 3, 4, 6, 8, 16, 34)
@@ -213,8 +226,12 @@ def factored_loss_and_grads(E, U, counts) -> Tuple[float, np.ndarray, np.ndarray
     counts = check_counts(counts)
     if counts.shape[0] != E.shape[0]:
         raise ValueError(f"counts are for {counts.shape[0]} tokens but E has {E.shape[0]} rows")
-    N = counts.sum()
-    n = counts.sum(axis=1, keepdims=True)  # (V, 1): how often each token is the previous token
+    return _loss_and_grads(E, U, counts, counts.sum(), counts.sum(axis=1, keepdims=True))
+
+
+def _loss_and_grads(E, U, counts, N, n):
+    """:func:`factored_loss_and_grads` on checked float64 arrays, ``N`` the total count and ``n`` ``(V, 1)``
+    the count of each previous token (the training loop calls this, with the checks done once)."""
     logp = log_softmax(E @ U)  # (V, V): row i is log P(. | i)
     loss = float(-(counts * logp).sum() / N)
     dZ = (n * np.exp(logp) - counts) / N  # (V, V): n_i copies of (P_i − onehot(y)), summed and averaged
@@ -226,6 +243,35 @@ def factored_loss_and_grads(E, U, counts) -> Tuple[float, np.ndarray, np.ndarray
 def factored_loss(E, U, counts) -> float:
     """Mean cross-entropy (nats) of the factored bigram on the pairs summarised by ``counts``."""
     return factored_loss_and_grads(E, U, counts)[0]
+
+
+def sharpness(E, U, counts, step: float = 1e-5) -> float:
+    """The sharpness of the loss at ``(E, U)``: the largest eigenvalue of its Hessian, in nats per unit².
+
+    Gradient descent with learning rate ``lr`` is stable near a point while ``lr × sharpness < 2``
+    (Cohen et al. 2021, "Gradient descent on neural networks typically occurs at the edge of stability").
+    The Hessian over all ``2 V d`` parameters is built column by column from central differences of
+    :func:`factored_loss_and_grads` (``step`` relative to each parameter's size, at least ``step``), made
+    symmetric, and its eigenvalues taken with ``numpy.linalg.eigvalsh``; that is ``4 V d`` gradients, cheap
+    at the lesson's sizes. Raises ``ValueError`` like :func:`factored_loss_and_grads` and for ``step <= 0``.
+    """
+    E, U = _check_params(E, U)
+    step = _check_positive_float(step, "step")
+    V, d = E.shape
+    x = np.concatenate([E.ravel(), U.ravel()])  # (2 V d,): E's rows, then U's rows
+
+    def grad(z):
+        _, dE, dU = factored_loss_and_grads(z[: V * d].reshape(V, d), z[V * d :].reshape(d, V), counts)
+        return np.concatenate([dE.ravel(), dU.ravel()])
+
+    H = np.empty((x.size, x.size))
+    for i in range(x.size):
+        h = step * max(1.0, abs(x[i]))
+        up, down = x.copy(), x.copy()
+        up[i] += h
+        down[i] -= h
+        H[:, i] = (grad(up) - grad(down)) / (2 * h)
+    return float(np.linalg.eigvalsh((H + H.T) / 2)[-1])
 
 
 def pairs_loss_and_grads(E, U, x, y) -> Tuple[float, np.ndarray, np.ndarray]:
@@ -261,7 +307,8 @@ class TrainResult:
     ``E`` ``(V, d)`` and ``U`` ``(d, V)`` are the final parameters (the last finite ones if training
     diverged); ``losses`` ``(k,)`` float64 holds the training loss before each step and, when training
     completed, after the last one (``steps + 1`` values). ``diverged_at`` is the step at which divergence
-    was detected (``None`` if training completed) and ``message`` says what happened, in words.
+    was detected (``None`` if training completed); ``divergence_factor`` and ``vocab_size`` give the limit
+    it was detected by, ``divergence_factor × ln V`` nats. ``message`` says what happened, in words.
     """
 
     E: np.ndarray
@@ -272,7 +319,22 @@ class TrainResult:
     seed: int
     losses: np.ndarray
     diverged_at: Optional[int] = None
-    message: str = ""
+    divergence_factor: float = DIVERGENCE_FACTOR
+    vocab_size: int = 0
+
+    @property
+    def message(self) -> str:
+        """What happened, in words, with numbers as the book prints them (formatted when asked for).
+
+        The step at which a run diverged is not in it: for a chaotic run it depends on rounding noise.
+        """
+        if self.diverged:
+            limit = self.divergence_factor * np.log(self.vocab_size)
+            return (f"width {self.width} diverged with lr {self.lr:g}: the loss passed {self.divergence_factor:g} × "
+                    f"ln {self.vocab_size} = {fmt(limit, '.2f')} nats within {self.steps:,} steps "
+                    "(the learning rate is too large for this width)")
+        return (f"width {self.width} trained for {self.steps:,} steps with lr {self.lr:g}: final training loss "
+                f"{fmt(self.final_loss, '.4f')} nats")
 
     @property
     def diverged(self) -> bool:
@@ -294,22 +356,22 @@ def _train(loss_and_grads, V: int, d: int, steps: int, lr: float, seed: int, sca
     E, U = init_params(V, d, seed, scale)
     limit = divergence_factor * np.log(V)
     losses = np.empty(steps + 1)
-    for step in range(steps + 1):
-        with np.errstate(over="ignore", invalid="ignore"):  # a blow-up is detected below, not warned about
-            loss, dE, dU = loss_and_grads(E, U)
-        losses[step] = loss
-        if not np.isfinite(loss) or loss > limit:
-            message = (
-                f"width {d} diverged at step {step} with lr {lr:g}: loss {loss:.4g} nats exceeds "
-                f"{divergence_factor:g} × ln {V} = {limit:.4g} (the learning rate is too large for this width)"
-            )
-            return TrainResult(E, U, d, lr, steps, seed, losses[: step + 1], step, message)
-        if step == steps:
-            break
-        E = E - lr * dE
-        U = U - lr * dU
-    message = f"width {d} trained for {steps} steps with lr {lr:g}: final training loss {losses[-1]:.4f} nats"
-    return TrainResult(E, U, d, lr, steps, seed, losses, None, message)
+    with blas_threads(1):  # the same sums in the same order on any number of cores (lib.threads)
+        for step in range(steps + 1):
+            with np.errstate(over="ignore", invalid="ignore"):  # a blow-up is detected below, not warned about
+                loss, dE, dU = loss_and_grads(E, U)
+            losses[step] = loss
+            if not np.isfinite(loss) or loss > limit:
+                if logging_numbers():
+                    record_gap(f"bigram width {d}, lr {lr:g}: diverged, steps to spare", steps - step, steps)
+                return TrainResult(E, U, d, lr, steps, seed, losses[: step + 1], step, divergence_factor, V)
+            if step == steps:
+                break
+            E = E - lr * dE
+            U = U - lr * dU
+    if logging_numbers():
+        record_gap(f"bigram width {d}, lr {lr:g}: completed, nats below the divergence limit", limit - losses.max(), limit)
+    return TrainResult(E, U, d, lr, steps, seed, losses, None, divergence_factor, V)
 
 
 def train_factored(counts, d: int, *, steps: int = STEPS, lr: float = LR, seed: int = 0,
@@ -325,7 +387,8 @@ def train_factored(counts, d: int, *, steps: int = STEPS, lr: float = LR, seed: 
     bad counts.
     """
     counts = check_counts(counts)
-    return _train(lambda E, U: factored_loss_and_grads(E, U, counts), counts.shape[0], d, steps, lr, seed,
+    N, n = counts.sum(), counts.sum(axis=1, keepdims=True)  # n: (V, 1)
+    return _train(lambda E, U: _loss_and_grads(E, U, counts, N, n), counts.shape[0], d, steps, lr, seed,
                   scale, divergence_factor)
 
 
@@ -348,8 +411,8 @@ def train_factored_pairs(x, y, vocab_size: int, d: int, *, steps: int = STEPS, l
 class WidthRow:
     """One row of the lesson's table: a width, its parameter count, and its losses in nats.
 
-    ``lr`` and ``steps`` are the settings of the run that produced the losses; ``first_attempt`` is the
-    message of the run at the default settings when that run diverged (``""`` otherwise).
+    ``lr`` and ``steps`` are the settings of the run that produced the losses (``result``); ``diverged_run``
+    is the run at the default settings when that run diverged (``None`` otherwise).
     """
 
     width: int
@@ -358,13 +421,18 @@ class WidthRow:
     val_loss: float
     lr: float
     steps: int
-    first_attempt: str = ""
+    diverged_run: Optional[TrainResult] = field(default=None, repr=False)
     result: TrainResult = field(default=None, repr=False)
 
     @property
     def retrained(self) -> bool:
         """True if the default settings diverged and the row comes from the fallback run."""
-        return bool(self.first_attempt)
+        return self.diverged_run is not None
+
+    @property
+    def first_attempt(self) -> str:
+        """The message of the diverged run at the default settings (``""`` if it did not diverge)."""
+        return self.diverged_run.message if self.diverged_run is not None else ""
 
 
 def width_sweep(train_counts, val_counts, widths: Sequence[int] = WIDTHS, *, steps: int = STEPS, lr: float = LR,
@@ -387,12 +455,11 @@ def width_sweep(train_counts, val_counts, widths: Sequence[int] = WIDTHS, *, ste
     rows = []
     for d in progress(widths, desc="widths"):
         first = train_factored(train_counts, d, steps=steps, lr=lr, seed=seed)
-        run, note = first, ""
+        run = first
         if first.diverged:
-            note = first.message
             run = train_factored(train_counts, d, steps=fallback_steps, lr=fallback_lr, seed=seed)
             if run.diverged:
-                raise RuntimeError(f"{note}; retraining also failed: {run.message}")
+                raise RuntimeError(f"{first.message}; retraining also failed: {run.message}")
         rows.append(WidthRow(
             width=d,
             parameters=num_parameters(V, d),
@@ -400,7 +467,7 @@ def width_sweep(train_counts, val_counts, widths: Sequence[int] = WIDTHS, *, ste
             val_loss=factored_loss(run.E, run.U, val_counts),
             lr=run.lr,
             steps=run.steps,
-            first_attempt=note,
+            diverged_run=first if first.diverged else None,
             result=run,
         ))
     return rows

@@ -21,6 +21,7 @@ import numpy as np
 
 from lib import bigram, toylang
 from lib.embedding import cosine_similarity, lookup, nearest_neighbours, similarity
+from lib.notebook import exact, fmt
 from lib.positional import LearnedPositionTable, add_positions
 
 # --- the lesson's published numbers (for side-by-side tables only) ----------------------------------
@@ -244,6 +245,12 @@ def same_set_of_vectors(X, Y, atol: float = 1e-12) -> bool:
 # --- formatting ----------------------------------------------------------------------------------
 
 
+def _run(r: bigram.WidthRow) -> str:
+    """How a row was trained, in words: ``lr 10, 3,000 steps`` or ``lr 0.1, 40,000 steps (lr 10 diverged)``."""
+    run = f"lr {exact(r.lr)}, {r.steps:,} steps"
+    return run + f" (lr {exact(r.diverged_run.lr)} diverged)" if r.retrained else run
+
+
 def loss_table_markdown(exp: Experiment) -> str:
     """The width table as Markdown: the book's parameters and losses beside the lesson's, full table last."""
     lines = [
@@ -252,12 +259,11 @@ def loss_table_markdown(exp: Experiment) -> str:
     ]
     for r in exp.rows:
         lesson = LESSON_LOSSES.get(r.width)
-        lt, lv = (f"{lesson[1]:.4f}", f"{lesson[2]:.4f}") if lesson else ("", "")
-        run = f"lr {r.lr:g}, {r.steps:,} steps" + (" (lr 10 diverged)" if r.retrained else "")
-        lines.append(f"| {r.width} | {r.parameters:,} | {r.train_loss:.4f} | {r.val_loss:.4f} | {lt} | {lv} | {run} |")
+        lt, lv = (fmt(lesson[1]), fmt(lesson[2])) if lesson else ("", "")
+        lines.append(f"| {r.width} | {r.parameters:,} | {fmt(r.train_loss)} | {fmt(r.val_loss)} | {lt} | {lv} | {_run(r)} |")
     p, lt, lv = LESSON_FULL_TABLE
-    lines.append(f"| full table | {exp.table.size:,} | {exp.full_train_loss:.4f} | {exp.full_val_loss:.4f} | "
-                 f"{lt:.3f} | {lv:.3f} | counts |")
+    lines.append(f"| full table | {exp.table.size:,} | {fmt(exp.full_train_loss)} | {fmt(exp.full_val_loss)} | "
+                 f"{fmt(lt, '.3f')} | {fmt(lv, '.3f')} | counts |")
     return "\n".join(lines)
 
 
@@ -265,7 +271,7 @@ def cosine_table_markdown(E) -> str:
     """The twelve pairs as Markdown: pair, the book's cosine, the lesson's, the relationship."""
     lines = ["| pair | book | lesson | relationship |", "| --- | ---: | ---: | --- |"]
     for a, b, ours, lesson, rel in cosine_rows(E):
-        lines.append(f"| {a} – {b} | {ours:.3f} | {lesson:.3f} | {rel} |")
+        lines.append(f"| {a} – {b} | {fmt(ours, '.3f')} | {fmt(lesson, '.3f')} | {rel} |")
     return "\n".join(lines)
 
 
@@ -275,11 +281,11 @@ def loss_table_text(exp: Experiment) -> str:
     lines = [head, "-" * len(head)]
     for r in exp.rows:
         _, lt, lv = LESSON_LOSSES.get(r.width, (None, float("nan"), float("nan")))
-        run = f"lr {r.lr:g}, {r.steps} steps" + (" (lr 10 diverged)" if r.retrained else "")
-        lines.append(f"{r.width:>10} {r.parameters:>7,} {r.train_loss:>7.4f} {r.val_loss:>7.4f}   {lt:>12.4f} {lv:>12.4f}  {run}")
+        lines.append(f"{r.width:>10} {r.parameters:>7,} {fmt(r.train_loss, '>7.4f')} {fmt(r.val_loss, '>7.4f')}   "
+                     f"{fmt(lt, '>12.4f')} {fmt(lv, '>12.4f')}  {_run(r)}")
     _, lt, lv = LESSON_FULL_TABLE
-    lines.append(f"{'full table':>10} {exp.table.size:>7,} {exp.full_train_loss:>7.4f} {exp.full_val_loss:>7.4f}   "
-                 f"{lt:>12.3f} {lv:>12.3f}  counts")
+    lines.append(f"{'full table':>10} {exp.table.size:>7,} {fmt(exp.full_train_loss, '>7.4f')} "
+                 f"{fmt(exp.full_val_loss, '>7.4f')}   {fmt(lt, '>12.3f')} {fmt(lv, '>12.3f')}  counts")
     return "\n".join(lines)
 
 
@@ -288,5 +294,5 @@ def cosine_table_text(E) -> str:
     head = f"{'pair':<18} {'book':>7} {'lesson':>7}  relationship"
     lines = [head, "-" * len(head)]
     for a, b, ours, lesson, rel in cosine_rows(E):
-        lines.append(f"{a + ' - ' + b:<18} {ours:>7.3f} {lesson:>7.3f}  {rel}")
+        lines.append(f"{a + ' - ' + b:<18} {fmt(ours, '>7.3f')} {fmt(lesson, '>7.3f')}  {rel}")
     return "\n".join(lines)

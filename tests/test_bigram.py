@@ -168,6 +168,23 @@ def test_training_reaches_the_full_table_on_a_small_vocabulary():
     assert run.final_loss < run.losses[0]
 
 
+def test_sharpness_is_the_top_eigenvalue_of_torch_autograd_hessian():
+    counts = bg.bigram_counts(tl.make_corpus(n_sentences=300).train, tl.V)
+    E, U = bg.init_params(tl.V, 2, seed=3, scale=0.5)
+    V, d = E.shape
+    c = torch.as_tensor(counts, dtype=torch.float64)
+
+    def loss(x):
+        logp = torch.log_softmax(x[: V * d].reshape(V, d) @ x[V * d :].reshape(d, V), dim=1)
+        return -(c * logp).sum() / c.sum()
+
+    x = torch.as_tensor(np.concatenate([E.ravel(), U.ravel()]))
+    reference = torch.linalg.eigvalsh(torch.autograd.functional.hessian(loss, x))[-1].item()
+    assert bg.sharpness(E, U, counts) == pytest.approx(reference, rel=1e-6)
+    with pytest.raises(ValueError, match="step must be a finite number > 0"):
+        bg.sharpness(E, U, counts, step=0.0)
+
+
 def test_initialisation_is_seeded_and_scaled():
     E, U = bg.init_params(34, 8, seed=0)
     rng = np.random.default_rng(0)
@@ -184,7 +201,8 @@ def test_divergence_is_detected_and_reported_not_returned_as_nan():
     assert run.losses[-1] > 10 * np.log(tl.V) or not np.isfinite(run.losses[-1])
     assert np.all(np.isfinite(run.losses[:-1]))
     assert np.all(np.isfinite(run.E)) and np.all(np.isfinite(run.U))
-    assert f"width 2 diverged at step {run.diverged_at} with lr 200" in run.message
+    assert run.message == ("width 2 diverged with lr 200: the loss passed 10 × ln 34 = 35.26 nats within 3,000 steps "
+                           "(the learning rate is too large for this width)")
 
 
 def test_width_sweep_retrains_a_diverged_width_and_fails_loudly_if_retraining_fails_too():
@@ -192,7 +210,7 @@ def test_width_sweep_retrains_a_diverged_width_and_fails_loudly_if_retraining_fa
     tc, vc = bg.bigram_counts(corpus.train, tl.V), bg.bigram_counts(corpus.val, tl.V)
     rows = bg.width_sweep(tc, vc, [2], steps=200, lr=200.0, fallback_steps=300, fallback_lr=1.0)
     (row,) = rows
-    assert row.retrained and "diverged" in row.first_attempt
+    assert row.retrained and "diverged" in row.first_attempt and row.diverged_run.lr == 200.0
     assert (row.lr, row.steps, row.parameters) == (1.0, 300, 136)
     assert row.train_loss == pytest.approx(row.result.final_loss, abs=1e-12)
     assert row.val_loss == pytest.approx(bg.factored_loss(row.result.E, row.result.U, vc), abs=1e-12)

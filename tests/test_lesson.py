@@ -141,12 +141,53 @@ def test_narrow_widths_diverge_at_lr_10_and_are_retrained_as_in_the_lesson(exp):
         assert np.isfinite(r.train_loss) and np.isfinite(r.val_loss)
 
 
+def test_width_1_at_lr_10_diverges_whatever_the_rounding_noise_but_at_a_step_that_depends_on_it(exp):
+    """The chapter says that width 1 diverges at lr 10 and does not print the step: the step is chaotic."""
+    V, limit = toylang.V, bigram.DIVERGENCE_FACTOR * np.log(toylang.V)
+    steps_at_divergence = []
+    for k in range(8):  # starts that differ from the seed-0 start in the 12th digit
+        E, U = bigram.init_params(V, 1, seed=0)
+        rng = np.random.default_rng(k)
+        E, U = E * (1 + 1e-12 * rng.standard_normal(E.shape)), U * (1 + 1e-12 * rng.standard_normal(U.shape))
+        for step in range(bigram.STEPS + 1):
+            with np.errstate(over="ignore", invalid="ignore"):
+                loss, dE, dU = bigram.factored_loss_and_grads(E, U, exp.train_counts)
+            if not np.isfinite(loss) or loss > limit:
+                break
+            E, U = E - bigram.LR * dE, U - bigram.LR * dU
+        steps_at_divergence.append(step)
+    assert max(steps_at_divergence) < 0.7 * bigram.STEPS  # every start diverges, well before the last step
+    assert len(set(steps_at_divergence)) > 4  # ... at a step that depends on the 12th digit
+
+
+def test_the_fallback_is_stable_and_the_lessons_lr_3_is_not(exp):
+    """lr x sharpness stays below 1 at the end of the fallback (below 2 is stable); at the lesson's lr 3 for
+    4,000 steps the width-1 loss moves in the third decimal when the start moves in the 12th digit."""
+    for width in (1, 2):
+        row = exp.row(width)
+        assert row.lr * bigram.sharpness(row.result.E, row.result.U, exp.train_counts) < 1.0
+
+    def final_loss(lr, steps, eps, k):
+        E, U = bigram.init_params(toylang.V, 1, seed=0)
+        rng = np.random.default_rng(k)
+        E, U = E * (1 + eps * rng.standard_normal(E.shape)), U * (1 + eps * rng.standard_normal(U.shape))
+        for _ in range(steps):
+            _, dE, dU = bigram.factored_loss_and_grads(E, U, exp.train_counts)
+            E, U = E - lr * dE, U - lr * dU
+        return bigram.factored_loss(E, U, exp.val_counts)
+
+    lesson_runs = [final_loss(3.0, 4000, 1e-12 * (k > 0), k) for k in range(3)]
+    assert max(lesson_runs) - min(lesson_runs) > 1e-4
+    assert exp.row(1).val_loss == pytest.approx(final_loss(bigram.FALLBACK_LR, bigram.FALLBACK_STEPS, 1e-12, 1), abs=1e-9)
+
+
 def test_width_table_has_the_lessons_shape(exp):
     full = exp.full_val_loss
     w1, w2 = exp.row(1), exp.row(2)
     assert w1.val_loss > full + 0.5  # one number per token is clearly too few
-    assert abs(w1.val_loss - lesson.LESSON_LOSSES[1][2]) < 0.05  # lesson: 2.0230
-    assert 0 < w2.val_loss - full < 0.01  # two numbers are almost enough
+    # lesson: 2.0230; width 1 has no finite optimum, so its loss depends on how long it trains (here lower)
+    assert abs(w1.val_loss - lesson.LESSON_LOSSES[1][2]) < 0.06
+    assert 0 < w2.val_loss - full < 0.015  # two numbers are almost enough
     for r in exp.rows:
         if r.width >= 3:
             assert abs(r.val_loss - full) < 0.005, r

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib import lesson, positional, toylang
+from lib import bigram, lesson, positional, toylang
 from lib.figures.style import DIVERGING, MARKERS, PALETTE, new_figure, styled
 
 
@@ -25,9 +25,10 @@ def loss_by_width():
     for ax, keep in ((axes[0], widths >= 1), (axes[1], widths >= 2)):
         ax.plot(widths[keep], val[keep], color=PALETTE[0], linewidth=1.2, zorder=1)
         ax.scatter(widths[keep & ~retrained], val[keep & ~retrained], color=PALETTE[0], marker=MARKERS[0], zorder=2,
-                   label="book: lr 10, 3,000 steps")
+                   label=f"book: lr {bigram.LR:g}, {bigram.STEPS:,} steps")
         ax.scatter(widths[keep & retrained], val[keep & retrained], color=PALETTE[3], marker=MARKERS[1], s=40,
-                   zorder=2, label="book: lr 10 diverged, so lr 3, 4,000 steps")
+                   zorder=2, label=f"book: lr {bigram.LR:g} diverged, so lr {bigram.FALLBACK_LR:g}, "
+                                   f"{bigram.FALLBACK_STEPS:,} steps")
         lkeep = lw >= widths[keep].min()
         ax.scatter(lw[lkeep], lv[lkeep], facecolors="none", edgecolors=PALETTE[1], marker=MARKERS[2], s=60,
                    zorder=3, label="lesson (published)")
@@ -42,7 +43,7 @@ def loss_by_width():
     axes[0].set_ylabel("validation loss (nats per token)")
     axes[0].set_title("All widths")
     axes[1].set_title("Close-up of widths 2 to 34")
-    axes[1].set_ylim(exp.full_val_loss - 0.006, exp.full_val_loss + 0.012)
+    axes[1].set_ylim(exp.full_val_loss - 0.006, exp.full_val_loss + 0.016)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=9)
     return fig
