@@ -21,7 +21,12 @@ from typing import Iterable, List, Sequence, Tuple
 
 import numpy as np
 
+from lib.notebook import logging_numbers, record_gap
+
 METRICS = ("cosine", "dot", "euclidean")
+# Scores closer than this, relative to the largest score, are a tie: two rows that are equal up to rounding
+# (identical co-occurrence rows, say) rank by row index on every machine, not by the noise in their last bits.
+TIE_RTOL = 1e-12
 
 
 def check_ids(ids, vocab_size: int, name: str = "token id") -> np.ndarray:
@@ -184,8 +189,9 @@ def nearest_neighbours(
     and the distance for ``"euclidean"``. ``normalize=True`` scales every row (and the query) to unit
     length first, after which all three metrics rank alike. ``candidates`` restricts the search to those
     rows (default: all); ``exclude`` removes rows (e.g. the query word itself). Ties are broken by the
-    smaller row index, so the result is deterministic. Returns fewer than ``k`` when fewer candidates are
-    left. Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row ids, or non-finite input.
+    smaller row index, so the result is deterministic; scores within ``TIE_RTOL`` (relative to the largest
+    score) of each other count as tied, so that rows equal up to rounding keep the same order on every
+    machine. Returns fewer than ``k`` when fewer candidates are left. Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row ids, or non-finite input.
     """
     table = check_table(table)
     if not np.all(np.isfinite(table)):
@@ -208,7 +214,15 @@ def nearest_neighbours(
         rows, query = normalize_rows(rows), normalize_rows(query)
     scores = np.atleast_1d(similarity(rows, query, metric))
     key = scores if metric == "euclidean" else -scores  # ascending key = best first
-    order = np.lexsort((cand, key))[:k]  # primary key: score; ties: smaller index first
+    ranked = np.lexsort((cand, key))  # by score; exact ties: smaller index first
+    scale = float(np.abs(scores).max())
+    steps = np.diff(key[ranked])  # (n - 1,) >= 0
+    group = np.concatenate([[0], np.cumsum(steps > TIE_RTOL * scale)])  # near-ties share a group
+    order = ranked[np.lexsort((cand[ranked], group))][:k]  # by group; within a group, smaller index first
+    if logging_numbers():  # how close the order of the k best (and the k-th place) came to another order
+        apart = steps[: k][steps[: k] > TIE_RTOL * scale]
+        if apart.size:
+            record_gap(f"nearest_neighbours: order of the {k} nearest ({metric})", apart.min(), scale)
     return [(int(cand[i]), float(scores[i])) for i in order]
 
 

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.stats
 
 from lib.embedding import check_table, nearest_neighbours, normalize_rows
+from lib.notebook import logging_numbers, record_gap
 
 WordPair = Tuple[str, str, float]
 Question = Tuple[str, str, str, str]
@@ -245,13 +246,15 @@ class AnalogyResult:
         return self.attempted / self.total
 
 
-def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048) -> np.ndarray:
+def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, expected=None) -> np.ndarray:
     """3CosAdd answers ``(n,) int64`` for ``questions`` ``(n, 3) int`` rows ``(a, b, c)``.
 
     For each question the answer is the row maximising the cosine with ``b̂ - â + ĉ`` (unit rows), the
     three query rows excluded, ties to the smaller row index: the same answer as
     ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, computed for many questions with one matrix product
-    per ``chunk``. Raises ``ValueError`` for ids outside the table or fewer than 4 rows.
+    per ``chunk``. ``expected`` ``(n,)`` (the rows of the right answers), if given, is used only for the
+    rounding-margin report (:func:`lib.notebook.record_gap`): how close the closest question came to
+    changing from right to wrong or back. Raises ``ValueError`` for ids outside the table or fewer than 4 rows.
     """
     from lib.embedding import check_ids
 
@@ -263,6 +266,7 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048) ->
         raise ValueError(f"questions must have shape (n, 3), got {q.shape}")
     unit = normalize_rows(table)
     answers = np.empty(q.shape[0], dtype=np.int64)
+    closest, scale = np.inf, 0.0  # |score of the right answer - best other score| of the closest question
     for start in range(0, q.shape[0], chunk):
         part = q[start : start + chunk]
         target = unit[part[:, 1]] - unit[part[:, 0]] + unit[part[:, 2]]  # (m, d)
@@ -271,6 +275,14 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048) ->
         rows = np.arange(part.shape[0])[:, None]
         scores[rows, part] = -np.inf  # the three query words are never an answer
         answers[start : start + chunk] = np.argmax(scores, axis=1)  # first maximum: smallest row index
+        if expected is not None and logging_numbers():
+            right = np.asarray(expected)[start : start + chunk]
+            right_score = scores[rows[:, 0], right].copy()
+            scores[rows[:, 0], right] = -np.inf
+            closest = min(closest, float(np.abs(right_score - scores.max(axis=1)).min()))
+            scale = max(scale, float(np.abs(right_score[np.isfinite(right_score)]).max(initial=0.0)))
+    if expected is not None and logging_numbers():
+        record_gap(f"analogy accuracy: right answer against the best other, {q.shape[0]} questions", closest, scale)
     return answers
 
 
@@ -296,7 +308,7 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
     total = sum(totals.values())
     if not rows:
         raise ValueError(f"none of the {total} analogy questions has all four words in the vocabulary")
-    hits = analogy_predictions(table, np.array(rows)) == np.array(expected)
+    hits = analogy_predictions(table, np.array(rows), expected=np.array(expected)) == np.array(expected)
     owner = np.array(owner)
     for name in names:
         mine = owner == name

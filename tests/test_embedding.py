@@ -138,3 +138,14 @@ def test_neighbour_arguments_are_named():
         embedding.nearest_neighbours(table, np.ones(3), exclude=0)
     with pytest.raises(ValueError, match="k must be a positive integer"):
         embedding.nearest_neighbours(table, np.ones(3), k=True)
+
+
+def test_scores_equal_up_to_rounding_rank_by_row_index():
+    """Row 1 beats row 0 only in the 16th digit: a tie, broken by the smaller index on every machine; row 2
+    is ahead by 1e-6, a real difference."""
+    from lib.embedding import TIE_RTOL, nearest_neighbours
+
+    table = np.array([[1.0, 0.0], [1.0 + 1e-15, 0.0], [1.0 + 1e-6, 0.0]])
+    assert 1e-15 < TIE_RTOL < 1e-6
+    assert [i for i, _ in nearest_neighbours(table, np.array([1.0, 0.0]), 3, metric="dot")] == [2, 0, 1]
+    assert [i for i, _ in nearest_neighbours(table, np.array([1.0, 0.0]), 3, metric="euclidean")] == [0, 1, 2]
