@@ -32,12 +32,17 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import io
 import re
+import sys
+from contextlib import contextmanager, redirect_stderr
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Sequence, Tuple
 
 import numpy as np
+
+from lib.notebook import exact, fmt, unlogged
 
 GENSIM_PIN = "gensim==4.4.0"
 
@@ -372,6 +377,36 @@ def train_book_sgns(
     return Trained("book SGNS", vocab, result.vectors, seconds, result.n_words, prov)
 
 
+GENSIM_MINUS_ONE = "Exception ignored in: 'gensim.models.word2vec_inner.our_dot_float'"
+
+
+@contextmanager
+def _gensim_minus_one_notices() -> Iterator[dict]:
+    """Count, instead of printing, gensim's notices that a dot product came out as exactly -1.
+
+    Where the BLAS's ``dsdot`` does not return a double (OpenBLAS's oldest kernels, chosen on CPUs of the
+    Core 2 era or with ``OPENBLAS_CORETYPE=Prescott``), gensim's inner loop uses ``sdot``, which gensim
+    declares ``except -1``: a dot product of exactly -1.0 is then mistaken for an error, taken as 0, and
+    reported on stderr as ``Exception ignored in: ...our_dot_float``, once each time. Inside the block such
+    lines are counted (``notices["count"]``) and kept out of stderr; anything else written to stderr is
+    passed on. :func:`train_gensim` records the count in the provenance.
+    """
+    notices = {"count": 0}
+    captured = io.StringIO()
+    try:
+        with redirect_stderr(captured):
+            yield notices
+    finally:
+        other = []
+        for line in captured.getvalue().splitlines(keepends=True):
+            if line.strip() == GENSIM_MINUS_ONE:
+                notices["count"] += 1
+            else:
+                other.append(line)
+        if other:
+            sys.stderr.write("".join(other))
+
+
 def train_gensim(
     docs,
     settings: Settings = Settings(),
@@ -394,33 +429,37 @@ def train_gensim(
     docs = _check_docs(docs)
     start = time.perf_counter()
     vocab = _vocabulary(docs, settings)
-    model = Word2Vec(
-        sentences=docs,
-        vector_size=settings.dim,
-        window=settings.window,
-        negative=settings.negatives,
-        hs=0,
-        sg=1,
-        epochs=settings.epochs,
-        sample=settings.sample,
-        min_count=settings.min_count,
-        alpha=settings.alpha,
-        min_alpha=settings.min_alpha,
-        ns_exponent=0.75,
-        workers=workers,
-        seed=seed,
-    )
+    with _gensim_minus_one_notices() as notices:
+        model = Word2Vec(
+            sentences=docs,
+            vector_size=settings.dim,
+            window=settings.window,
+            negative=settings.negatives,
+            hs=0,
+            sg=1,
+            epochs=settings.epochs,
+            sample=settings.sample,
+            min_count=settings.min_count,
+            alpha=settings.alpha,
+            min_alpha=settings.min_alpha,
+            ns_exponent=0.75,
+            workers=workers,
+            seed=seed,
+        )
     seconds = time.perf_counter() - start
     if set(model.wv.key_to_index) != set(vocab.tokens):
         raise RuntimeError("gensim's vocabulary differs from the book's; the two min-count rules disagree")
     vectors = model.wv.vectors[[model.wv.key_to_index[t] for t in vocab.tokens]]
     n_words = int(vocab.counts.sum()) * settings.epochs
+    extra = dict(provenance_extra(data))
+    if notices["count"]:
+        extra["gensim: dot products of exactly -1 taken as 0"] = str(notices["count"])
     prov = for_corpus(
         vocab,
         docs,
         corpus=corpus,
         context=f"dynamic window ±{settings.window} within the document (gensim shrink_windows)",
-        subsampling=f"t = {settings.sample!r}, word2vec.c formula",
+        subsampling=f"t = {exact(settings.sample)}, word2vec.c formula",
         n_pairs=None,
         objective="skip-gram, negative sampling (gensim Word2Vec sg=1, hs=0)",
         negatives=settings.negatives,
@@ -437,7 +476,7 @@ def train_gensim(
         normalisation="none",
         dtype="float32",
         software=software_versions("gensim", "numpy"),
-        extra=provenance_extra(data),
+        extra=extra,
     )
     return Trained("gensim", vocab, vectors, seconds, n_words, prov)
 
@@ -636,9 +675,13 @@ def neighbour_table(study: Study, words: Sequence[str] = NEIGHBOUR_WORDS, k: int
     return "\n".join(lines)
 
 
-def scores_table(study: Study) -> str:
+def scores_table(study: Study, rho_decimals: int = 2, accuracy_decimals: int = 4) -> str:
     """A Markdown table of the study's scores by method: Spearman ρ on WordSim-353 and SimLex-999 and
-    3CosAdd accuracy, each as mean (min to max) over the seeds, with the pairs or questions covered."""
+    3CosAdd accuracy, each as mean (min to max) over the seeds, with the pairs or questions covered.
+
+    ρ is shown to ``rho_decimals`` (2: over a hundred-odd pairs its bootstrap interval is about ±0.17, and
+    the float32 training of the predictive methods gives ρ values that differ between CPU code paths by a
+    few 1e-4); an accuracy, a ratio of counts, to ``accuracy_decimals``."""
     lines = [
         "| method | runs | WordSim-353 rho | pairs used | SimLex-999 rho | pairs used | analogy accuracy "
         "| questions covered |",
@@ -649,7 +692,8 @@ def scores_table(study: Study) -> str:
         cells = []
         for metric in ("wordsim", "simlex", "analogies"):
             mean, lo, hi, n = score_summary(study, method, metric)
-            cells.append(f"{mean:.4f} ({lo:.4f} to {hi:.4f})" if n > 1 else f"{mean:.4f}")
+            spec = f".{accuracy_decimals if metric == 'analogies' else rho_decimals}f"
+            cells.append(f"{fmt(mean, spec)} ({fmt(lo, spec)} to {fmt(hi, spec)})" if n > 1 else fmt(mean, spec))
         ws, sl, an = first.wordsim, first.simlex, first.analogies
         lines.append(
             f"| {method} | {n} | {cells[0]} | {ws.n_used} of {ws.n_total} | {cells[1]} | {sl.n_used} of {sl.n_total} "
@@ -731,8 +775,10 @@ def race(
         method = methods[(k + r) % len(methods)]
         scaled = replace(settings, min_count=settings.min_count * int(s))
         kwargs = {} if method == "PPMI-SVD" else {"seed": r, "workers": workers}
-        trained = METHODS[method](corpora[s], scaled, **kwargs)
-        score = word_similarity(trained.vectors, trained.vocab, pairs)
+        # with several workers the results differ from run to run: the race is timed, not compared
+        with unlogged():
+            trained = METHODS[method](corpora[s], scaled, **kwargs)
+            score = word_similarity(trained.vectors, trained.vocab, pairs)
         runs.append(RaceRun(method, int(s), r, trained.seconds, trained.n_words, score.rho, score.n_used))
     return runs
 
@@ -825,7 +871,7 @@ def race_table(summaries: Sequence[RaceSummary], *, markdown: bool = True, compa
         row += [format_rate(s.words_per_second), format_ratio(s.speed_ratio)]
         if not compact:
             row[2] += f" ({t[1]:.2f}-{t[2]:.2f})"
-            row += [format_cost(s.us_per_word), f"{r[0]:.4f} ({r[1]:.4f} to {r[2]:.4f})"]
+            row += [format_cost(s.us_per_word), f"{fmt(r[0], '.2f')} ({fmt(r[1], '.2f')} to {fmt(r[2], '.2f')})"]
         rows.append(row)
     if markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
