@@ -23,6 +23,7 @@ from typing import Dict, List, Mapping, Sequence, Tuple
 import numpy as np
 
 from lib.embedding import _as_rows, check_ids, check_table, nearest_neighbours, normalize_rows, similarity
+from lib.notebook import fmt
 from lib.ppmi import truncated_svd
 
 #: The chapter's four vectors: a reference, the same direction three times longer, a short vector
@@ -74,8 +75,7 @@ def format_metric_table(rows: Sequence[MetricRow], digits: int = 4) -> str:
     name_w = max([len("vector")] + [len(r.name) for r in rows])
     lines = [f"{'vector':<{name_w}}  {'cosine':>9}  {'Euclidean':>9}  {'dot':>9}"]
     for r in rows:
-        vals = [round(x, digits) + 0.0 for x in (r.cosine, r.euclidean, r.dot)]  # + 0.0: no "-0.0"
-        lines.append(f"{r.name:<{name_w}}  " + "  ".join(f"{v:>9.{digits}f}" for v in vals))
+        lines.append(f"{r.name:<{name_w}}  " + "  ".join(fmt(v, f">9.{digits}f") for v in (r.cosine, r.euclidean, r.dot)))
     return "\n".join(lines)
 
 
@@ -125,8 +125,8 @@ def compare_neighbours(got: Mapping[str, Sequence], published: Mapping[str, Sequ
     rows = [("term", "rank", "this chapter", "source", "same")]
     for term in got:
         for rank, ((tok_a, s_a), (tok_b, s_b)) in enumerate(zip(got[term], published[term]), start=1):
-            a, b = round(float(s_a), digits) + 0.0, round(float(s_b), digits) + 0.0
-            rows.append((term, str(rank), f"{tok_a} {a:.{digits}f}", f"{tok_b} {b:.{digits}f}", "yes" if (tok_a, a) == (tok_b, b) else "NO"))
+            a, b = fmt(s_a, f".{digits}f"), fmt(s_b, f".{digits}f")
+            rows.append((term, str(rank), f"{tok_a} {a}", f"{tok_b} {b}", "yes" if (tok_a, a) == (tok_b, b) else "NO"))
     widths = [max(len(r[c]) for r in rows) for c in range(5)]
     return "\n".join("  ".join(f"{v:<{w}}" for v, w in zip(r, widths)).rstrip() for r in rows)
 

@@ -29,6 +29,8 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
+from lib.notebook import fmt
+
 # Bytes per stored value, by canonical dtype name.
 DTYPE_BYTES: Dict[str, int] = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
 # Other spellings accepted for the same dtypes (NumPy / PyTorch names).
@@ -202,5 +204,5 @@ def format_bytes(n: int, units: str = "decimal", digits: int = 1) -> str:
         raise ValueError(f"digits must be an integer >= 0, got {digits!r}")
     for unit, size in _DECIMAL if units == "decimal" else _BINARY:
         if n >= size:
-            return f"{n / size:.{digits}f} {unit}"
+            return f"{fmt(n / size, f'.{digits}f')} {unit}"
     return f"{n} B"

@@ -19,6 +19,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Tuple
 
+from lib.notebook import exact
+
 NOT_APPLICABLE = "n/a"
 
 # (group, field, label) in display order; every dataclass field except ``extra`` appears once.
@@ -154,7 +156,7 @@ def _fmt(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return repr(value)
+        return exact(value)  # a setting (learning rate, smoothing): exact, in its shortest form
     return str(value)
 
 

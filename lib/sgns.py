@@ -54,6 +54,7 @@ import numpy as np
 import torch
 
 from lib.corpus import keep_probability
+from lib.notebook import exact
 from lib.progress import progress
 from lib.provenance import Provenance, for_corpus, software_versions
 from lib.skipgram import noise_distribution
@@ -431,7 +432,7 @@ def train_sgns(
     fields = dict(
         n_pairs=int(n_pairs),
         subsampling=(
-            f"t = {config.sample!r}, keep min(1, (sqrt(f/t) + 1) t/f) (word2vec.c), before windowing"
+            f"t = {exact(config.sample)}, keep min(1, (sqrt(f/t) + 1) t/f) (word2vec.c), before windowing"
             if config.sample > 0
             else "none"
         ),
@@ -446,7 +447,7 @@ def train_sgns(
         optimiser="SGD, hand-written updates",
         learning_rate=float(config.alpha),
         batch=f"{config.batch_windows} windows per step, {config.workers} worker thread(s)",
-        stopping_rule=f"fixed number of epochs ({config.epochs}); learning rate linear to {config.min_alpha!r}",
+        stopping_rule=f"fixed number of epochs ({config.epochs}); learning rate linear to {exact(config.min_alpha)}",
         seed=int(config.seed),
         vectors="input table",
         normalisation="none",

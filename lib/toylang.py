@@ -30,6 +30,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from lib.embedding import check_ids
+from lib.notebook import fmt
 
 # --- the grammar, as data -------------------------------------------------------------------------
 # Each part of a sentence is a list of (expansion, probability); an expansion is a space-separated
@@ -137,7 +138,7 @@ def grammar_markdown() -> str:
     """The grammar as a Markdown table (part, expansion, probability), for the appendix page."""
     lines = ["| part | expansion | probability |", "| --- | --- | ---: |"]
     for row in grammar_rows():
-        lines.append(f"| {row['part']} | `{row['expansion']}` | {row['probability']:.2f} |")
+        lines.append(f"| {row['part']} | `{row['expansion']}` | {fmt(row['probability'], '.2f')} |")
     return "\n".join(lines)
 
 

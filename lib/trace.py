@@ -40,6 +40,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from lib import embedding, positional
+from lib.notebook import fmt
 
 MAX_WIDTH = 1024
 MAX_POSITION = 1_000_000  # POSENC limit: a documented bound for the exercise, far beyond any sequence in it
@@ -72,9 +73,8 @@ def format_vector(v) -> str:
 
 
 def format_number(x: float) -> str:
-    """One value to 4 decimals with no negative zero."""
-    text = f"{float(x):.4f}"
-    return "0.0000" if text == "-0.0000" else text
+    """One value to 4 decimals with no negative zero (:func:`lib.notebook.fmt`)."""
+    return fmt(float(x), ".4f")
 
 
 # --- parsing --------------------------------------------------------------------------------------

@@ -81,6 +81,41 @@ def test_stored_outputs_are_clean(ipynb):
             assert "Text(" not in text and "<matplotlib." not in text, f"{where} stores a matplotlib repr"
 
 
+GLUE_TEXT = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")
+DECIMAL_RECORD = re.compile(r"-?\d+\.\d+")
+
+
+def _glue_records(ipynb) -> dict:
+    """``{name: text/plain}`` of every glue record of an executed notebook."""
+    records = {}
+    for cell in json.loads(ipynb.read_text())["cells"]:
+        for out in cell.get("outputs", []):
+            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name is not None:
+                data = out.get("data", {})
+                text = next((v for k, v in data.items() if k.endswith("text/plain")), None)
+                records[name] = "".join(text) if isinstance(text, list) else text
+    return records
+
+
+@pytest.mark.parametrize("md", SOURCES, ids=lambda p: p.stem)
+def test_prose_shows_every_glued_float_with_exactly_the_stored_digits(md):
+    """lib.notebook.glue stores a float rounded (``1.3480``): the prose must show exactly those digits,
+    neither more (digits nbval never compared) nor fewer (a second rounding of a rounded number)."""
+    from myst_nb.core.variables import format_plain_text
+
+    records = _glue_records(md.with_suffix(".ipynb"))
+    wrong = []
+    for name, spec in GLUE_TEXT.findall(md.read_text()):
+        text = records.get(name)
+        assert text is not None, f"{md.name}: the prose pastes {name!r}, which no cell glues"
+        if DECIMAL_RECORD.fullmatch(text.strip()):
+            shown = format_plain_text(text, spec or "").replace(",", "")
+            if shown != text.strip():
+                wrong.append(f"{{glue:text}}`{name}:{spec}` shows {shown!r}, the record is {text!r}")
+    assert wrong == [], f"{md.name}: " + "; ".join(wrong)
+
+
 def test_every_chapter_is_in_the_toc_and_every_toc_entry_exists():
     files = _toc_files()
     for md in SOURCES:
