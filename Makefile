@@ -8,9 +8,12 @@ STAMP  := $(VENV)/.installed
 # -n: nitpicky (every cross-reference must resolve); -W: a warning is an error;
 # --keep-going: report every warning before failing.
 BOOK_FLAGS := -n -W --keep-going
-NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout 600
+# nbval's own options (sanitizer, cell timeout, kernel) are in pyproject.toml, so that `pytest --nbval chapters/`
+# typed by hand compares exactly as these targets do.
+# Code paths for `make codepaths` (tools/codepaths.py list shows them all).
+PATHS ?= native,native-again,generic,avx2
 
-.PHONY: venv book test test-unit test-notebooks notebooks baselines clean
+.PHONY: venv book test test-unit test-notebooks codepaths notebooks baselines clean
 
 venv: $(STAMP)
 
@@ -26,18 +29,30 @@ book: $(STAMP)
 	rm -rf _build/html _build/.doctrees
 	$(BIN)/jupyter-book build . --builder html $(BOOK_FLAGS)
 
-## Run every test: unit tests, figure baselines, md/ipynb pairing, and nbval over every chapter.
+## Run every test. First nbval over every chapter under each CPU code path (the machine's defaults twice,
+## generic kernels, AVX2), each notebook executed once per path, several at a time; then the test suite,
+## which checks those executions (tests/test_codepaths.py: nbval, figures, determinism, rounding margins)
+## and builds the book for the browser test from the executed notebooks instead of executing them again.
 test: export EMBOOK_QUIET = 1
-## (-n 2 --dist loadfile: two workers; all cells of one notebook stay on one worker, in one kernel)
+## (-n 2 --dist loadfile: two workers; the tests of one file stay on one worker)
 test: $(STAMP)
-	$(BIN)/python -m pytest tests chapters $(NBVAL_FLAGS) -n 2 --dist loadfile
+	$(BIN)/python tools/codepaths.py run
+	$(BIN)/python -m pytest tests -n 2 --dist loadfile
 
+## The test suite without the executions of the chapters (tests/test_codepaths.py).
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest tests -m "not codepaths"
 
+## nbval over every chapter, once, on this machine's defaults: what `pytest --nbval chapters/` does.
 test-notebooks: export EMBOOK_QUIET = 1
 test-notebooks: $(STAMP)
-	$(BIN)/python -m pytest chapters $(NBVAL_FLAGS)
+	$(BIN)/python -m pytest --nbval chapters
+
+## Check a change under other CPU code paths: execute every chapter under each of PATHS with nbval and
+## compare outputs, figures and rounding margins (report: test-artifacts/codepaths/margins.txt).
+codepaths: export EMBOOK_QUIET = 1
+codepaths: $(STAMP)
+	$(BIN)/python tools/codepaths.py run --check --paths $(PATHS)
 
 ## Regenerate chapters/*.ipynb from chapters/*.md and execute them in place (review with git diff).
 notebooks: export EMBOOK_QUIET = 1

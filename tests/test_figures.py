@@ -7,6 +7,7 @@ A failing comparison leaves the new image and a diff image in ``test-artifacts/f
 Regenerate the baselines with ``make baselines`` after an intended change.
 """
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,9 +17,13 @@ from lib.figures import registry
 from lib.notebook import figure_png
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from codepaths import FIGURE_TOLERANCE  # noqa: E402  (the same tolerance for the notebooks' images)
+
 BASELINE = ROOT / "tests" / "baseline"
 ARTIFACTS = ROOT / "test-artifacts" / "figures"
-TOLERANCE = 0.5  # RMS over 0-255: baselines redraw exactly (RMS 0) with the pinned matplotlib; a changed line colour is about 1
+# RMS over 0-255: baselines redraw exactly (RMS 0) with the pinned matplotlib; a changed line colour is about 1
+TOLERANCE = FIGURE_TOLERANCE
 
 FIGURES = registry()
 
