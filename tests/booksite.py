@@ -122,21 +122,49 @@ def find_chromium() -> Optional[str]:
 # building and serving the book
 
 
-def build_book(dest: Path) -> Path:
-    """Build the whole book as ``make book`` does, into ``dest``; return the HTML folder.
+# What a copy of the repository for building the book leaves out.
+NOT_THE_BOOK = shutil.ignore_patterns(".git", ".venv", "_build", "test-artifacts", ".pytest_cache", ".hypothesis",
+                                      "__pycache__", "*.egg-info", ".jupyter_cache")
 
-    Runs ``jupyter-book build . --builder html -n -W --keep-going --path-output dest`` with
-    ``EMBOOK_QUIET=1`` (as the Makefile), so every chapter is executed fresh and any warning fails.
-    Raises ``AssertionError`` with the end of the build log when the build fails.
+
+def build_book(dest: Path, *, execute: bool = True) -> Path:
+    """Build the whole book into ``dest``, ``-n -W`` as ``make book``; return the HTML folder.
+
+    With ``execute=True`` this is ``make book``: every chapter is executed fresh. With ``execute=False`` the
+    pages take their outputs from the executed notebooks of the repository (``chapters/*.ipynb``, which nbval
+    holds equal to a fresh execution), so no chapter runs again: the book is built from a copy of the
+    repository in ``dest/source`` whose ``_config.yml`` says ``execute_notebooks: cache``, with the notebooks
+    put into that cache first; a chapter whose ``.md`` no longer matches its ``.ipynb`` fails the build
+    instead of being executed. Runs with ``EMBOOK_QUIET=1`` (as the Makefile). Raises ``AssertionError``
+    with the end of the build log when the build fails.
     """
     exe = Path(sys.executable).with_name("jupyter-book")
-    command = [str(exe) if exe.exists() else "jupyter-book", "build", ".", "--builder", "html",
+    source = ROOT
+    if not execute:
+        from jupyter_cache import get_cache
+
+        source = dest / "source"
+        shutil.copytree(ROOT, source, ignore=NOT_THE_BOOK)
+        cache_dir = dest / "jupyter_cache"
+        cache = get_cache(str(cache_dir))
+        for docname in chapter_docnames():
+            cache.cache_notebook_file(str(ROOT / f"{docname}.ipynb"), check_validity=False, overwrite=True)
+        cfg = config()
+        cfg.setdefault("execute", {}).update(execute_notebooks="cache", cache=str(cache_dir))
+        (source / "_config.yml").write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True))
+    command = [str(exe) if exe.exists() else "jupyter-book", "build", str(source), "--builder", "html",
                "-n", "-W", "--keep-going", "--path-output", str(dest)]
     env = dict(os.environ, EMBOOK_QUIET="1")
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    result = subprocess.run(command, cwd=source, env=env, capture_output=True, text=True)
     log = result.stdout + result.stderr
     (dest / "build.log").write_text(log)
     assert result.returncode == 0, f"the book does not build (exit {result.returncode}):\n{log[-6000:]}"
+    if not execute:
+        executed = re.findall(r"^.*Executing notebook.*$", log, re.M)
+        assert executed == [], (
+            "the book was to be built from the executed notebooks, but Sphinx executed some (is a .ipynb out of "
+            f"date? run `make notebooks`):\n" + "\n".join(executed)
+        )
     html = dest / "_build" / "html"
     assert (html / "index.html").exists(), f"no index.html in {html}"
     return html

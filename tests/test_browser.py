@@ -1,6 +1,8 @@
 """The built book as a reader has it: every page opened in headless Chromium, with the network blocked.
 
-The module builds the whole book (as ``make book`` does: every chapter executed, ``-n -W``) into a temporary
+The module builds the whole book (as ``make book`` does, ``-n -W``, but with each chapter's outputs taken from
+its executed notebook, ``chapters/*.ipynb``, instead of executing it again: ``make test`` already executes
+every chapter under several code paths and compares the outputs with those notebooks) into a temporary
 folder, serves it on 127.0.0.1, and opens every page of the table of contents in Debian's Chromium driven
 by Playwright. Every request that does not go to 127.0.0.1 is aborted and reported, so a page that needs a
 CDN (MathJax, fonts, widget scripts) fails here: the book must read offline. Per page it checks
@@ -276,7 +278,8 @@ def book_html(tmp_path_factory) -> Path:
         html_dir = (ROOT / given).resolve()
         assert (html_dir / "index.html").exists(), f"EMBOOK_BOOK_HTML={given} holds no built book"
         return html_dir
-    return booksite.build_book(tmp_path_factory.mktemp("book"))
+    # the chapters' outputs come from their executed notebooks: nbval and tools/codepaths.py execute them
+    return booksite.build_book(tmp_path_factory.mktemp("book"), execute=False)
 
 
 @pytest.fixture(scope="module")
