@@ -13,6 +13,8 @@ report (``tools/codepaths.py``) watches for. Integers are exact and are printed 
   holds the number already rounded (its ``text/plain`` is ``"1.3480"``, exactly the digits the prose
   shows), so the prose uses the same number of decimals, ``{glue:text}`name:.4f```; a test checks that.
 - :func:`exact` shows a setting typed in the source (a learning rate of 0.1) in its shortest form.
+- :func:`rounded` gives a figure the numbers as the chapter prints them, so that a point does not move by a
+  pixel from one CPU to another.
 - :func:`argmax` / :func:`argmin` pick the best item, and :func:`record_gap` notes how close a discrete
   choice (a ranking, an argmax) was to going the other way.
 
@@ -215,6 +217,22 @@ def exact(value) -> str:
     text = str(int(x)) if math.isfinite(x) and x.is_integer() and abs(x) < 1e16 else repr(x)
     _log({"kind": "exact", "spec": "exact", "raw": x, "shown": text})
     return text
+
+
+def rounded(values, decimals: int):
+    """``values`` (a number, or an array of any shape) rounded to ``decimals`` places as :func:`fmt` rounds
+    them, as floats: for a figure that plots a number the chapter prints at that precision, so that a point
+    sits where the printed number says and does not move by a pixel from one CPU to another. Logged like
+    :func:`fmt`. Raises ``ValueError`` for ``decimals`` that is not an integer in [0, 12].
+
+    >>> rounded([0.21763, 0.2174], 2)
+    array([0.22, 0.22])
+    """
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12:
+        raise ValueError(f"decimals must be an integer in [0, 12], got {decimals!r}")
+    array = np.asarray(values, dtype=np.float64)
+    out = np.array([float(fmt(x, f".{decimals}f")) for x in array.ravel()]).reshape(array.shape)
+    return float(out) if out.ndim == 0 else out
 
 
 class Shown:

@@ -6,6 +6,10 @@ with one worker, so every number is reproducible): the benchmark scores of every
 (:func:`frequency_strata`). Each function takes the study as an optional argument so the chapter can pass
 the one it has computed; with no argument (the figure registry, the baseline test) it uses
 :func:`~lib.realtext.chapter_study`, computed once per process.
+
+Every score is plotted as the chapter prints it (:func:`lib.notebook.rounded`: ρ and shares to 2 decimals,
+accuracies to 4): the float32 training of the predictive methods differs between CPUs by a few 1e-4 in ρ,
+enough to move a marker by a pixel.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from lib.figures.style import MARKERS, PALETTE, new_figure, styled
+from lib.notebook import rounded
 from lib.realtext import METHODS, chapter_study, seed_agreement, strata_scores
 
 GREY = "0.35"
@@ -38,12 +43,14 @@ def seed_scores(study=None):
     for ax, (metric, title, ylabel) in zip(axes, panels):
         for i, method in enumerate(methods):
             colour, marker = METHOD_STYLE[method]
-            values = [
+            raw = [
                 (sc.analogies.accuracy if metric == "analogies" else getattr(sc, metric).rho)
                 for (m, _), sc in study.scores.items()
                 if m == method
             ]
-            ax.bar(i, np.mean(values), width=0.6, color=colour, alpha=0.35)
+            decimals = 4 if metric == "analogies" else 2
+            values = rounded(raw, decimals)
+            ax.bar(i, rounded(np.mean(raw), decimals), width=0.6, color=colour, alpha=0.35)
             offsets = np.linspace(-0.12, 0.12, len(values)) if len(values) > 1 else [0.0]
             ax.scatter(
                 i + np.asarray(offsets), values, color=colour, marker=marker, s=28, zorder=3,
@@ -66,7 +73,7 @@ def learning_curve(study=None):
         colour, marker = METHOD_STYLE[method]
         points = [p for p in study.curve if p.method == method]
         x = [p.n_tokens for p in points]
-        left.plot(x, [p.wordsim.rho for p in points], color=colour, marker=marker, label=method)
+        left.plot(x, rounded([p.wordsim.rho for p in points], 2), color=colour, marker=marker, label=method)
     coverage = [p for p in study.curve if p.method == list(METHODS)[0]]
     right.plot([p.n_tokens for p in coverage], [p.wordsim.n_used for p in coverage], color=GREY, marker="o")
     for p in coverage:
@@ -114,8 +121,8 @@ def frequency_strata(study=None):
         colour, marker = METHOD_STYLE[method]
         rows = strata[method]
         x = np.arange(len(rows)) + (i - (len(methods) - 1) / 2) * width
-        mean = np.array([r[1] for r in rows])
-        err = np.array([[r[1] - r[2] for r in rows], [r[3] - r[1] for r in rows]])
+        mean, low, high = (rounded([r[k] for r in rows], 2) for k in (1, 2, 3))
+        err = np.array([mean - low, high - mean])
         # a hatch per method as well as a colour, so the bars differ without colour too
         left.bar(x, mean, width=width, color=colour, alpha=0.8, label=method, hatch=HATCHES[i % len(HATCHES)],
                  edgecolor="white")
@@ -129,7 +136,7 @@ def frequency_strata(study=None):
     agreement = seed_agreement(study)
     for method, rows in agreement.items():
         colour, marker = METHOD_STYLE[method]
-        right.plot(range(len(rows)), [r[1] for r in rows], color=colour, marker=marker, label=method)
+        right.plot(range(len(rows)), rounded([r[1] for r in rows], 2), color=colour, marker=marker, label=method)
     rows = next(iter(agreement.values()))
     right.set_xticks(range(len(rows)), [f"{r[0]}\n({r[2]} words)" for r in rows])
     right.set_ylim(0, 1)
