@@ -124,3 +124,8 @@ def test_the_margin_check_catches_a_number_on_a_rounding_boundary(tmp_path):
     assert problems == []
     assert [m.fragile for m in margins] == [True, False, True]
     assert margins[1].margin == pytest.approx(0.4999, abs=1e-3) and margins[1].spread == pytest.approx(1e-4)
+
+
+def test_decimals_are_found_in_text_but_not_in_versions_or_words():
+    text = "loss 1.2345, rho -0.21 and 12.5% of 1,234.5 words; torch 2.13.0, numpy 2.4.6; x1.5y; 3 cats; 1e-05"
+    assert codepaths.DECIMAL.findall(text) == ["1.2345", "-0.21", "12.5%", "1,234.5"]
