@@ -151,6 +151,8 @@ def build_book(dest: Path, *, execute: bool = True) -> Path:
             cache.cache_notebook_file(str(ROOT / f"{docname}.ipynb"), check_validity=False, overwrite=True)
         cfg = config()
         cfg.setdefault("execute", {}).update(execute_notebooks="cache", cache=str(cache_dir))
+        # the downloadable .ipynb with its outputs, as make book writes it (see tests/cached_notebook_outputs.py)
+        cfg.setdefault("sphinx", {}).setdefault("local_extensions", {})["cached_notebook_outputs"] = "tests/"
         (source / "_config.yml").write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True))
     command = [str(exe) if exe.exists() else "jupyter-book", "build", str(source), "--builder", "html",
                "-n", "-W", "--keep-going", "--path-output", str(dest)]
