@@ -1,5 +1,8 @@
 """Embedding tables: validated lookup, one-hot, the lookup's gradient, similarity and neighbours.
 
+Taught in: chapters/lesson.md (lookup, one-hot, the gradient of a lookup, cosine similarity), chapters/trace_exercise.md
+(the reference lookup) and chapters/embeddings.md (Level 1, similarity measures and neighbours).
+
 An embedding table ``E`` is a ``(V, d)`` matrix with one row per vocabulary item; looking up id ``i``
 returns row ``i``. The lookup equals a one-hot row times the table, ``onehot(i) @ E == E[i]``
 (Bengio et al. 2003, §2; Mikolov et al. 2013), so its gradient is ``onehot.T @ dout``: the output
@@ -21,32 +24,18 @@ from typing import Iterable, List, Sequence, Tuple
 
 import numpy as np
 
+from lib import validate
+from lib.validate import ids as check_ids  # noqa: F401  (the name chapters and CONTRIBUTING use)
+
 METRICS = ("cosine", "dot", "euclidean")
 
 
-def check_ids(ids, vocab_size: int, name: str = "token id") -> np.ndarray:
-    """Return ``ids`` as an ``int64`` array after checking every id lies in ``[0, vocab_size)``.
-
-    ``ids`` may be an int or any array-like of integers, of any shape. Raises ``TypeError`` for
-    non-integer ids (floats, bools, strings) and ``ValueError`` naming the first bad id, e.g.
-    ``token id 40 out of range for vocabulary of 34``.
-    """
-    if not isinstance(vocab_size, (int, np.integer)) or isinstance(vocab_size, bool) or vocab_size < 1:
-        raise ValueError(f"vocabulary size must be a positive integer, got {vocab_size!r}")
-    arr = np.asarray(ids)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        if arr.size == 0 and arr.dtype == np.float64:  # np.asarray([]) is float64: accept an empty list
-            return arr.astype(np.int64)
-        raise TypeError(f"{name}s must be integers, got dtype {arr.dtype}")
-    bad = (arr < 0) | (arr >= vocab_size)  # on the original dtype: a uint64 id must not wrap to -1 first
-    if bad.any():
-        first = int(arr[bad].flat[0])
-        raise ValueError(f"{name} {first} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
-    return arr.astype(np.int64)
-
-
 def check_table(table) -> np.ndarray:
-    """Return ``table`` as a 2-D floating array; ``ValueError`` if it is not ``(V, d)`` with V, d >= 1."""
+    """Return ``table`` as a 2-D floating array; ``ValueError`` if it is not ``(V, d)`` with V, d >= 1.
+
+    >>> check_table([[1, 2], [3, 4]]).dtype
+    dtype('float64')
+    """
     table = np.asarray(table)
     if table.ndim != 2 or table.shape[0] < 1 or table.shape[1] < 1:
         raise ValueError(f"embedding table must have shape (V, d) with V, d >= 1, got {table.shape}")
@@ -60,18 +49,27 @@ def lookup(table, ids) -> np.ndarray:
 
     ``table`` is ``(V, d)``; ``ids`` an int or an integer array of any shape. Always returns a copy.
     Raises ``ValueError`` for an id outside ``[0, V)`` and ``TypeError`` for non-integer ids.
+
+    >>> lookup([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], [2, 0, 2])
+    array([[0.5, 0.6],
+           [0.1, 0.2],
+           [0.5, 0.6]])
     """
     table = check_table(table)
-    ids = check_ids(ids, table.shape[0])
+    ids = validate.ids(ids, table.shape[0])
     return table[ids].copy()  # fancy indexing copies already; .copy() also covers a 0-d id
 
 
 def onehot(ids, vocab_size: int) -> np.ndarray:
     """One-hot rows for ``ids``: shape ``ids.shape + (vocab_size,)``, ``float64``, a single 1 per row.
 
-    ``onehot(ids, V) @ E`` equals ``lookup(E, ids)``. Raises like :func:`check_ids`.
+    ``onehot(ids, V) @ E`` equals ``lookup(E, ids)``. Raises like :func:`lib.validate.ids`.
+
+    >>> onehot([2, 0], 3)
+    array([[0., 0., 1.],
+           [1., 0., 0.]])
     """
-    ids = check_ids(ids, vocab_size)
+    ids = validate.ids(ids, vocab_size)
     out = np.zeros(ids.shape + (vocab_size,), dtype=np.float64)
     np.put_along_axis(out, ids[..., None], 1.0, axis=-1)
     return out
@@ -84,8 +82,13 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
     where row ``i`` is the sum of ``grad_out`` over every position whose id is ``i`` (an id used twice
     gets two contributions: ``np.add.at``, not ``dE[ids] += ...`` which would keep only one).
     Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. Raises ``ValueError`` on mismatched shapes.
+
+    >>> lookup_grad([1, 1, 0], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], 3)  # id 1 used twice: its rows add up
+    array([[5., 6.],
+           [4., 6.],
+           [0., 0.]])
     """
-    ids = check_ids(ids, vocab_size)
+    ids = validate.ids(ids, vocab_size)
     grad_out = np.asarray(grad_out, dtype=np.float64)
     if grad_out.ndim < 1 or grad_out.shape[:-1] != ids.shape or grad_out.shape[-1] < 1:
         raise ValueError(f"grad_out must have shape {ids.shape} + (d,), got {grad_out.shape}")
@@ -97,18 +100,14 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
 # --- similarity -----------------------------------------------------------------------------------
 
 
-def _as_rows(x, name: str) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim not in (1, 2) or x.shape[-1] < 1:
-        raise ValueError(f"{name} must be a vector (d,) or a matrix (n, d), got shape {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} contains NaN or infinity")
-    return x
-
-
 def normalize_rows(x) -> np.ndarray:
-    """Rows of ``x`` scaled to unit Euclidean length; a zero row stays zero. ``(n, d)`` or ``(d,)``."""
-    x = _as_rows(x, "x")
+    """Rows of ``x`` scaled to unit Euclidean length; a zero row stays zero. ``(n, d)`` or ``(d,)``.
+
+    >>> normalize_rows([[3.0, 4.0], [0.0, 0.0]])
+    array([[0.6, 0.8],
+           [0. , 0. ]])
+    """
+    x = validate.vectors(x, "x")
     # divide by the largest |entry| first, so that the norm of a row of 1e200s does not overflow to inf
     scale = np.max(np.abs(x), axis=-1, keepdims=True)
     x = np.divide(x, scale, out=np.zeros_like(x), where=scale > 0)
@@ -123,10 +122,14 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     ``"euclidean"`` (the distance ‖x − y‖: smaller is closer). Vectors ``(d,)`` are treated as one row and
     the matching axis is dropped, so two vectors give a scalar ``float``. Raises ``ValueError`` for an
     unknown metric, mismatched widths, or non-finite input.
+
+    >>> similarity([1.0, 0.0], [[1.0, 1.0], [0.0, 2.0]], "cosine")
+    array([0.7071, 0.    ])
+    >>> similarity([1.0, 0.0], [0.0, 2.0], "euclidean")
+    2.2361
     """
-    if metric not in METRICS:
-        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
-    xa, ya = _as_rows(x, "x"), _as_rows(y, "y")
+    validate.choice(metric, "metric", METRICS)
+    xa, ya = validate.vectors(x, "x"), validate.vectors(y, "y")
     if xa.shape[-1] != ya.shape[-1]:
         raise ValueError(f"x and y must have the same width, got {xa.shape[-1]} and {ya.shape[-1]}")
     X, Y = np.atleast_2d(xa), np.atleast_2d(ya)
@@ -154,17 +157,29 @@ def _scores(X, Y, metric: str) -> np.ndarray:
 
 
 def cosine_similarity(x, y):
-    """Cosine similarity of two vectors (a ``float``) or of the rows of two matrices. See :func:`similarity`."""
+    """Cosine similarity of two vectors (a ``float``) or of the rows of two matrices. See :func:`similarity`.
+
+    >>> cosine_similarity([1.0, 0.0], [3.0, 3.0])
+    0.7071
+    """
     return similarity(x, y, "cosine")
 
 
 def euclidean_distance(x, y):
-    """Euclidean distance of two vectors (a ``float``) or of the rows of two matrices. See :func:`similarity`."""
+    """Euclidean distance of two vectors (a ``float``) or of the rows of two matrices. See :func:`similarity`.
+
+    >>> euclidean_distance([0.0, 0.0], [3.0, 4.0])
+    5.0
+    """
     return similarity(x, y, "euclidean")
 
 
 def dot_product(x, y):
-    """Dot product of two vectors (a ``float``) or of the rows of two matrices. See :func:`similarity`."""
+    """Dot product of two vectors (a ``float``) or of the rows of two matrices. See :func:`similarity`.
+
+    >>> dot_product([1.0, 2.0], [3.0, 4.0])
+    11.0
+    """
     return similarity(x, y, "dot")
 
 
@@ -186,20 +201,22 @@ def nearest_neighbours(
     rows (default: all); ``exclude`` removes rows (e.g. the query word itself). Ties are broken by the
     smaller row index, so the result is deterministic. Returns fewer than ``k`` when fewer candidates are
     left. Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row ids, or non-finite input.
+
+    >>> nearest_neighbours([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], [1.0, 0.0], 2, exclude=[0])
+    [(1, 0.9939), (2, 0.0)]
     """
     table = check_table(table)
     if not np.all(np.isfinite(table)):
         raise ValueError("table contains NaN or infinity")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
-    query = _as_rows(query, "query")
+    k = validate.integer(k, "k", low=1)
+    query = validate.vectors(query, "query")
     if query.ndim != 1 or query.shape[0] != table.shape[1]:
         raise ValueError(f"query must have shape ({table.shape[1]},), got {query.shape}")
     V = table.shape[0]
     if isinstance(exclude, (int, np.integer)) or isinstance(candidates, (int, np.integer)):
         raise TypeError("candidates and exclude must be collections of row ids (e.g. exclude=[3]), not one int")
-    cand = np.arange(V) if candidates is None else np.unique(check_ids(list(candidates), V, "candidate row"))
-    excl = check_ids(list(exclude), V, "excluded row")
+    cand = np.arange(V) if candidates is None else np.unique(validate.ids(list(candidates), V, "candidate row"))
+    excl = validate.ids(list(exclude), V, "excluded row")
     cand = cand[~np.isin(cand, excl)]
     if cand.size == 0:
         return []
@@ -227,9 +244,13 @@ def analogy(
     Rows are normalised to unit length before the offset is formed, as in word2vec's evaluation. With
     ``exclude_query=True`` (the usual protocol, stated here because it changes results) the three query
     rows ``a, b, c`` are never returned. Returns ``[(row, cosine), ...]`` best first, ties by row index.
+
+    >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
+    >>> analogy(table, 0, 1, 2)  # row 1 is row 0 plus direction y; row 2 plus y is row 3
+    [(3, 1.0)]
     """
     table = check_table(table)
-    a, b, c = (int(i) for i in check_ids([a, b, c], table.shape[0], "analogy row"))
+    a, b, c = (int(i) for i in validate.ids([a, b, c], table.shape[0], "analogy row"))
     unit = normalize_rows(table)
     target = unit[b] - unit[a] + unit[c]
     return nearest_neighbours(

@@ -1,10 +1,12 @@
 """Run PyTorch on a fixed number of intra-op threads for the length of a ``with`` block.
 
-The book's small models (34 × 34 matrices, a few thousand rows a step) lose time when PyTorch wakes a
-second thread, and far more on a machine whose cores are shared: measured on the book's 2-core machine,
-a tied-LM step took 1.5 ms on one thread and 26 ms on two, and a sparse SGD step about 4 ms against over
-100 ms. Training and timing code therefore pins the thread count here and restores it afterwards, so that
-a caller's own setting is never changed behind its back.
+Used by the training and timing code of ``lib`` (:mod:`lib.skipgram`, :mod:`lib.sgns`, :mod:`lib.tying`,
+:mod:`lib.sparse_updates`); not taught in a chapter. Follows ``torch.set_num_threads``; departs from it in
+restoring the caller's setting afterwards, so that it is never changed behind the caller's back.
+
+The book's small models (34 × 34 matrices, a few thousand rows a step) gain nothing from a second thread
+and lose time waiting for it, many times the work itself on a machine whose cores are shared. Pinning the
+count also keeps results independent of the number of cores.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Iterator, Optional
 
 import torch
 
+from lib import validate
+
 
 @contextmanager
 def torch_threads(n: Optional[int]) -> Iterator[None]:
@@ -21,8 +25,8 @@ def torch_threads(n: Optional[int]) -> Iterator[None]:
 
     Raises ``ValueError`` for ``n < 1``.
     """
-    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
-        raise ValueError(f"number of threads must be a positive integer or None, got {n!r}")
+    if n is not None:
+        n = validate.integer(n, "number of threads", low=1, hint="or None to leave the setting alone")
     before = torch.get_num_threads()
     if n is not None:
         torch.set_num_threads(n)

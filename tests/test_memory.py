@@ -134,7 +134,7 @@ def test_non_dtype_argument_is_a_type_error():
 def test_training_errors():
     with pytest.raises(ValueError, match="int8.* cannot be trained"):
         training_footprint(3, 3, "int8")
-    with pytest.raises(ValueError, match="unknown optimizer 'rmsprop': allowed sgd, momentum, adam"):
+    with pytest.raises(ValueError, match=r"optimizer must be one of \('sgd', 'momentum', 'adam'\), got 'rmsprop'"):
         training_footprint(3, 3, "fp32", "rmsprop")
     with pytest.raises(ValueError, match="master_weights=True needs 16-bit"):
         training_footprint(3, 3, "fp32", "adam", master_weights=True)
@@ -143,7 +143,7 @@ def test_training_errors():
 
 
 def test_format_bytes_errors():
-    with pytest.raises(ValueError, match="n \\(bytes\\) must be >= 0"):
+    with pytest.raises(ValueError, match=r"n \(bytes\) must be an integer >= 0"):
         format_bytes(-1)
     with pytest.raises(ValueError, match="units must be"):
         format_bytes(10, "metric")

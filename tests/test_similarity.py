@@ -71,7 +71,7 @@ def test_analogy_exclusions_are_stated_and_applied():
 
 
 def test_neighbour_queries_reject_bad_arguments():
-    with pytest.raises(ValueError, match="k must be a positive integer"):
+    with pytest.raises(ValueError, match="k must be an integer >= 1"):
         nearest_neighbours(TABLE, A, 0)
     with pytest.raises(ValueError, match="metric must be one of"):
         nearest_neighbours(TABLE, A, 1, metric="manhattan")

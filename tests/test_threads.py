@@ -29,6 +29,6 @@ def test_restores_after_an_exception():
 
 @pytest.mark.parametrize("n", [0, -1, 1.5, True])
 def test_bad_thread_count(n):
-    with pytest.raises(ValueError, match="number of threads must be a positive integer or None"):
+    with pytest.raises(ValueError, match=r"number of threads must be an integer >= 1 \(or None to leave the setting alone\)"):
         with torch_threads(n):
             pass
