@@ -1,5 +1,7 @@
 """Intrinsic evaluation of word vectors: similarity judgements, analogies, neighbours, frequency strata.
 
+Taught in: chapters/real_text.md (WordSim-353, SimLex-999 and the analogy questions, with their coverage).
+
 Two standard tests, each reported with its coverage, because on a small corpus many benchmark words
 have no vector and a score over the few pairs left can look better or worse than it is:
 
@@ -14,9 +16,10 @@ have no vector and a score over the few pairs left can look better or worse than
   questions whose four words are all in the vocabulary. Accuracy is over those questions; coverage is
   their share of all questions.
 
-Also: the benchmark-file readers (:func:`read_word_pairs`, :func:`read_analogies`), similarity by
-frequency stratum (:func:`similarity_by_frequency`), and neighbour lists and their overlap
-(:func:`nearest_words`, :func:`neighbour_overlap`).
+Also: the benchmark-file readers (:func:`read_word_pairs`, :func:`read_analogies`; the shipped files are
+found by :func:`lib.datasets.locate`) and similarity by frequency stratum (:func:`similarity_by_frequency`).
+A word's neighbours and their agreement across runs are :func:`lib.geometry.named_neighbours` and
+:func:`lib.geometry.neighbour_overlap`.
 
 Words are matched after lower-casing (as gensim's evaluations do by default). A vocabulary is given as
 a :class:`lib.corpus.Vocabulary` or as the sequence of tokens of the table's rows.
@@ -26,13 +29,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Dict, List, Mapping, Sequence, Tuple
 
 import numpy as np
 import scipy.stats
 
-from lib.embedding import check_table, nearest_neighbours, normalize_rows
+from lib import validate
+from lib.datasets import locate
+from lib.embedding import check_table, normalize_rows
+from lib.geometry import vocabulary_table
 
 WordPair = Tuple[str, str, float]
 Question = Tuple[str, str, str, str]
@@ -41,26 +46,15 @@ Question = Tuple[str, str, str, str]
 # --- readers --------------------------------------------------------------------------------------------
 
 
-def _open_benchmark(source) -> Path:
-    """A path as given, or the shipped file for a short name of :data:`lib.realtext.DATA_FILES`."""
-    from lib.realtext import DATA_FILES, data_path
-
-    if isinstance(source, str) and source in DATA_FILES:
-        return data_path(source)
-    if not isinstance(source, (str, Path)):
-        raise TypeError(f"source must be a path or a data-file name, got {type(source).__name__}")
-    return Path(source)
-
-
 def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     """Read a word-similarity file: ``[(word1, word2, score), ...]`` in file order, ``score`` a float.
 
-    ``source`` is a path or a short name known to :func:`lib.realtext.data_path` (``"wordsim353"``,
+    ``source`` is a path or a short name known to :func:`lib.datasets.data_path` (``"wordsim353"``,
     ``"simlex999"``). Lines starting with ``#`` and blank lines are skipped; every other line must be
     ``word1 <tab> word2 <tab> score``. Raises ``ValueError`` naming the line for a malformed line or a
     score that is not a finite number, and ``FileNotFoundError`` for a missing file.
     """
-    path = _open_benchmark(source)
+    path = locate(source)
     pairs: List[WordPair] = []
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
@@ -88,7 +82,7 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
     line holds four words "a b c d" (a is to b as c is to d). Raises ``ValueError`` naming the line for
     a question before any section or a line without exactly four words.
     """
-    path = _open_benchmark(source)
+    path = locate(source)
     sections: Dict[str, List[Question]] = {}
     current = None
     with open(path, encoding="utf-8") as handle:
@@ -107,35 +101,6 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
                 raise ValueError(f"{path.name}, line {number}: expected four words, got {line!r}")
             sections[current].append(tuple(words))
     return sections
-
-
-# --- vocabulary helpers -----------------------------------------------------------------------------------
-
-
-def _index(vocab) -> Dict[str, int]:
-    """``{token: row}`` from a :class:`lib.corpus.Vocabulary` or a sequence of tokens."""
-    if hasattr(vocab, "index") and isinstance(getattr(vocab, "index"), Mapping):
-        return dict(vocab.index)
-    if isinstance(vocab, (str, bytes)):
-        raise TypeError("vocab must be a Vocabulary or a sequence of tokens, got a single string")
-    tokens = list(vocab)
-    index = {}
-    for i, tok in enumerate(tokens):
-        if not isinstance(tok, str):
-            raise TypeError(f"vocabulary tokens must be str, got {tok!r}")
-        if tok in index:
-            raise ValueError(f"token {tok!r} appears twice in the vocabulary")
-        index[tok] = i
-    return index
-
-
-def _table(vectors, index: Mapping[str, int]) -> np.ndarray:
-    table = check_table(vectors).astype(np.float64, copy=False)
-    if table.shape[0] != len(index):
-        raise ValueError(f"vectors have {table.shape[0]} rows but the vocabulary has {len(index)} tokens")
-    if not np.all(np.isfinite(table)):
-        raise ValueError("vectors contain NaN or infinity")
-    return table
 
 
 # --- word similarity --------------------------------------------------------------------------------------
@@ -164,9 +129,12 @@ def word_similarity(vectors, vocab, pairs: Sequence[WordPair]) -> SimilarityResu
     get average ranks). Raises ``ValueError`` when fewer than 2 pairs are usable ("2 of 353 pairs ...")
     or when the human scores or the cosines of the usable pairs are all equal (ρ undefined), and for
     a table that does not match the vocabulary or holds NaN.
+
+    >>> table = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]
+    >>> word_similarity(table, ["cat", "dog", "car"], [("cat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)])
+    SimilarityResult(rho=1.0, n_used=3, n_total=3)
     """
-    index = _index(vocab)
-    table = _table(vectors, index)
+    table, index = vocabulary_table(vectors, vocab)
     pairs = list(pairs)
     if not pairs:
         raise ValueError("no word pairs given")
@@ -200,8 +168,7 @@ def similarity_by_frequency(
     Raises ``ValueError`` for fewer than two edges, edges not increasing, counts of the wrong length,
     or a stratum with fewer than 2 pairs (as :func:`word_similarity`).
     """
-    index = _index(vocab)
-    table = _table(vectors, index)
+    table, index = vocabulary_table(vectors, vocab)
     counts = np.asarray(counts)
     if counts.shape != (len(index),):
         raise ValueError(f"counts must have shape ({len(index)},), got {counts.shape}")
@@ -252,13 +219,15 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048) ->
     three query rows excluded, ties to the smaller row index: the same answer as
     ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, computed for many questions with one matrix product
     per ``chunk``. Raises ``ValueError`` for ids outside the table or fewer than 4 rows.
-    """
-    from lib.embedding import check_ids
 
+    >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
+    >>> analogy_predictions(table, np.array([[0, 1, 2]]))
+    array([3])
+    """
     table = check_table(vectors).astype(np.float64, copy=False)
     if table.shape[0] < 4:
         raise ValueError(f"an analogy needs at least 4 rows (3 are excluded), got {table.shape[0]}")
-    q = check_ids(questions, table.shape[0], "analogy row")
+    q = validate.ids(questions, table.shape[0], "analogy row")
     if q.ndim != 2 or q.shape[1] != 3:
         raise ValueError(f"questions must have shape (n, 3), got {q.shape}")
     unit = normalize_rows(table)
@@ -281,8 +250,7 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
     :func:`analogy_predictions` returns the row of the fourth word. Raises ``ValueError`` when no
     question is attempted (accuracy undefined), and for a table that does not match the vocabulary.
     """
-    index = _index(vocab)
-    table = _table(vectors, index)
+    table, index = vocabulary_table(vectors, vocab)
     rows, expected, owner = [], [], []
     by_section: Dict[str, Tuple[int, int, int]] = {}
     names = list(sections)
@@ -304,54 +272,11 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
     return AnalogyResult(int(hits.sum()), len(rows), total, by_section)
 
 
-# --- neighbours ----------------------------------------------------------------------------------------------
-
-
-def nearest_words(vectors, vocab, word: str, k: int = 5) -> List[Tuple[str, float]]:
-    """The ``k`` words closest in cosine to ``word``, itself excluded: ``[(word, cosine), ...]`` best first
-    (:func:`lib.embedding.nearest_neighbours`, ties by row). Raises ``ValueError`` for a word without
-    a row or ``k < 1``."""
-    index = _index(vocab)
-    table = _table(vectors, index)
-    if word not in index:
-        raise ValueError(f"word {word!r} is not in the vocabulary of {len(index)}")
-    tokens = sorted(index, key=index.get)
-    i = index[word]
-    return [(tokens[j], s) for j, s in nearest_neighbours(table, table[i], k, metric="cosine", exclude=(i,))]
-
-
-def _top_k(table: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
-    unit = normalize_rows(table)
-    scores = unit[rows] @ unit.T
-    scores[np.arange(rows.shape[0]), rows] = -np.inf  # a word is not its own neighbour
-    return np.argsort(-scores, axis=1, kind="stable")[:, :k]  # ties: smaller row first
-
-
-def neighbour_overlap(table_a, table_b, rows, k: int = 10) -> np.ndarray:
-    """For each row id in ``rows``, the share of its ``k`` cosine neighbours that two tables agree on:
-    ``(n,) float64`` in [0, 1] (``|N_a ∩ N_b| / k``). Both tables ``(V, d_a)``, ``(V, d_b)`` must index
-    the same vocabulary; widths may differ. Raises ``ValueError`` for mismatched row counts, ``k`` not in
-    ``[1, V-1]``, or bad row ids."""
-    from lib.embedding import check_ids
-
-    a, b = check_table(table_a).astype(np.float64), check_table(table_b).astype(np.float64)
-    if a.shape[0] != b.shape[0]:
-        raise ValueError(f"the tables must have the same rows, got {a.shape[0]} and {b.shape[0]}")
-    V = a.shape[0]
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= V - 1:
-        raise ValueError(f"k must be an integer in [1, {V - 1}], got {k!r}")
-    rows = check_ids(rows, V, "row")
-    na, nb = _top_k(a, rows, int(k)), _top_k(b, rows, int(k))
-    return np.array([len(set(x) & set(y)) / k for x, y in zip(na, nb)], dtype=np.float64)
-
-
 __all__ = [
     "AnalogyResult",
     "SimilarityResult",
     "analogy_accuracy",
     "analogy_predictions",
-    "nearest_words",
-    "neighbour_overlap",
     "read_analogies",
     "read_word_pairs",
     "similarity_by_frequency",

@@ -1,4 +1,5 @@
-"""lib.corpus: vocabulary order and policies, context pairs, subsampling (Mikolov et al. 2013, §2.3)."""
+"""lib.corpus: tokens, vocabulary order and policies, context pairs and their description, subsampling
+(Mikolov et al. 2013, §2.3), subsets and repetitions of a corpus."""
 
 import hashlib
 import json
@@ -8,33 +9,45 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from lib.chapters.embeddings import animal_vehicle_corpus
 from lib.corpus import (
-    ANIMAL_VEHICLE_CORPUS,
-    FOCUS_TERMS,
+    TOKEN_PATTERN,
     UnknownTokenError,
     Vocabulary,
-    animal_vehicle_corpus,
     context_pairs,
+    corpus_fraction,
     corpus_hash,
     describe_context,
     keep_probability,
+    repeat_corpus,
     subsample,
     token_counts,
+    token_index,
+    tokenize,
 )
 
 
-# --- the constructed corpus ------------------------------------------------------------------------
+# --- tokens ------------------------------------------------------------------------------------------
 
 
-def test_constructed_corpus_matches_the_source():
-    corpus = animal_vehicle_corpus()
-    assert len(corpus) == 13
-    assert sum(len(s) for s in corpus) == 39
-    assert corpus[0] == ["cat", "pet", "soft"] and corpus[-1] == ["puppy", "young", "dog"]
-    assert len({t for s in corpus for t in s}) == 15
-    assert set(FOCUS_TERMS) <= {t for s in corpus for t in s}
-    corpus[0][0] = "changed"  # a copy: the module constant is untouched
-    assert ANIMAL_VEHICLE_CORPUS[0][0] == "cat"
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        ("New Year's Eve", ["new", "year's", "eve"]),
+        ("south-west of Sydney, at 4:00pm AEDT.", ["south", "west", "of", "sydney", "at", "pm", "aedt"]),
+        ("It\u2019s 100 km", ["it's", "km"]),
+        ("'quoted' don't", ["quoted", "don't"]),
+        ("", []),
+    ],
+)
+def test_tokenize_by_hand(text, tokens):
+    assert tokenize(text) == tokens
+    assert all(TOKEN_PATTERN.fullmatch(t) for t in tokens)
+
+
+def test_tokenize_rejects_non_strings():
+    with pytest.raises(TypeError, match="str"):
+        tokenize(["a"])
 
 
 def test_corpus_hash_is_sha256_of_the_json_and_sees_sentence_boundaries():
@@ -292,3 +305,55 @@ def test_huge_counts_and_unsigned_ids_do_not_overflow():
     np.testing.assert_allclose(keep_probability([2**62, 2**62], 1e-5), [np.sqrt(2e-5)] * 2)
     with pytest.raises(ValueError, match=r"above 2\*\*63 - 1"):
         context_pairs([np.array([0, 2**64 - 1], dtype=np.uint64)])
+
+
+def test_describe_context_for_documents_dynamic_windows_and_weighting():
+    assert describe_context(5, unit="document", dynamic=True) == "dynamic window ±5 within the document"
+    assert describe_context(5, unit="document", weighting="linear") == "±5 positions within the document, linear distance weighting"
+    assert describe_context(None, symmetric=False) == "every other word of the sentence that follows the centre"
+    with pytest.raises(ValueError, match="dynamic window needs an integer window"):
+        describe_context(None, dynamic=True)
+    with pytest.raises(ValueError, match="window must be None"):
+        describe_context(0)
+
+
+def test_token_index_of_a_vocabulary_and_of_a_token_list():
+    assert token_index(Vocabulary(["b", "a"])) == {"b": 0, "a": 1}
+    assert token_index(("x", "y")) == {"x": 0, "y": 1}
+    with pytest.raises(ValueError, match="twice"):
+        token_index(["x", "x"])
+    with pytest.raises(TypeError, match="single string"):
+        token_index("xy")
+
+
+# --- subsets and repetitions -------------------------------------------------------------------------
+
+
+def test_corpus_fraction_is_nested_ordered_and_seeded():
+    docs = [[f"d{i}"] for i in range(40)]
+    quarter, half = corpus_fraction(docs, 0.25, seed=3), corpus_fraction(docs, 0.5, seed=3)
+    assert len(quarter) == 10 and len(half) == 20
+    assert all(d in half for d in quarter)
+    for part in (quarter, half):
+        numbers = [int(d[0][1:]) for d in part]
+        assert numbers == sorted(numbers)  # original order kept
+    assert corpus_fraction(docs, 0.25, seed=4) != quarter
+    assert corpus_fraction(docs, 1.0) == docs
+    assert len(corpus_fraction(docs, 0.001)) == 1
+
+
+@pytest.mark.parametrize("fraction, error", [(0.0, ValueError), (1.5, ValueError), (-0.2, ValueError), (True, TypeError), ("0.5", TypeError)])
+def test_corpus_fraction_rejects_bad_fractions(fraction, error):
+    with pytest.raises(error, match="fraction"):
+        corpus_fraction([["a"]], fraction)
+
+
+def test_repeat_corpus():
+    docs = [["a", "b"], ["c"]]
+    assert repeat_corpus(docs, 3) == [["a", "b"], ["c"]] * 3
+    with pytest.raises(ValueError, match="times"):
+        repeat_corpus(docs, 0)
+    with pytest.raises(TypeError, match="single string"):
+        repeat_corpus("abc", 2)
+    with pytest.raises(ValueError, match="at least one document"):
+        repeat_corpus([], 2)

@@ -1,4 +1,4 @@
-"""lib.evaluation: benchmark readers, Spearman with coverage, 3CosAdd, strata and neighbours.
+"""lib.evaluation: benchmark readers, Spearman with coverage, 3CosAdd and frequency strata.
 
 References: the published sizes of the benchmarks, SciPy's spearmanr, gensim's own evaluations
 (``KeyedVectors.evaluate_word_pairs`` / ``evaluate_word_analogies``), lib.embedding.analogy, and small
@@ -18,8 +18,6 @@ from lib.evaluation import (
     SimilarityResult,
     analogy_accuracy,
     analogy_predictions,
-    nearest_words,
-    neighbour_overlap,
     read_analogies,
     read_word_pairs,
     similarity_by_frequency,
@@ -248,39 +246,6 @@ def test_analogy_prediction_errors():
 def test_result_types():
     assert isinstance(analogy_accuracy(TABLE, TOKENS, {"s": [("cat", "dog", "car", "truck")]}), AnalogyResult)
     assert isinstance(word_similarity(TABLE, TOKENS, [("cat", "dog", 1.0), ("car", "pet", 2.0)]), SimilarityResult)
-
-
-# --- neighbours ---------------------------------------------------------------------------------------------------------
-
-
-def test_nearest_words_by_hand():
-    got = nearest_words(TABLE, TOKENS, "cat", k=2)
-    assert [w for w, _ in got] == ["dog", "pet"]
-    unit = TABLE / np.linalg.norm(TABLE, axis=1, keepdims=True)
-    assert got[0][1] == pytest.approx(float(unit[0] @ unit[1]))
-    with pytest.raises(ValueError, match="'zebra' is not in the vocabulary"):
-        nearest_words(TABLE, TOKENS, "zebra")
-
-
-def test_neighbour_overlap_is_one_under_a_rotation():
-    rng = np.random.default_rng(4)
-    table = rng.standard_normal((50, 6))
-    q, _ = np.linalg.qr(rng.standard_normal((6, 6)))
-    np.testing.assert_allclose(neighbour_overlap(table, table @ q, np.arange(50), k=5), 1.0)
-
-
-def test_neighbour_overlap_by_hand():
-    a = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
-    b = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.1], [0.1, 0.9]])
-    # row 0: neighbours in a are 1 then 3; in b 2 then 3: k=1 -> 0, k=2 -> 1/2
-    assert neighbour_overlap(a, b, [0], k=1).tolist() == [0.0]
-    assert neighbour_overlap(a, b, [0], k=2).tolist() == [0.5]
-    with pytest.raises(ValueError, match="same rows"):
-        neighbour_overlap(a, b[:3], [0])
-    with pytest.raises(ValueError, match="k must be"):
-        neighbour_overlap(a, b, [0], k=4)
-    with pytest.raises(ValueError, match="out of range"):
-        neighbour_overlap(a, b, [7], k=2)
 
 
 def test_oov_rate_is_a_fraction():

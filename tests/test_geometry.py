@@ -1,4 +1,5 @@
-"""lib.geometry: metric tables, fixed-sign projection, neighbour stability, anisotropy."""
+"""lib.geometry: metric tables, fixed-sign projection, neighbours by name and their stability across runs,
+anisotropy."""
 
 import math
 
@@ -7,10 +8,10 @@ import pytest
 from scipy.stats import ortho_group
 from sklearn.decomposition import PCA
 
+from lib.chapters.embeddings import FOUR_VECTORS
+from lib.corpus import UnknownTokenError, Vocabulary
 from lib.geometry import (
-    FOUR_VECTORS,
     anisotropy,
-    compare_neighbours,
     format_metric_table,
     metric_table,
     named_neighbours,
@@ -18,6 +19,9 @@ from lib.geometry import (
     principal_projection,
     stability_by_frequency,
 )
+
+TOKENS = ["cat", "dog", "car", "truck", "pet"]
+TABLE = np.array([[1.0, 0.1], [0.9, 0.3], [0.0, 1.0], [0.1, 0.9], [0.8, 0.5]])
 
 
 def test_four_vector_table_closed_forms():
@@ -94,19 +98,39 @@ def test_stability_by_frequency():
         stability_by_frequency([1.0, 2.0], [3], threshold=1)
 
 
-def test_named_neighbours_and_comparison_table():
-    from lib.corpus import Vocabulary
-
+def test_named_neighbours_by_hand():
     vocab = Vocabulary(["a", "b", "c"])
     table = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]])
     got = named_neighbours(table, vocab, "a", 2)
     assert [t for t, _ in got] == ["b", "c"] and got[0][1] == pytest.approx(0.9 / math.hypot(0.9, 0.1))
-    text = compare_neighbours({"a": got}, {"a": [("b", got[0][1] + 1e-7), ("b", 0.0)]}).splitlines()
-    assert text[0].split() == ["term", "rank", "this", "chapter", "source", "same"]
-    assert text[1].split()[-1] == "yes" and text[2].split()[-1] == "NO"
-    with pytest.raises(ValueError, match="same terms"):
-        compare_neighbours({"a": got}, {"b": got})
+    assert named_neighbours(table, ["a", "b", "c"], "a", 2) == got  # a token list works as a vocabulary
     with pytest.raises(ValueError, match="3 items"):
         named_neighbours(table[:2], vocab, "a")
     with pytest.raises(KeyError):
         named_neighbours(table, vocab, "zzz")
+
+
+def test_named_neighbours_cosine_by_hand():
+    got = named_neighbours(TABLE, TOKENS, "cat", k=2)
+    assert [w for w, _ in got] == ["dog", "pet"]
+    unit = TABLE / np.linalg.norm(TABLE, axis=1, keepdims=True)
+    assert got[0][1] == pytest.approx(float(unit[0] @ unit[1]))
+    with pytest.raises(UnknownTokenError, match="'zebra' is not in the vocabulary"):
+        named_neighbours(TABLE, TOKENS, "zebra")
+
+
+def test_neighbour_overlap_is_one_under_a_rotation_of_a_random_table():
+    rng = np.random.default_rng(4)
+    table = rng.standard_normal((50, 6))
+    q, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    np.testing.assert_allclose(neighbour_overlap([table, table @ q], np.arange(50), k=5), 1.0)
+
+
+def test_neighbour_overlap_of_two_tables_by_hand():
+    a = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    b = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.1], [0.1, 0.9]])
+    # row 0: neighbours in a are 1 then 3; in b 2 then 3: k=1 -> 0, k=2 -> 1/2
+    assert neighbour_overlap([a, b], [0], k=1).tolist() == [0.0]
+    assert neighbour_overlap([a, b], [0], k=2).tolist() == [0.5]
+    with pytest.raises(ValueError, match="out of range"):
+        neighbour_overlap([a, b], [7], k=2)

@@ -7,7 +7,8 @@ import pytest
 import scipy.sparse
 from sklearn.decomposition import TruncatedSVD
 
-from lib.corpus import ANIMAL_VEHICLE_NAME, Vocabulary, animal_vehicle_corpus
+from lib.chapters.embeddings import ANIMAL_VEHICLE_NAME, animal_vehicle_corpus
+from lib.corpus import Vocabulary
 from lib.ppmi import cooccurrence, ppmi, ppmi_svd_embedding, sign_convention, svd_vectors, truncated_svd
 
 ISSUE_COUNTS = np.array([[0, 2, 1, 0], [2, 0, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]])
@@ -72,7 +73,7 @@ def test_cooccurrence_rejects_bad_input():
         cooccurrence([[0, 1]], 2, 2, weighting="gaussian")
     with pytest.raises(ValueError, match="token id 2 out of range for vocabulary of 2"):
         cooccurrence([[0, 2]], 2)
-    with pytest.raises(ValueError, match="vocab_size must be a positive integer"):
+    with pytest.raises(ValueError, match="vocab_size must be an integer >= 1"):
         cooccurrence([[0, 1]], 0)
 
 

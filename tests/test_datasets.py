@@ -1,0 +1,101 @@
+"""lib.datasets: finding gensim's shipped data, hashing it, reading the corpus, and clear errors when it
+is missing."""
+
+import hashlib
+
+import pytest
+
+import lib.datasets as datasets
+from lib.corpus import TOKEN_PATTERN
+from lib.datasets import (
+    DATA_FILES,
+    MissingDataError,
+    data_path,
+    dataset_hashes,
+    load_corpus,
+    locate,
+    provenance_extra,
+    read_documents,
+    sha256_file,
+)
+
+# --- locating and identifying the data ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(DATA_FILES))
+def test_every_data_file_is_found_in_the_installed_gensim(name):
+    path = data_path(name)
+    assert path.is_file() and path.name == DATA_FILES[name].filename
+    assert path.parent.name == "test_data" and "gensim" in path.parts
+    assert data_path(DATA_FILES[name].filename) == path  # by file name as well
+
+
+def test_sha256_matches_the_fips_test_vector(tmp_path):
+    """FIPS 180-2, appendix B.1: SHA-256("abc")."""
+    path = tmp_path / "abc.txt"
+    path.write_bytes(b"abc")
+    assert sha256_file(path) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+def test_dataset_hashes_are_the_hashes_of_the_bytes():
+    hashes = dataset_hashes()
+    assert set(hashes) == {f.filename for f in DATA_FILES.values()}
+    for name in DATA_FILES:
+        path = data_path(name)
+        assert hashes[path.name] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_provenance_extra_names_file_hash_and_gensim_version():
+    extra = provenance_extra(["lee"])
+    assert extra["data file lee_background.cor"] == "sha256 " + sha256_file(data_path("lee"))
+    assert extra["data files from"].startswith("gensim 4.")
+
+
+def test_missing_gensim_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(datasets.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(MissingDataError, match=r"gensim is not installed.*pip install gensim==4\.4\.0"):
+        data_path("lee")
+
+
+def test_missing_file_names_the_file_and_folder(monkeypatch, tmp_path):
+    monkeypatch.setattr(datasets, "gensim_test_data_dir", lambda: tmp_path)
+    with pytest.raises(MissingDataError, match=r"SimLex-999 \(simlex999\.txt\) is missing from .*pip install"):
+        data_path("simlex999")
+    with pytest.raises(FileNotFoundError):  # MissingDataError is a FileNotFoundError
+        data_path("lee")
+
+
+def test_missing_test_data_folder_is_a_clear_error(monkeypatch, tmp_path):
+    class Spec:
+        submodule_search_locations = [str(tmp_path / "gensim")]
+
+    monkeypatch.setattr(datasets.importlib.util, "find_spec", lambda name: Spec())
+    with pytest.raises(MissingDataError, match="has no test data folder"):
+        data_path("lee")
+
+
+def test_unknown_names_are_rejected():
+    with pytest.raises(ValueError, match="unknown data file 'brown'.*'lee'"):
+        data_path("brown")
+    with pytest.raises(TypeError):
+        data_path(3)
+
+
+def test_locate_takes_a_short_name_or_a_path(tmp_path):
+    assert locate("wordsim353") == data_path("wordsim353")
+    assert locate(tmp_path / "x.txt") == tmp_path / "x.txt"
+    assert locate(str(tmp_path / "x.txt")) == tmp_path / "x.txt"
+    with pytest.raises(TypeError, match="path or a data-file name"):
+        locate(3)
+
+
+# --- documents ---------------------------------------------------------------------------------------
+
+
+def test_lee_corpus_has_300_documents():
+    docs = read_documents("lee")
+    corpus = load_corpus("lee")
+    assert len(docs) == len(corpus) == 300  # gensim's description of lee_background.cor
+    assert corpus[0][:4] == ["hundreds", "of", "people", "have"]
+    assert 55_000 < sum(map(len, corpus)) < 65_000
+    assert all(t == t.lower() and TOKEN_PATTERN.fullmatch(t) for d in corpus for t in d)
