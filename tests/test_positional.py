@@ -58,11 +58,17 @@ def test_lesson_distances():
     t = positional.sinusoidal_table(33, 16)
     assert round(float(np.linalg.norm(t[0] - t[1])), 3) == 1.015
     assert round(float(np.linalg.norm(t[0] - t[32])), 3) == 2.986
+    # |PE[i] - PE[j]|^2 = d - 2 PE[i].PE[j], with PE[i].PE[i] = d / 2
+    assert float(np.linalg.norm(t[0] - t[1])) ** 2 == pytest.approx(16 - 2 * float(t[0] @ t[1]), abs=1e-12)
 
 
 def test_lesson_rotation_k5_from_7():
     t = positional.sinusoidal_table(13, 16)
     assert np.allclose(t[12], positional.shift_rotation(5, 16) @ t[7])
+    for j in range(8):  # the lesson's own check, written independently: one 2x2 rotation per (sin, cos) pair
+        w = 1 / 10000 ** (2 * j / 16)
+        R = np.array([[np.cos(w * 5), np.sin(w * 5)], [-np.sin(w * 5), np.cos(w * 5)]])
+        np.testing.assert_allclose(R @ t[7, 2 * j : 2 * j + 2], t[12, 2 * j : 2 * j + 2], atol=1e-12)
 
 
 @settings(max_examples=50, deadline=None)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib import lesson, positional, toylang
+from lib import positional, toylang
+from lib.chapters import lesson
 from lib.figures.style import DIVERGING, MARKERS, PALETTE, new_figure, styled
 
 
