@@ -1,5 +1,7 @@
 """The trace exercise: a tiny command language for embeddings plus sinusoidal positions, and a checker.
 
+Taught in: chapters/trace_exercise.md (the exercise's language, its interpreter and its checker).
+
 A program is plain text, one command per line; ``#`` starts a comment; blank lines are ignored::
 
     WIDTH 4                        # model width d (1 .. 1024), first command
@@ -67,12 +69,20 @@ REFERENCE = Functions(lookup=embedding.lookup, pos_encoding=positional.sinusoida
 
 
 def format_vector(v) -> str:
-    """``[0.6411, -1.4900, ...]``: 4 decimals, and ``-0.0000`` written as ``0.0000``."""
+    """``[0.6411, -1.4900, ...]``: 4 decimals, and ``-0.0000`` written as ``0.0000``.
+
+    >>> format_vector([0.14112, -0.0000001])
+    '[0.1411, 0.0000]'
+    """
     return "[" + ", ".join(format_number(x) for x in np.asarray(v, dtype=float).ravel()) + "]"
 
 
 def format_number(x: float) -> str:
-    """One value to 4 decimals with no negative zero."""
+    """One value to 4 decimals with no negative zero.
+
+    >>> format_number(-0.00001)
+    '0.0000'
+    """
     text = f"{float(x):.4f}"
     return "0.0000" if text == "-0.0000" else text
 
@@ -198,7 +208,11 @@ def _input_vector(state: State, fns: Functions, cmd: Command, pos: int) -> np.nd
 
 
 def run(text: str, functions: Functions = REFERENCE) -> List[str]:
-    """Run a program and return its output lines. Raises :class:`TraceError` on the first bad line."""
+    """Run a program and return its output lines. Raises :class:`TraceError` on the first bad line.
+
+    >>> run("WIDTH 4\\nTOKEN cat 0.5 -0.5 1 0\\nSEQUENCE cat cat cat cat\\nADD 3")
+    ['ADD 3 (cat) = [0.6411, -1.4900, 1.0300, 0.9996]']
+    """
     fns, state, out = functions, State(), []
     for cmd in parse(text):
         if cmd.name == "WIDTH":
