@@ -1,5 +1,7 @@
 """Helpers for chapter notebooks: show a figure, glue a number into the prose.
 
+Used by every chapter (its imports cell); not taught in a chapter.
+
 Two problems these solve, both from running notebooks under nbval and myst-nb:
 
 - A figure shown the usual way stores a ``text/plain`` line such as ``<Figure size 640x480 with 1 Axes>``
@@ -19,6 +21,14 @@ import math
 import numbers
 
 import numpy as np
+from IPython.display import Markdown, display
+
+from lib.figures.style import book_style
+
+try:  # myst-nb stores glued values for the book; on a reader's machine without it (Colab) glue stores nothing
+    import myst_nb
+except ImportError:
+    myst_nb = None
 
 PNG_DPI = 100  # one resolution for the book, the notebooks and the baseline images
 GLUE_DIGITS = 8  # significant digits of a glued float
@@ -26,8 +36,6 @@ GLUE_DIGITS = 8  # significant digits of a glued float
 
 def figure_png(fig) -> bytes:
     """Render a matplotlib ``Figure`` to PNG bytes (``PNG_DPI`` dots per inch, no timestamp metadata)."""
-    from lib.figures.style import book_style
-
     buf = io.BytesIO()
     with book_style():
         fig.savefig(buf, format="png", dpi=PNG_DPI, metadata={"Software": None})
@@ -36,8 +44,6 @@ def figure_png(fig) -> bytes:
 
 def show(fig) -> None:
     """Display ``fig`` in the notebook as a PNG and nothing else (no ``<Figure ...>`` text)."""
-    from IPython.display import display
-
     data = base64.b64encode(figure_png(fig)).decode("ascii")
     display({"image/png": data}, raw=True)
 
@@ -46,6 +52,9 @@ def plain(value):
     """Return ``value`` with NumPy scalars turned into Python ``float`` / ``int`` / ``bool``.
 
     Raises ``TypeError`` for arrays of more than one element: glue one number at a time.
+
+    >>> plain(np.float64(0.5)), plain(np.int64(3))
+    (0.5, 3)
     """
     if isinstance(value, np.ndarray):
         if value.size != 1:
@@ -69,9 +78,7 @@ def glue(name: str, value, display: bool = False) -> None:
     not installed (Colab), nothing is stored. Returns ``None``, so that a glue call ending a cell prints
     nothing.
     """
-    try:
-        from myst_nb import glue as _glue
-    except ImportError:  # only on a reader's machine without myst-nb (Colab)
+    if myst_nb is None:
         return None
     stored = plain(value)
     if isinstance(stored, float) and math.isfinite(stored):
@@ -79,7 +86,5 @@ def glue(name: str, value, display: bool = False) -> None:
         # float noise (another BLAS, a reordered sum) never changes it; prose shows at most 4 decimals
         stored = float(f"{stored:.{GLUE_DIGITS}g}")
     if isinstance(stored, str):
-        from IPython.display import Markdown
-
         stored = Markdown(stored)
-    _glue(name, stored, display=display)
+    myst_nb.glue(name, stored, display=display)
