@@ -26,14 +26,17 @@ book: $(STAMP)
 	rm -rf _build/html _build/.doctrees
 	$(BIN)/jupyter-book build . --builder html $(BOOK_FLAGS)
 
-## Run every test: unit tests, figure baselines, md/ipynb pairing, and nbval over every chapter.
+## Run every test: unit tests (the slow ones too), doctests of lib, figure baselines, md/ipynb pairing,
+## the book in a browser, the Binder and Colab paths, and nbval over every chapter.
 test: export EMBOOK_QUIET = 1
 ## (-n 2 --dist loadfile: two workers; all cells of one notebook stay on one worker, in one kernel)
 test: $(STAMP)
-	$(BIN)/python -m pytest tests chapters $(NBVAL_FLAGS) -n 2 --dist loadfile
+	$(BIN)/python -m pytest tests lib chapters $(NBVAL_FLAGS) -n 2 --dist loadfile
 
+## The fast lane: unit tests and doctests, without the tests marked slow (no book build, no notebooks).
+test-unit: export EMBOOK_QUIET = 1
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest tests lib -m "not slow"
 
 test-notebooks: export EMBOOK_QUIET = 1
 test-notebooks: $(STAMP)

@@ -45,6 +45,8 @@ import pytest
 
 import booksite
 
+pytestmark = pytest.mark.slow  # builds the book and opens every page
+
 # One xdist worker runs this whole module (`make test` passes --dist loadfile): the book is built once.
 
 ROOT = booksite.ROOT
