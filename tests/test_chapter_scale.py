@@ -12,6 +12,7 @@ import pytest
 from lib.chapters import scale
 from lib.processes import spawn
 from lib.sparse_updates import StepResult
+from lib.toylang import make_corpus
 from lib.tying import TyingResult
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,8 +52,6 @@ def test_tying_rows_round_the_losses_by_hand():
 
 def test_toy_counts_split_the_stream_into_pairs():
     tr, va = scale.toy_counts()
-    from lib.toylang import make_corpus
-
     corpus = make_corpus()
     assert tr.sum() == corpus.train.size - 1 and va.sum() == corpus.val.size - 1  # one pair per adjacent two
 

@@ -11,9 +11,9 @@ from lib.chapters.embeddings import ANIMAL_VEHICLE_NAME, animal_vehicle_corpus
 from lib.corpus import Vocabulary
 from lib.ppmi import cooccurrence, ppmi, ppmi_svd_embedding, sign_convention, svd_vectors, truncated_svd
 
-ISSUE_COUNTS = np.array([[0, 2, 1, 0], [2, 0, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]])
-ISSUE_PPMI = np.array([[0, 0.5754, 0.2877, 0], [0.5754, 0, 0.2877, 0], [0.2877, 0.2877, 0, 0], [0, 0, 0, 0]])
-ISSUE_PPMI_075 = np.array([[0, 0.6017, 0.2126, 0], [0.6017, 0, 0.2126, 0], [0.3140, 0.3140, 0, 0], [0, 0, 0, 0]])
+HAND_COUNTS = np.array([[0, 2, 1, 0], [2, 0, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]])
+HAND_PPMI = np.array([[0, 0.5754, 0.2877, 0], [0.5754, 0, 0.2877, 0], [0.2877, 0.2877, 0, 0], [0, 0, 0, 0]])
+HAND_PPMI_075 = np.array([[0, 0.6017, 0.2126, 0], [0.6017, 0, 0.2126, 0], [0.3140, 0.3140, 0, 0], [0, 0, 0, 0]])
 
 
 @pytest.fixture(scope="module")
@@ -80,10 +80,10 @@ def test_cooccurrence_rejects_bad_input():
 # --- PPMI ----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("alpha, expected", [(1.0, ISSUE_PPMI), (0.75, ISSUE_PPMI_075)])
+@pytest.mark.parametrize("alpha, expected", [(1.0, HAND_PPMI), (0.75, HAND_PPMI_075)])
 @pytest.mark.parametrize("as_sparse", [False, True])
-def test_ppmi_issue_case_without_warnings(alpha, expected, as_sparse):
-    counts = scipy.sparse.csr_array(ISSUE_COUNTS) if as_sparse else ISSUE_COUNTS
+def test_ppmi_hand_case_without_warnings(alpha, expected, as_sparse):
+    counts = scipy.sparse.csr_array(HAND_COUNTS) if as_sparse else HAND_COUNTS
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with np.errstate(all="raise"):
@@ -126,8 +126,8 @@ def test_sparse_and_dense_ppmi_agree_on_random_counts():
         (np.array([[1.0, -1.0]]), 1.0, ValueError, ">= 0"),
         (np.array([[1.0, np.nan]]), 1.0, ValueError, "NaN or infinity"),
         (np.array([1.0, 2.0]), 1.0, ValueError, "2-D"),
-        (ISSUE_COUNTS, 0.0, ValueError, "alpha must be a finite number > 0"),
-        (ISSUE_COUNTS, float("inf"), ValueError, "alpha must be a finite number > 0"),
+        (HAND_COUNTS, 0.0, ValueError, "alpha must be a finite number > 0"),
+        (HAND_COUNTS, float("inf"), ValueError, "alpha must be a finite number > 0"),
         (scipy.sparse.csr_array(np.array([[1.0, -1.0]])), 1.0, ValueError, ">= 0"),
         (np.array([["a"]]), 1.0, TypeError, "numeric"),
     ],

@@ -103,7 +103,7 @@ def test_provenance_records_the_run(run):
 # --- noise distribution -------------------------------------------------------------------------------
 
 
-def test_noise_distribution_issue_case_and_closed_form():
+def test_noise_distribution_hand_case_and_closed_form():
     got = noise_distribution([1, 8, 27, 64])
     np.testing.assert_allclose(got, [0.0249, 0.1182, 0.2944, 0.5625], atol=5e-5)
     weights = np.array([1, 8, 27, 64]) ** 0.75  # 1, 4.757, 11.84, 22.63
