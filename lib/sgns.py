@@ -348,13 +348,10 @@ def _flatten(sentences, vocab_size: int) -> Tuple[np.ndarray, np.ndarray]:
             raise ValueError(f"sentences[{k}] must be 1-D, got shape {a.shape}")
         if a.size and (a.dtype == bool or not np.issubdtype(a.dtype, np.integer)):
             raise TypeError(f"sentences[{k}] must hold integer ids, got dtype {a.dtype}")
-    ids = np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, np.int64)
+    ids = np.concatenate([a for a in arrays if a.size] or [np.zeros(0, np.int64)])  # an empty [] is float64
     if ids.size == 0:
         raise ValueError("the corpus is empty: no token to train on")
-    bad = (ids < 0) | (ids >= vocab_size)
-    if bad.any():
-        first = int(ids[bad][0])
-        raise ValueError(f"token id {first} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
+    ids = validate.ids(ids, vocab_size)  # on the ids' own dtype: a uint64 id cannot wrap around first
     doc = np.repeat(np.arange(len(arrays)), [a.shape[0] for a in arrays])
     return ids, doc
 
