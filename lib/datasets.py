@@ -196,7 +196,7 @@ def read_documents(name: str = "lee") -> List[str]:
 
 
 def load_corpus(name: str = "lee") -> List[List[str]]:
-    """The corpus as token lists, one per document (:func:`tokenize` of :func:`read_documents`)."""
+    """The corpus as token lists, one per document (:func:`lib.corpus.tokenize` of :func:`read_documents`)."""
     return [tokenize(doc) for doc in read_documents(name)]
 
 

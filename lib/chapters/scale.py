@@ -58,7 +58,7 @@ LOAD_WORLD = 4
 
 
 def footprint_configs():
-    """The configurations of :func:`footprint`: ``[(label, Footprint), ...]`` for the 1M x 768 table."""
+    """The configurations of :func:`lib.figures.scale.footprint`: ``[(label, Footprint), ...]`` for the 1M x 768 table."""
     V, D = FOOTPRINT_CASE
     return [
         ("fp32\nSGD", training_footprint(V, D, "fp32", "sgd")),
@@ -149,7 +149,7 @@ def compare_tying(
     lr: float = tying.LR,
     seed: int = 0,
 ) -> List[tying.TyingResult]:
-    """:func:`train` every variant at every width on the toy language; results in (width, variant) order."""
+    """:func:`lib.tying.train` every variant at every width on the toy language; results in (width, variant) order."""
     tr, va = toy_counts(corpus)
     return [tying.train(v, d, tr, va, steps=steps, lr=lr, seed=seed) for d in widths for v in variants]
 
@@ -261,7 +261,7 @@ def check_sharding(
     ``device``: where this rank's tensors live; default ``"cpu"`` for gloo and ``"cuda:<rank mod number of
     GPUs>"`` for NCCL (the NCCL path is written for GPUs but the book's tests run it on CPU only).
 
-    Returns a dict of floats (``*_err``: max absolute differences), this rank's :class:`CommStats` dicts
+    Returns a dict of floats (``*_err``: max absolute differences), this rank's :class:`lib.distributed.CommStats` dicts
     (``row_stats``, ``col_stats``) and ``log_softmax`` (this rank's ``(N, V_r)`` slice, NumPy).
     """
     if device is None:
@@ -327,7 +327,7 @@ def sharded_lookup(rank: int, world_size: int, table, ids_per_rank: Sequence, *,
     ``"column"``); return the rows, ``ids.shape + (D,)`` as NumPy.
 
     ``table`` ``(V, D)`` and ``ids_per_rank`` (one array-like per rank) are the same on every rank. A bad
-    id raises ``ValueError`` on the rank that holds it (which :func:`spawn` reports as a :class:`RankError`).
+    id raises ``ValueError`` on the rank that holds it (which :func:`lib.processes.spawn` reports as a :class:`lib.processes.RankError`).
     """
     validate.choice(scheme, "scheme", ("row", "column"))
     device = _default_device(rank)
