@@ -19,6 +19,7 @@ from lib.skipgram import (
     softmax_cross_entropy,
     train_skipgram,
 )
+from lib.threads import torch_threads
 
 # Printed by the chapter's source (cosine neighbours after 350 full-softmax steps), rounded to 4 places.
 PUBLISHED = {
@@ -50,7 +51,7 @@ def test_full_softmax_run_is_bit_identical_to_the_sources_code(run, vocab):
     corpus = animal_vehicle_corpus()
     pairs = [(vocab.id(a), vocab.id(b)) for s in corpus for i, a in enumerate(s) for j, b in enumerate(s) if i != j]
     centres, contexts = torch.tensor([p[0] for p in pairs]), torch.tensor([p[1] for p in pairs])
-    with torch.random.fork_rng():
+    with torch.random.fork_rng(), torch_threads(1):  # one thread, as train_skipgram runs: no wait for a busy core
         torch.manual_seed(17)
         inp, out = torch.nn.Embedding(len(vocab), 8), torch.nn.Embedding(len(vocab), 8)
         opt = torch.optim.Adam(list(inp.parameters()) + list(out.parameters()), lr=0.04)
