@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import urllib.error
 import urllib.parse
