@@ -271,7 +271,7 @@ class Site:
             page = self.open(docname, width)
             self._audits[key] = page.evaluate(AUDIT_JS, [CHAPTER_PHRASES, SOURCE_PHRASE, MACHINERY])
             SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=SHOTS / f"{docname.replace('/', '-')}-{width}.png")
+            page.screenshot(path=SHOTS / f"{docname.replace('/', '-')}-{width}.png", full_page=True)
             page.close()
         return self._audits[key]
 
@@ -650,7 +650,8 @@ _SEARCH_JS = """
   snippet: ((li.querySelector('p.context') || {}).textContent || '').trim(),
 }))
 """
-RAW_TEX = re.compile(r"\\[A-Za-z]+|\\[()\[\]]|\$")
+# TeX as TeX (a backslash command, \( \), $) or as the remains of a half-converted one ("fracpos", "^{2i}")
+RAW_TEX = re.compile(r"\\[A-Za-z]+|\\[()\[\]]|\$|\b(?:d?frac|mathrm|mathbf|operatorname|lVert|rVert)|[\^_]\{")
 
 
 @pytest.mark.parametrize("query", ["sinusoidal", "embedding table", "cosine similarity"])

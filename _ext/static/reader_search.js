@@ -18,7 +18,7 @@
     .replace(/^\s*(\\\(|\\\[|\$\$?)/, "").replace(/(\\\)|\\\]|\$\$?)\s*$/, "")
     .replace(/\\begin\{[^}]*\}|\\end\{[^}]*\}/g, " ")
     .replace(/\\(?:operatorname|mathrm|mathbf|mathit|mathbb|mathcal|text|textrm|boldsymbol)\s*\{([^{}]*)\}/g, "$1")
-    .replace(/\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}/g, "($1)/($2)")
+    .replace(/\\[dt]?frac\s*\{((?:[^{}]|\{[^{}]*\})*)\}\s*\{((?:[^{}]|\{[^{}]*\})*)\}/g, "($1)/($2)")
     .replace(/\\(?:left|right|big|Big|bigg|Bigg)\b/g, "")
     .replace(/\\([A-Za-z]+)/g, (m, name) => (name in SYMBOLS ? SYMBOLS[name] : name))
     .replace(/\\[,;:! ]/g, " ")
