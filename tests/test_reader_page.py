@@ -371,6 +371,19 @@ _HEADER_OVERLAPS_JS = """
 """
 
 
+def _links_once_settled(page, done, seconds: float = 10.0) -> list[str]:
+    """The reachable chapter links once the sidebar stopped moving: two readings 250 ms apart agree and
+    ``done(links)`` holds, or ``seconds`` passed (then the last reading)."""
+    links = page.evaluate(_SIDEBAR_LINKS_JS, CHAPTERS)
+    for _ in range(int(seconds / 0.25)):
+        page.wait_for_timeout(250)
+        again = page.evaluate(_SIDEBAR_LINKS_JS, CHAPTERS)
+        if again == links and done(again):
+            break
+        links = again
+    return links
+
+
 def _visible_toggle(page):
     toggles = [t for t in page.query_selector_all(".primary-toggle, button.sidebar-toggle.primary-toggle") if t.is_visible()]
     assert len(toggles) == 1, f"expected one visible primary sidebar toggle, found {len(toggles)}"
@@ -389,9 +402,8 @@ def test_phone_reader_reaches_the_chapter_list(site, docname):
         page.wait_for_timeout(400)
         covered = page.evaluate(_HEADER_OVERLAPS_JS)
         toggle.click()
-        page.wait_for_timeout(700)
+        shown = _links_once_settled(page, lambda links: len(links) == len(CHAPTERS))
         covered += page.evaluate(_HEADER_OVERLAPS_JS)  # a tap focuses the button, which shows its tooltip
-        shown = page.evaluate(_SIDEBAR_LINKS_JS, CHAPTERS)
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=SHOTS / f"{docname.replace('/', '-')}-{width}-navigation.png")
     finally:
@@ -413,8 +425,7 @@ def test_laptop_toggle_hides_and_shows_the_chapter_list(site, docname):
         covered = page.evaluate(_HEADER_OVERLAPS_JS)
         for _ in range(2):
             _visible_toggle(page).click()
-            page.wait_for_timeout(700)
-            states.append(page.evaluate(_SIDEBAR_LINKS_JS, CHAPTERS))
+            states.append(_links_once_settled(page, lambda links, before=states[-1]: links != before))
     finally:
         page.close()
     assert covered == [], f"{docname} at {width} px: {covered}"
