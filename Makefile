@@ -1,5 +1,6 @@
 # The two commands of the README's quick start are `make book` and `make test`.
-# Each one creates .venv and installs requirements.txt into it when needed.
+# Each one creates .venv and installs requirements.txt into it when needed (requirements.txt includes
+# constraints.txt, which pins every package of the environment).
 
 PYTHON ?= python3.11
 VENV   := .venv
@@ -10,11 +11,11 @@ STAMP  := $(VENV)/.installed
 BOOK_FLAGS := -n -W --keep-going
 NBVAL_FLAGS := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-cell-timeout 600
 
-.PHONY: venv book test test-unit test-notebooks notebooks baselines clean
+.PHONY: venv book test test-unit test-notebooks notebooks baselines constraints clean
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt
@@ -50,6 +51,10 @@ notebooks: $(STAMP)
 ## Redraw every figure into tests/baseline/ (review the images before committing them).
 baselines: $(STAMP)
 	$(BIN)/python tools/update_baselines.py
+
+## Pin every package of the environment again into constraints.txt (after changing requirements.txt).
+constraints:
+	$(PYTHON) tools/freeze_constraints.py
 
 clean:
 	rm -rf _build .pytest_cache test-artifacts

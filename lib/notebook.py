@@ -30,21 +30,25 @@ try:  # myst-nb stores glued values for the book; on a reader's machine without 
 except ImportError:
     myst_nb = None
 
-PNG_DPI = 100  # one resolution for the book, the notebooks and the baseline images
+PNG_DPI = 100  # the baseline images' resolution (tests/test_figures.py compares drawings at it)
+# The book's and the notebooks' figures are drawn at twice that: the page shows a figure at the width of
+# the text column, and a reader on a phone taps it to open the image itself, whose text then stays sharp
+# when zoomed (tests/test_reader_page.py measures both).
+BOOK_DPI = 2 * PNG_DPI
 GLUE_DIGITS = 8  # significant digits of a glued float
 
 
-def figure_png(fig) -> bytes:
-    """Render a matplotlib ``Figure`` to PNG bytes (``PNG_DPI`` dots per inch, no timestamp metadata)."""
+def figure_png(fig, dpi: int = PNG_DPI) -> bytes:
+    """Render a matplotlib ``Figure`` to PNG bytes at ``dpi`` dots per inch, with no timestamp metadata."""
     buf = io.BytesIO()
     with book_style():
-        fig.savefig(buf, format="png", dpi=PNG_DPI, metadata={"Software": None})
+        fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
     return buf.getvalue()
 
 
 def show(fig) -> None:
-    """Display ``fig`` in the notebook as a PNG and nothing else (no ``<Figure ...>`` text)."""
-    data = base64.b64encode(figure_png(fig)).decode("ascii")
+    """Display ``fig`` in the notebook as a PNG at ``BOOK_DPI`` and nothing else (no ``<Figure ...>`` text)."""
+    data = base64.b64encode(figure_png(fig, dpi=BOOK_DPI)).decode("ascii")
     display({"image/png": data}, raw=True)
 
 

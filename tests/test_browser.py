@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import urllib.error
 import urllib.parse
@@ -272,13 +271,8 @@ def browser(chromium):
 
 
 @pytest.fixture(scope="module")
-def book_html(tmp_path_factory) -> Path:
-    given = os.environ.get("EMBOOK_BOOK_HTML")
-    if given:
-        html_dir = (ROOT / given).resolve()
-        assert (html_dir / "index.html").exists(), f"EMBOOK_BOOK_HTML={given} holds no built book"
-        return html_dir
-    return booksite.build_book(tmp_path_factory.mktemp("book"))
+def book_html() -> Path:
+    return booksite.book_for_this_run()  # one build per test run, shared with tests/test_reader_page.py
 
 
 @pytest.fixture(scope="module")
