@@ -220,7 +220,7 @@ def test_pairs_never_cross_sentences():
 def test_context_pairs_rejects_bad_input():
     with pytest.raises(ValueError, match="window must be None"):
         context_pairs([[0, 1]], 0)
-    with pytest.raises(ValueError, match="window must be None"):
+    with pytest.raises(TypeError, match="window must be None"):  # a flag is not a window size
         context_pairs([[0, 1]], True)
     with pytest.raises(ValueError, match="token id 5 out of range for vocabulary of 3"):
         context_pairs([[0, 5]], vocab_size=3)

@@ -273,7 +273,7 @@ def test_pipeline_validates_power_and_vocabulary():
         ppmi_svd_embedding(sentences, vocab, power=float("nan"))
     with pytest.raises(ValueError, match="power must be a finite number >= 0, got -1"):
         ppmi_svd_embedding(sentences, vocab, power=-1)
-    with pytest.raises(ValueError, match="power must be a finite number >= 0, got 'x'"):
+    with pytest.raises(TypeError, match="power must be a finite number >= 0, got 'x'"):
         ppmi_svd_embedding(sentences, vocab, power="x")
     with pytest.raises(TypeError, match="vocab must be a lib.corpus.Vocabulary, got list"):
         ppmi_svd_embedding(sentences, ["a", "b", "c"])
