@@ -251,3 +251,19 @@ def test_result_types():
 def test_oov_rate_is_a_fraction():
     r = SimilarityResult(0.5, 3, 4)
     assert r.oov_rate == pytest.approx(0.25) and not math.isnan(r.rho)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e300])
+def test_evaluations_do_not_depend_on_the_size_of_the_vectors(scale):
+    rng = np.random.default_rng(6)
+    vocab = [f"w{i}" for i in range(20)]
+    vectors = rng.standard_normal((20, 5))
+    pairs = [(f"w{a}", f"w{b}", float(rng.uniform(0, 10))) for a, b in rng.integers(0, 20, size=(30, 2)) if a != b]
+    assert word_similarity(vectors * scale, vocab, pairs).rho == pytest.approx(word_similarity(vectors, vocab, pairs).rho, abs=1e-12)
+    questions = rng.integers(0, 20, size=(40, 3))
+    np.testing.assert_array_equal(analogy_predictions(vectors * scale, questions), analogy_predictions(vectors, questions))
+    counts = np.arange(20) + 1
+    by_freq = similarity_by_frequency(vectors * scale, vocab, counts, pairs, [0, 8, np.inf])
+    assert [(label, round(r.rho, 12)) for label, r in by_freq] == [
+        (label, round(r.rho, 12)) for label, r in similarity_by_frequency(vectors, vocab, counts, pairs, [0, 8, np.inf])
+    ]
