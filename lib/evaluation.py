@@ -9,7 +9,10 @@ have no vector and a score over the few pairs left can look better or worse than
   the two words' vectors and the mean human score, over the pairs whose two words are both in the
   vocabulary (WordSim-353, Finkelstein et al. 2002; SimLex-999, Hill et al. 2015). The result says how
   many pairs were used and the out-of-vocabulary (OOV) rate; fewer than two usable pairs, or scores
-  without any variation, raise a ``ValueError`` that says so, instead of SciPy's NaN and warning.
+  without any variation, raise a ``ValueError`` that says so, instead of SciPy's NaN and warning. A human
+  score that is not a finite number (NaN, infinity) is an error naming the pair, not a pair dropped
+  and counted like an OOV pair: a word without a vector is expected on a small corpus, a NaN in a
+  benchmark is a broken file, and a ρ over the pairs left would hide it.
 - **analogies** (:func:`analogy_accuracy`): "a is to b as c is to ?" answered by 3CosAdd, the word
   whose unit vector is closest in cosine to ``b̂ - â + ĉ`` with the three query words excluded
   (Mikolov et al. 2013a, §4.1; the rule of :func:`lib.embedding.analogy`, batched here), over the
@@ -51,8 +54,9 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
 
     ``source`` is a path or a short name known to :func:`lib.datasets.data_path` (``"wordsim353"``,
     ``"simlex999"``). Lines starting with ``#`` and blank lines are skipped; every other line must be
-    ``word1 <tab> word2 <tab> score``. Raises ``ValueError`` naming the line for a malformed line or a
-    score that is not a finite number, and ``FileNotFoundError`` for a missing file.
+    ``word1 <tab> word2 <tab> score``, the score written with ASCII digits (:func:`lib.validate.read_number`).
+    Raises ``ValueError`` naming the line for a malformed line or a score that is not a finite number
+    (naming the pair for NaN or infinity), and ``FileNotFoundError`` for a missing file.
     """
     path = locate(source)
     pairs: List[WordPair] = []
@@ -64,12 +68,15 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
             parts = line.split("\t")
             if len(parts) != 3:
                 raise ValueError(f"{path.name}, line {number}: expected 'word1<TAB>word2<TAB>score', got {line!r}")
-            try:
-                score = float(parts[2])
-            except ValueError:
-                raise ValueError(f"{path.name}, line {number}: score {parts[2]!r} is not a number") from None
+            score = validate.read_number(parts[2])
+            if score is None:
+                raise ValueError(
+                    f"{path.name}, line {number}: score {parts[2]!r} is not a number{validate.digits_hint(parts[2])}"
+                )
             if not math.isfinite(score):
-                raise ValueError(f"{path.name}, line {number}: score {parts[2]!r} is not finite")
+                raise ValueError(
+                    f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is not finite: {parts[2]!r}"
+                )
             w1, w2 = (parts[0].lower(), parts[1].lower()) if lowercase else (parts[0], parts[1])
             pairs.append((w1, w2, score))
     return pairs
@@ -106,6 +113,26 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
 # --- word similarity --------------------------------------------------------------------------------------
 
 
+def _check_pairs(pairs) -> List[WordPair]:
+    """``pairs`` as a list of ``(word1, word2, score)`` with ``str`` words and a finite ``float`` score.
+
+    Raises ``TypeError`` for an entry that is not three values, a word that is not a string or a score
+    that is not a number, and ``ValueError`` naming the pair for a score that is NaN or infinite.
+    """
+    if isinstance(pairs, (str, bytes)):
+        raise TypeError("pairs must be a sequence of (word1, word2, score), got a single string")
+    out = []
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 3:
+            raise TypeError(f"pairs[{i}] must be (word1, word2, score), got {pair!r}")
+        a, b, score = pair
+        if not (isinstance(a, str) and isinstance(b, str)):
+            raise TypeError(f"pairs[{i}] must have two str words, got {a!r} and {b!r}")
+        out.append((a, b, validate.number(score, f"the human score of pair {i} ({a!r}, {b!r})")))
+    return out
+
+
+
 @dataclass(frozen=True)
 class SimilarityResult:
     """Spearman's ``rho`` (float in [-1, 1]) over ``n_used`` of ``n_total`` pairs; ``oov_rate`` is the
@@ -127,15 +154,17 @@ def word_similarity(vectors, vocab, pairs: Sequence[WordPair]) -> SimilarityResu
     sequence); ``pairs`` from :func:`read_word_pairs`. A pair is used when both words have a row; the
     cosine of a zero vector is 0 (:func:`lib.embedding.similarity`). ρ is SciPy's ``spearmanr`` (ties
     get average ranks). Raises ``ValueError`` when fewer than 2 pairs are usable ("2 of 353 pairs ...")
-    or when the human scores or the cosines of the usable pairs are all equal (ρ undefined), and for
-    a table that does not match the vocabulary or holds NaN.
+    or when the human scores or the cosines of the usable pairs are all equal (ρ undefined), for a human
+    score that is NaN or infinite (naming the pair, whether or not its words have rows), and for a table
+    that does not match the vocabulary or holds NaN; ``TypeError`` for a pair that is not
+    ``(str, str, number)``.
 
     >>> table = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]
     >>> word_similarity(table, ["cat", "dog", "car"], [("cat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)])
     SimilarityResult(rho=1.0, n_used=3, n_total=3)
     """
     table, index = vocabulary_table(vectors, vocab)
-    pairs = list(pairs)
+    pairs = _check_pairs(pairs)
     if not pairs:
         raise ValueError("no word pairs given")
     used = [(index[a], index[b], s) for a, b, s in pairs if a in index and b in index]
@@ -165,16 +194,29 @@ def similarity_by_frequency(
     ``[edges[i], edges[i+1])``; ``edges`` are increasing (use ``np.inf`` as the last to close the top
     stratum). ``counts`` ``(V,)`` are the token counts of the rows. Labels read ``"10-49"`` or ``"50+"``.
     ``n_total`` of each result is the number of usable pairs in the stratum (all of them in-vocabulary).
-    Raises ``ValueError`` for fewer than two edges, edges not increasing, counts of the wrong length,
-    or a stratum with fewer than 2 pairs (as :func:`word_similarity`).
+    Raises ``ValueError`` for fewer than two edges, edges not increasing, an edge that is NaN or
+    infinite (only the last may be ``np.inf``), counts of the wrong length or negative, a human score
+    that is NaN or infinite, or a stratum with fewer than 2 pairs (as :func:`word_similarity`);
+    ``TypeError`` for counts that are not integers and pairs as in :func:`word_similarity`.
     """
     table, index = vocabulary_table(vectors, vocab)
     counts = np.asarray(counts)
+    if counts.dtype == bool or not np.issubdtype(counts.dtype, np.integer):
+        raise TypeError(f"counts must be integers, got dtype {counts.dtype}")
     if counts.shape != (len(index),):
         raise ValueError(f"counts must have shape ({len(index)},), got {counts.shape}")
-    edges = [float(e) for e in edges]
-    if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
+    if (counts < 0).any():
+        raise ValueError("counts must be >= 0")
+    edges = list(edges)
+    if len(edges) < 2:
         raise ValueError(f"edges must be at least two increasing numbers, got {edges}")
+    last = edges[-1]
+    edges = [validate.number(e, f"edges[{i}]") for i, e in enumerate(edges[:-1])]
+    top_open = isinstance(last, (float, np.floating)) and last == math.inf  # np.inf closes the top stratum
+    edges.append(math.inf if top_open else validate.number(last, "the last edge", hint="or np.inf"))
+    if any(b <= a for a, b in zip(edges, edges[1:])):
+        raise ValueError(f"edges must be at least two increasing numbers, got {edges}")
+    pairs = _check_pairs(pairs)
     usable = [(a, b, s) for a, b, s in pairs if a in index and b in index]
     rarer = np.array([min(counts[index[a]], counts[index[b]]) for a, b, _ in usable], dtype=np.float64)
     out = []

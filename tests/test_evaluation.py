@@ -267,3 +267,73 @@ def test_evaluations_do_not_depend_on_the_size_of_the_vectors(scale):
     assert [(label, round(r.rho, 12)) for label, r in by_freq] == [
         (label, round(r.rho, 12)) for label, r in similarity_by_frequency(vectors, vocab, counts, pairs, [0, 8, np.inf])
     ]
+
+
+# --- human scores that are not finite numbers -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf"), np.float64("nan"), np.float32("inf")])
+def test_a_non_finite_human_score_is_an_error_naming_the_pair(bad):
+    pairs = [("cat", "dog", 9.0), ("cat", "car", bad), ("car", "truck", 8.5)]
+    with pytest.raises(ValueError, match=r"the human score of pair 1 \('cat', 'car'\) must be a finite number, got"):
+        word_similarity(TABLE, TOKENS, pairs)  # was rho = nan, no error
+    # also when the pair is out of the vocabulary: the file is broken whether or not the words have rows
+    with pytest.raises(ValueError, match=r"pair 1 \('cat', 'zebra'\)"):
+        word_similarity(TABLE, TOKENS, [("cat", "dog", 9.0), ("cat", "zebra", bad), ("car", "truck", 8.5)])
+    with pytest.raises(ValueError, match=r"pair 1 \('cat', 'car'\) must be a finite number"):
+        similarity_by_frequency(TABLE, TOKENS, np.array([5, 5, 50, 50, 5]), pairs, [0, np.inf])
+
+
+@pytest.mark.parametrize(
+    "pairs, match",
+    [
+        ([("cat", "dog", "9.0"), ("car", "truck", 1.0)], r"human score of pair 0 \('cat', 'dog'\) must be a finite number, got '9.0'"),
+        ([("cat", "dog", None), ("car", "truck", 1.0)], "got None"),
+        ([("cat", "dog", True), ("car", "truck", 1.0)], "got True"),
+        ([("cat", "dog"), ("car", "truck", 1.0)], r"pairs\[0\] must be \(word1, word2, score\)"),
+        ([("cat", 3, 1.0), ("car", "truck", 1.0)], r"pairs\[0\] must have two str words"),
+        ("cat dog 1.0", "single string"),
+    ],
+)
+def test_malformed_pairs_are_type_errors(pairs, match):
+    with pytest.raises(TypeError, match=match):
+        word_similarity(TABLE, TOKENS, pairs)
+
+
+def test_numpy_scores_are_accepted_and_give_scipys_rho():
+    pairs = [("cat", "dog", np.float32(9.0)), ("cat", "car", np.int64(1)), ("car", "truck", 8.5)]
+    unit = TABLE / np.linalg.norm(TABLE, axis=1, keepdims=True)
+    cos = [unit[0] @ unit[1], unit[0] @ unit[2], unit[2] @ unit[3]]
+    assert word_similarity(TABLE, TOKENS, pairs).rho == pytest.approx(scipy.stats.spearmanr(cos, [9, 1, 8.5]).statistic)
+
+
+@pytest.mark.parametrize("text", ["a\tb\tnan\n", "a\tb\tinf\n", "a\tb\t-Infinity\n", "a\tb\t1e999\n"])
+def test_word_pair_reader_names_the_pair_of_a_non_finite_score(tmp_path, text):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("x\ty\t1.0\n" + text)
+    with pytest.raises(ValueError, match=r"pairs.tsv, line 2: the score of \('a', 'b'\) is not finite"):
+        read_word_pairs(path)
+
+
+@pytest.mark.parametrize(
+    "edges, kind, match",
+    [
+        ([0, float("nan")], ValueError, "the last edge must be a finite number .or np.inf., got nan"),
+        ([float("nan"), 10], ValueError, r"edges\[0\] must be a finite number, got nan"),
+        ([-np.inf, 10], ValueError, r"edges\[0\] must be a finite number"),
+        ([0, "10"], TypeError, "the last edge must be a finite number"),
+        ([0], ValueError, "at least two increasing"),
+    ],
+)
+def test_similarity_by_frequency_rejects_edges_that_are_not_numbers(edges, kind, match):
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5)]
+    with pytest.raises(kind, match=match):
+        similarity_by_frequency(TABLE, TOKENS, np.array([5, 5, 50, 50, 5]), pairs, edges)
+
+
+def test_similarity_by_frequency_rejects_counts_that_are_not_counts():
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5)]
+    with pytest.raises(TypeError, match="counts must be integers, got dtype float64"):
+        similarity_by_frequency(TABLE, TOKENS, np.array([5, np.nan, 50, 50, 5]), pairs, [0, np.inf])
+    with pytest.raises(ValueError, match="counts must be >= 0"):
+        similarity_by_frequency(TABLE, TOKENS, np.array([5, -5, 50, 50, 5]), pairs, [0, np.inf])
