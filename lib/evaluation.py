@@ -38,7 +38,7 @@ import numpy as np
 import scipy.stats
 
 from lib import validate
-from lib.datasets import locate
+from lib.datasets import locate, read_text, text_lines
 from lib.embedding import check_table, normalize_rows
 from lib.geometry import vocabulary_table
 
@@ -53,60 +53,60 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     """Read a word-similarity file: ``[(word1, word2, score), ...]`` in file order, ``score`` a float.
 
     ``source`` is a path or a short name known to :func:`lib.datasets.data_path` (``"wordsim353"``,
-    ``"simlex999"``). Lines starting with ``#`` and blank lines are skipped; every other line must be
+    ``"simlex999"``), read by :func:`lib.datasets.read_text` (UTF-8, a byte-order mark at the start
+    removed). Lines starting with ``#`` and blank lines are skipped; every other line must be
     ``word1 <tab> word2 <tab> score``, the score written with ASCII digits (:func:`lib.validate.read_number`).
     Raises ``ValueError`` naming the line for a malformed line or a score that is not a finite number
     (naming the pair for NaN or infinity), and ``FileNotFoundError`` for a missing file.
     """
     path = locate(source)
     pairs: List[WordPair] = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            parts = line.split("\t")
-            if len(parts) != 3:
-                raise ValueError(f"{path.name}, line {number}: expected 'word1<TAB>word2<TAB>score', got {line!r}")
-            score = validate.read_number(parts[2])
-            if score is None:
-                raise ValueError(
-                    f"{path.name}, line {number}: score {parts[2]!r} is not a number{validate.digits_hint(parts[2])}"
-                )
-            if not math.isfinite(score):
-                raise ValueError(
-                    f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is not finite: {parts[2]!r}"
-                )
-            w1, w2 = (parts[0].lower(), parts[1].lower()) if lowercase else (parts[0], parts[1])
-            pairs.append((w1, w2, score))
+    for number, line in enumerate(text_lines(read_text(path)), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 3:
+            raise ValueError(f"{path.name}, line {number}: expected 'word1<TAB>word2<TAB>score', got {line!r}")
+        score = validate.read_number(parts[2])
+        if score is None:
+            raise ValueError(
+                f"{path.name}, line {number}: score {parts[2]!r} is not a number{validate.digits_hint(parts[2])}"
+            )
+        if not math.isfinite(score):
+            raise ValueError(
+                f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is not finite: {parts[2]!r}"
+            )
+        w1, w2 = (parts[0].lower(), parts[1].lower()) if lowercase else (parts[0], parts[1])
+        pairs.append((w1, w2, score))
     return pairs
 
 
 def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question]]:
     """Read an analogy file in word2vec's format: ``{section: [(a, b, c, d), ...]}`` in file order.
 
-    ``source`` is a path or ``"analogies"``. A line ``: name`` opens a section; every other non-blank
+    ``source`` is a path or ``"analogies"``, read by :func:`lib.datasets.read_text` (UTF-8, a byte-order
+    mark at the start removed). A line ``: name`` opens a section; every other non-blank
     line holds four words "a b c d" (a is to b as c is to d). Raises ``ValueError`` naming the line for
     a question before any section or a line without exactly four words.
     """
     path = locate(source)
     sections: Dict[str, List[Question]] = {}
     current = None
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            line = line.strip()
-            if not line:
-                continue
-            if line.startswith(":"):
-                current = line[1:].strip()
-                sections.setdefault(current, [])
-                continue
-            words = line.lower().split() if lowercase else line.split()
-            if current is None:
-                raise ValueError(f"{path.name}, line {number}: a question before the first ': section' line")
-            if len(words) != 4:
-                raise ValueError(f"{path.name}, line {number}: expected four words, got {line!r}")
-            sections[current].append(tuple(words))
+    for number, line in enumerate(text_lines(read_text(path)), start=1):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith(":"):
+            current = line[1:].strip()
+            sections.setdefault(current, [])
+            continue
+        words = line.lower().split() if lowercase else line.split()
+        if current is None:
+            raise ValueError(f"{path.name}, line {number}: a question before the first ': section' line")
+        if len(words) != 4:
+            raise ValueError(f"{path.name}, line {number}: expected four words, got {line!r}")
+        sections[current].append(tuple(words))
     return sections
 
 

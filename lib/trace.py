@@ -42,6 +42,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from lib import embedding, positional
+from lib.datasets import read_text, text_lines
 
 MAX_WIDTH = 1024
 MAX_POSITION = 1_000_000  # POSENC limit: a documented bound for the exercise, far beyond any sequence in it
@@ -98,9 +99,14 @@ class Command:
 
 
 def parse(text: str) -> List[Command]:
-    """Split a program into commands, checking names and argument counts. Raises :class:`TraceError`."""
+    """Split a program into commands, checking names and argument counts. Raises :class:`TraceError`.
+
+    Lines are numbered as an editor numbers them (:func:`lib.datasets.text_lines`: a line ends at
+    ``\\n``, ``\\r\\n`` or ``\\r``), and a byte-order mark at the start of ``text`` is not part of the
+    first command.
+    """
     commands = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text_lines(text), start=1):
         words = raw.split("#", 1)[0].split()
         if not words:
             continue
@@ -273,8 +279,10 @@ def run_or_error(text: str, functions: Functions = REFERENCE) -> List[str]:
 
 
 def run_file(path, functions: Functions = REFERENCE) -> List[str]:
-    """Run the program in ``path`` (a text file). Raises :class:`TraceError` and ``OSError``."""
-    return run(Path(path).read_text(encoding="utf-8"), functions)
+    """Run the program in ``path``, a text file read by :func:`lib.datasets.read_text` (UTF-8, or the
+    encoding a byte-order mark names, the mark removed). Raises :class:`TraceError`, ``OSError`` and
+    ``UnicodeDecodeError``."""
+    return run(read_text(path), functions)
 
 
 def example(name: str) -> Path:
@@ -436,7 +444,7 @@ def check(lookup: Callable, pos_encoding: Callable) -> CheckReport:
     cases.append(CaseResult("lookup(table, 1)", ok, error or (format_vector(got) if ok else
                  f"got {format_vector(got)}, expected {format_vector(_CHECK_TABLE[1])}")))
     learner = Functions(lookup, pos_encoding)
-    program = example("worked_trace").read_text()
+    program = read_text(example("worked_trace"))
     try:
         got_lines, ok = run(program, learner), None
         want = run(program, REFERENCE)

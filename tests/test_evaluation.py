@@ -337,3 +337,37 @@ def test_similarity_by_frequency_rejects_counts_that_are_not_counts():
         similarity_by_frequency(TABLE, TOKENS, np.array([5, np.nan, 50, 50, 5]), pairs, [0, np.inf])
     with pytest.raises(ValueError, match="counts must be >= 0"):
         similarity_by_frequency(TABLE, TOKENS, np.array([5, -5, 50, 50, 5]), pairs, [0, np.inf])
+
+
+# --- benchmark files saved with a byte-order mark ------------------------------------------------------------
+
+MARKS = {
+    "utf-8 BOM": lambda t: t.encode("utf-8-sig"),
+    "utf-16 BOM": lambda t: t.encode("utf-16"),  # Python writes the mark of the machine's byte order
+    "utf-8 BOM, CRLF": lambda t: t.replace("\n", "\r\n").encode("utf-8-sig"),
+}
+
+
+@pytest.mark.parametrize("mark", sorted(MARKS))
+def test_word_pair_file_with_a_byte_order_mark_keeps_its_first_pair(tmp_path, mark):
+    path = tmp_path / "pairs.tsv"
+    path.write_bytes(MARKS[mark]("cat\tdog\t9.0\ncat\tcar\t1.0\ncar\ttruck\t8.5\n"))
+    pairs = read_word_pairs(path)
+    assert pairs == [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5)]  # was 2 pairs: '\ufeffcat'
+    result = word_similarity(TABLE, TOKENS, pairs)
+    assert (result.n_used, result.n_total) == (3, 3)
+    path.write_bytes(MARKS[mark]("# a header\ncat\tdog\t9.0\n"))
+    assert read_word_pairs(path) == [("cat", "dog", 9.0)]  # the header is still a comment
+    path.write_bytes(MARKS[mark]("cat\tdog\tnine\n"))
+    with pytest.raises(ValueError, match="pairs.tsv, line 1: score 'nine' is not a number"):  # line 1, not 0 or 2
+        read_word_pairs(path)
+
+
+@pytest.mark.parametrize("mark", sorted(MARKS))
+def test_analogy_file_with_a_byte_order_mark_opens_its_first_section(tmp_path, mark):
+    path = tmp_path / "q.txt"
+    path.write_bytes(MARKS[mark](": royal\nman woman king queen\n: other\na b c d\n"))
+    assert read_analogies(path) == {"royal": [("man", "woman", "king", "queen")], "other": [("a", "b", "c", "d")]}
+    path.write_bytes(MARKS[mark](": royal\nman woman king\n"))
+    with pytest.raises(ValueError, match="q.txt, line 2: expected four words"):
+        read_analogies(path)

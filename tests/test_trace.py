@@ -254,3 +254,41 @@ def test_huge_values_give_a_true_similarity():
 def test_only_plain_ascii_integers(text):
     with pytest.raises(trace.TraceError, match="width must be an integer"):
         trace.run(f"WIDTH {text}")
+
+
+# --- programs saved with a byte-order mark, and how lines are counted ------------------------------------
+
+WORKED_OUTPUT = trace.run_file(WORKED)
+
+
+@pytest.mark.parametrize("encode", [
+    lambda t: t.encode("utf-8-sig"),
+    lambda t: t.encode("utf-16"),
+    lambda t: t.replace("\n", "\r\n").encode("utf-8-sig"),
+], ids=["utf-8 BOM", "utf-16 BOM", "utf-8 BOM CRLF"])
+def test_a_program_with_a_byte_order_mark_runs(tmp_path, encode):
+    path = tmp_path / "bom.trace"
+    path.write_bytes(encode(WORKED.read_text(encoding="utf-8")))
+    assert trace.run_file(path) == WORKED_OUTPUT  # was: unknown command '\ufeff#' / '\ufeffWIDTH'
+    result = _cli(str(path))
+    assert result.returncode == 0 and result.stdout.splitlines() == WORKED_OUTPUT and result.stderr == ""
+    path.write_bytes(encode("WIDTH 2\nTOKEN a 1 2\nFOO\n"))
+    result = _cli(str(path))
+    assert result.returncode == 2 and result.stderr.startswith(f"{path}:3: error: unknown command 'FOO'")
+
+
+def test_a_byte_order_mark_in_a_string_program():
+    assert trace.run("\ufeffWIDTH 1\nTOKEN a 2\nLOOKUP a") == ["LOOKUP a = [2.0000]"]
+    with pytest.raises(trace.TraceError) as info:  # a mark that is not at the start is a stray character
+        trace.run("WIDTH 1\n\ufeffTOKEN a 2")
+    assert info.value.line == 2 and "unknown command '\\ufeffTOKEN'" in info.value.message
+
+
+def test_lines_are_numbered_as_an_editor_numbers_them():
+    # a form feed or U+2028 inside a line does not start a new line (str.splitlines would count one)
+    with pytest.raises(trace.TraceError) as info:
+        trace.run("WIDTH 2 \x0c\nTOKEN a 1 2 # \u2028 comment\nFOO")
+    assert info.value.line == 3
+    with pytest.raises(trace.TraceError) as info:
+        trace.run("WIDTH 2\rTOKEN a 1 2\r\nFOO")  # old Mac and Windows line ends
+    assert info.value.line == 3
