@@ -13,6 +13,10 @@ A program is plain text, one command per line; ``#`` starts a comment; blank lin
     ADD 3                          # the model input at position 3: its token's row + POSENC 3
     SIM 1 3                        # cosine similarity of the inputs at positions 1 and 3
 
+Numbers are written with the ASCII digits 0-9: an integer (``WIDTH``, positions) as optional sign and
+digits, a value of ``TOKEN`` also with a decimal point and an exponent (``-0.5``, ``1e-3``); the digits
+of other scripts (``٣``, ``३``, ``３``) are an error naming the line, wherever they stand.
+
 Each query prints one line with values to 4 decimals, e.g. ``ADD 3 (cat) = [0.6411, -1.4900, 1.0300,
 0.9996]``. The interpreter (the exercise's "starter") parses and checks everything and calls two
 functions that the learner writes:
@@ -41,7 +45,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from lib import embedding, positional
+from lib import embedding, positional, validate
 from lib.datasets import read_text, text_lines
 
 MAX_WIDTH = 1024
@@ -127,25 +131,24 @@ def parse(text: str) -> List[Command]:
     return commands
 
 
+# Every number in a program (WIDTH, the values of TOKEN, positions) follows one rule, lib.validate.read_number:
+# a sign and ASCII digits, for a value also a decimal point and an exponent. int() and float() would take
+# 1_0 and the digits of every script (int("٣") is 3), so that TOKEN accepted what WIDTH refused.
+
+
 def _integer(cmd: Command, text: str, what: str, low: int, high: int) -> int:
-    if not (text.isascii() and text.lstrip("+-").isdigit()):  # int() also takes 1_0 and other scripts' digits
-        raise TraceError(cmd.line, f"{what} must be an integer, got {text!r}")
-    try:
-        value = int(text)
-    except ValueError:
-        raise TraceError(cmd.line, f"{what} must be an integer, got {text!r}") from None
+    value = validate.read_number(text, integer=True)
+    if value is None:
+        raise TraceError(cmd.line, f"{what} must be an integer, got {text!r}{validate.digits_hint(text)}")
     if not low <= value <= high:
         raise TraceError(cmd.line, f"{what} {value} out of range; expected {low}..{high}")
     return value
 
 
 def _number(cmd: Command, text: str) -> float:
-    if "_" in text:  # float() accepts 1_0; a trace file does not
-        raise TraceError(cmd.line, f"expected a number, got {text!r}")
-    try:
-        value = float(text)
-    except ValueError:
-        raise TraceError(cmd.line, f"expected a number, got {text!r}") from None
+    value = validate.read_number(text)
+    if value is None:
+        raise TraceError(cmd.line, f"expected a number, got {text!r}{validate.digits_hint(text)}")
     if not math.isfinite(value):
         raise TraceError(cmd.line, f"expected a finite number, got {text!r}")
     return value

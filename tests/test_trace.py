@@ -292,3 +292,72 @@ def test_lines_are_numbered_as_an_editor_numbers_them():
     with pytest.raises(trace.TraceError) as info:
         trace.run("WIDTH 2\rTOKEN a 1 2\r\nFOO")  # old Mac and Windows line ends
     assert info.value.line == 3
+
+
+# --- one rule for every number: ASCII digits ------------------------------------------------------------
+
+NOT_ASCII_DIGITS = {
+    "Arabic-Indic": "\u0663",
+    "extended Arabic-Indic": "\u06f3",
+    "Devanagari": "\u0969",
+    "Bengali": "\u09e9",
+    "Thai": "\u0e53",
+    "full-width": "\uff13",
+    "superscript": "\u00b3",
+    "subscript": "\u2083",
+    "mathematical bold": "\U0001d7d1",
+    "mixed with ASCII": "1\u0663",
+    "Arabic decimal separator": "\u0663\u066b\u0665",
+    "minus sign U+2212": "\u22121",
+    "full-width minus": "\uff0d1",
+}
+FIELDS = {  # where a number stands in a program: (program, line, message)
+    "WIDTH": ("WIDTH {}", 1, "width must be an integer, got {!r}"),
+    "TOKEN value": ("WIDTH 2\nTOKEN a 1 {}", 2, "expected a number, got {!r}"),
+    "POSENC": ("WIDTH 1\nTOKEN a 1\nPOSENC {}", 3, "position must be an integer, got {!r}"),
+    "ADD": ("WIDTH 1\nTOKEN a 1\nSEQUENCE a a a a\nADD {}", 4, "position must be an integer, got {!r}"),
+    "SIM i": ("WIDTH 1\nTOKEN a 1\nSEQUENCE a a a a\nSIM {} 0", 4, "position must be an integer, got {!r}"),
+    "SIM j": ("WIDTH 1\nTOKEN a 1\nSEQUENCE a a a a\nSIM 0 {}", 4, "position must be an integer, got {!r}"),
+}
+
+
+@pytest.mark.parametrize("field", sorted(FIELDS))
+@pytest.mark.parametrize("script", sorted(NOT_ASCII_DIGITS))
+def test_digits_of_other_scripts_are_refused_in_every_number(field, script):
+    text = NOT_ASCII_DIGITS[script]
+    template, line, message = FIELDS[field]
+    with pytest.raises(trace.TraceError) as info:  # TOKEN used to accept them (float("٣") is 3.0)
+        trace.run(template.format(text))
+    assert info.value.line == line
+    assert info.value.message == message.format(text) + " (numbers are written with the ASCII digits 0-9)"
+
+
+@pytest.mark.parametrize("field", sorted(FIELDS))
+@pytest.mark.parametrize("text", ["1_0", "0x1", "1e", "+-1", "--1", ".", "one"])
+def test_other_spellings_are_refused_in_every_number(field, text):
+    template, line, message = FIELDS[field]
+    with pytest.raises(trace.TraceError) as info:
+        trace.run(template.format(text))
+    assert (info.value.line, info.value.message) == (line, message.format(text))
+
+
+@pytest.mark.parametrize("text, value", [("3", "3.0000"), ("+3", "3.0000"), ("-0.5", "-0.5000"), (".25", "0.2500"),
+                                         ("3.", "3.0000"), ("1e-3", "0.0010"), ("2E+0", "2.0000"), ("007", "7.0000")])
+def test_plain_ascii_values_are_accepted(text, value):
+    assert trace.run(f"WIDTH 1\nTOKEN a {text}\nLOOKUP a") == [f"LOOKUP a = [{value}]"]
+
+
+def test_plain_ascii_integers_are_accepted_everywhere():
+    out = trace.run("WIDTH +2\nTOKEN a 1 0\nSEQUENCE a a a\nPOSENC 01\nADD +1\nSIM 0 02")
+    assert out[0] == "POSENC 1 = [0.8415, 0.5403]" and out[1].startswith("ADD 1 (a) = ")
+    assert out[2].startswith("SIM 0 2 = ")
+    with pytest.raises(trace.TraceError, match="width must be an integer, got '2.0'"):
+        trace.run("WIDTH 2.0")
+
+
+def test_cli_reports_a_foreign_digit_on_one_line(tmp_path):
+    path = tmp_path / "digits.trace"
+    path.write_text("WIDTH 2\nTOKEN a 1 \u0663\n", encoding="utf-8")
+    result = _cli(str(path))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == f"{path}:2: error: expected a number, got '\u0663' (numbers are written with the ASCII digits 0-9)"
