@@ -159,10 +159,12 @@ def _number(cmd: Command, text: str) -> float:
 
 @dataclass
 class State:
-    """What a program has defined so far: width, token names, table rows and the sequence."""
+    """What a program has defined so far: width, token names (in id order, and ``index``: name → id, so
+    that finding a token costs the same however many there are), table rows and the sequence."""
 
     width: int = 0
     names: List[str] = field(default_factory=list)
+    index: Dict[str, int] = field(default_factory=dict)
     rows: List[List[float]] = field(default_factory=list)
     table: Optional[np.ndarray] = None  # (V, d) float64, built at the first query
     sequence: List[int] = field(default_factory=list)
@@ -187,11 +189,18 @@ def _learner(fn, args, call: str, shape, line: int) -> np.ndarray:
     return arr
 
 
+#: an unknown token's error lists at most this many of the defined ones
+SHOWN_TOKENS = 10
+
+
 def _token(state: State, cmd: Command, name: str) -> int:
-    if name not in state.names:
-        known = ", ".join(state.names) or "none yet"
+    token_id = state.index.get(name)
+    if token_id is None:
+        known = ", ".join(state.names[:SHOWN_TOKENS]) or "none yet"
+        if len(state.names) > SHOWN_TOKENS:
+            known += f", ... ({len(state.names)} in all)"
         raise TraceError(cmd.line, f"unknown token {name!r}; defined tokens: {known}")
-    return state.names.index(name)
+    return token_id
 
 
 def _position(state: State, cmd: Command, text: str) -> int:
@@ -219,6 +228,9 @@ def _input_vector(state: State, fns: Functions, cmd: Command, pos: int) -> np.nd
 def run(text: str, functions: Functions = REFERENCE) -> List[str]:
     """Run a program and return its output lines. Raises :class:`TraceError` on the first bad line.
 
+    Time grows linearly with the program: a token is found by name in a dictionary, never by a scan of
+    the defined names (``benchmarks/trace_interpreter.py`` measures it).
+
     >>> run("WIDTH 4\\nTOKEN cat 0.5 -0.5 1 0\\nSEQUENCE cat cat cat cat\\nADD 3")
     ['ADD 3 (cat) = [0.6411, -1.4900, 1.0300, 0.9996]']
     """
@@ -232,10 +244,11 @@ def run(text: str, functions: Functions = REFERENCE) -> List[str]:
             if state.table is not None:
                 raise TraceError(cmd.line, "TOKEN rows must all come before the first query")
             name, values = cmd.args[0], cmd.args[1:]
-            if name in state.names:
+            if name in state.index:
                 raise TraceError(cmd.line, f"token {name!r} is already defined")
             if len(values) != state.width:
                 raise TraceError(cmd.line, f"TOKEN {name} needs {state.width} values (the WIDTH), got {len(values)}")
+            state.index[name] = len(state.names)
             state.names.append(name)
             state.rows.append([_number(cmd, v) for v in values])
         elif cmd.name == "SEQUENCE":

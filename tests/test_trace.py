@@ -361,3 +361,21 @@ def test_cli_reports_a_foreign_digit_on_one_line(tmp_path):
     result = _cli(str(path))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip() == f"{path}:2: error: expected a number, got '\u0663' (numbers are written with the ASCII digits 0-9)"
+
+
+def test_an_unknown_token_among_many_lists_the_first_ten():
+    names = [f"t{i}" for i in range(12)]
+    program = "WIDTH 1\n" + "".join(f"TOKEN {n} 1\n" for n in names) + "SEQUENCE t0 t11 zz"
+    with pytest.raises(trace.TraceError) as info:
+        trace.run(program)
+    assert info.value.line == 14
+    assert info.value.message == "unknown token 'zz'; defined tokens: t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, ... (12 in all)"
+
+
+def test_a_program_with_thousands_of_tokens_finds_each_by_name():
+    n = 3000
+    program = "WIDTH 1\n" + "".join(f"TOKEN t{i} {i}\n" for i in range(n)) + "SEQUENCE " + " ".join(
+        f"t{i}" for i in reversed(range(n))) + "\nLOOKUP t2999\nADD 0\nADD 2999\n"
+    out = trace.run(program)
+    assert out[0] == "LOOKUP t2999 = [2999.0000]"
+    assert out[1] == "ADD 0 (t2999) = [2999.0000]" and out[2] == f"ADD 2999 (t0) = [{np.sin(2999):.4f}]"
