@@ -279,7 +279,7 @@ class Vocabulary:
         return len(self.tokens)
 
     def __contains__(self, token) -> bool:
-        return token in self._index
+        return isinstance(token, str) and token in self._index  # a list or a number is never a token
 
     def __iter__(self):
         return iter(self.tokens)
@@ -296,8 +296,10 @@ class Vocabulary:
         """The id of ``token``; an unknown token follows the policy (``"skip"`` raises here too).
 
         Raises :class:`UnknownTokenError` (a ``KeyError`` and a ``ValueError``) naming the token when it
-        has no row and the policy is not ``"map"``.
+        has no row and the policy is not ``"map"``, and ``TypeError`` for a token that is not a ``str``.
         """
+        if not isinstance(token, str):
+            raise TypeError(f"token must be a str, got {token!r}")
         i = self._index.get(token)
         if i is not None:
             return i
@@ -306,14 +308,20 @@ class Vocabulary:
         raise UnknownTokenError(f"token {token!r} is not in the vocabulary of {len(self)} (unknown-item policy {self.unknown!r})")
 
     def token(self, i) -> str:
-        """The token with id ``i``; ``ValueError`` if ``i`` is outside ``[0, V)``, ``TypeError`` if not an int."""
-        return self.tokens[int(validate.ids(i, len(self)))]
+        """The token with id ``i``; ``ValueError`` if ``i`` is outside ``[0, V)``, ``TypeError`` if ``i`` is
+        not one integer (a float, a ``bool``, a list ``[0]``: :meth:`decode` takes a sequence of ids).
+
+        >>> Vocabulary(["a", "b"]).token(1)
+        'b'
+        """
+        return self.tokens[validate.one_id(i, len(self))]
 
     def encode(self, tokens: Sequence[str]) -> np.ndarray:
         """Ids of a sentence, ``(n,) int64``, applying the unknown-item policy.
 
         ``"error"`` raises :class:`UnknownTokenError`; ``"skip"`` drops the token (the output is shorter and the
-        surrounding tokens become adjacent, as word2vec does); ``"map"`` uses the unknown row.
+        surrounding tokens become adjacent, as word2vec does); ``"map"`` uses the unknown row. A token that
+        is not a ``str`` is a ``TypeError`` under every policy.
 
         >>> Vocabulary(["a", "b"], unknown="skip").encode(["b", "z", "a"])
         array([1, 0])
@@ -321,7 +329,9 @@ class Vocabulary:
         if isinstance(tokens, (str, bytes)):
             raise TypeError("encode takes a sequence of tokens, got a single string; split it first")
         ids = []
-        for tok in tokens:
+        for k, tok in enumerate(tokens):
+            if not isinstance(tok, str):  # not even the "skip" policy drops a number or a list silently
+                raise TypeError(f"tokens[{k}] must be a str, got {tok!r}")
             i = self._index.get(tok)
             if i is None:
                 if self.unknown == "skip":

@@ -317,13 +317,15 @@ def analogy(
     Rows are normalised to unit length before the offset is formed, as in word2vec's evaluation. With
     ``exclude_query=True`` (the usual protocol, stated here because it changes results) the three query
     rows ``a, b, c`` are never returned. Returns ``[(row, cosine), ...]`` best first, ties by row index.
+    Raises ``TypeError`` when ``a``, ``b`` or ``c`` is not one integer and ``ValueError`` for a row outside
+    the table.
 
     >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
     >>> analogy(table, 0, 1, 2)  # row 1 is row 0 plus direction y; row 2 plus y is row 3
     [(3, 1.0)]
     """
     table = check_table(table)
-    a, b, c = (int(i) for i in validate.ids([a, b, c], table.shape[0], "analogy row"))
+    a, b, c = (validate.one_id(i, table.shape[0], "analogy row") for i in (a, b, c))
     unit = normalize_rows(table)
     target = unit[b] - unit[a] + unit[c]
     return nearest_neighbours(

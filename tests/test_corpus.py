@@ -156,8 +156,26 @@ def test_token_and_decode_reject_ids_out_of_range_without_wraparound():
         vocab.token(-1)
     with pytest.raises(ValueError, match="token id 2 out of range"):
         vocab.decode([0, 2])
-    with pytest.raises(TypeError, match="integers"):
+    with pytest.raises(TypeError, match=r"token id must be one integer in \[0, 1\], got 1.0"):
         vocab.token(1.0)
+
+
+@pytest.mark.parametrize("bad", [[0], (0,), np.array([0]), np.array(0), True, "0", None])
+def test_token_takes_one_integer_id(bad):
+    vocab = Vocabulary(["a", "b"])
+    with pytest.raises(TypeError, match=r"token id must be one integer in \[0, 1\], got"):  # was NumPy's error
+        vocab.token(bad)
+    assert vocab.token(np.int32(1)) == "b" and vocab.decode([1]) == ["b"]
+
+
+def test_a_token_that_is_not_a_string_is_a_type_error_under_every_policy():
+    for unknown in ("error", "skip", "map"):
+        vocab = Vocabulary(["<unk>", "a"], unknown=unknown)
+        with pytest.raises(TypeError, match=r"tokens\[1\] must be a str, got 3"):  # "skip" used to drop it
+            vocab.encode(["a", 3])
+        with pytest.raises(TypeError, match=r"token must be a str, got \['a'\]"):
+            vocab.id(["a"])
+        assert ["a"] not in vocab and 3 not in vocab and "a" in vocab
 
 
 # --- context pairs -----------------------------------------------------------------------------------

@@ -202,3 +202,11 @@ def test_scores_beyond_float64_are_a_clear_error():
     with pytest.raises(ValueError, match="overflows float64"):
         nearest_neighbours(np.array([[1e200, 1.0]]), np.array([1e200, 0.0]), 1, metric="dot")
     assert similarity([1e300, 1e300], [1e300, 1e300], "cosine") == pytest.approx(1.0, rel=1e-15)
+
+
+@pytest.mark.parametrize("bad", [[0], np.array([0]), 0.0, True, None])
+def test_analogy_rows_are_single_integers(bad):
+    with pytest.raises(TypeError, match="analogy row must be one integer in \\[0, 2\\], got"):  # was NumPy's error
+        analogy(TABLE, bad, 1, 2)
+    with pytest.raises(ValueError, match="analogy row 3 out of range"):
+        analogy(TABLE, 0, 1, 3)
