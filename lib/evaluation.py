@@ -260,12 +260,14 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048) ->
     For each question the answer is the row maximising the cosine with ``b̂ - â + ĉ`` (unit rows), the
     three query rows excluded, ties to the smaller row index: the same answer as
     ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, computed for many questions with one matrix product
-    per ``chunk``. Raises ``ValueError`` for ids outside the table or fewer than 4 rows.
+    per ``chunk`` (an integer >= 1) questions. Raises ``ValueError`` for ids outside the table, fewer than
+    4 rows or ``chunk < 1``, ``TypeError`` for a ``chunk`` that is not an integer.
 
     >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
     >>> analogy_predictions(table, np.array([[0, 1, 2]]))
     array([3])
     """
+    chunk = validate.integer(chunk, "chunk", low=1, hint="questions per matrix product")
     table = check_table(vectors).astype(np.float64, copy=False)
     if table.shape[0] < 4:
         raise ValueError(f"an analogy needs at least 4 rows (3 are excluded), got {table.shape[0]}")

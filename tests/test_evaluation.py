@@ -371,3 +371,23 @@ def test_analogy_file_with_a_byte_order_mark_opens_its_first_section(tmp_path, m
     path.write_bytes(MARKS[mark](": royal\nman woman king\n"))
     with pytest.raises(ValueError, match="q.txt, line 2: expected four words"):
         read_analogies(path)
+
+
+@pytest.mark.parametrize("chunk, kind, match", [
+    (0, ValueError, r"chunk must be an integer >= 1 \(questions per matrix product\), got 0"),  # was range()'s error
+    (-5, ValueError, "got -5"),
+    (2.0, TypeError, "got 2.0"),
+    (True, TypeError, "got True"),
+    ([16], TypeError, r"got \[16\]"),
+])
+def test_analogy_chunk_must_be_a_positive_integer(chunk, kind, match):
+    with pytest.raises(kind, match=match):
+        analogy_predictions(TABLE, [[0, 1, 2]], chunk=chunk)
+
+
+def test_every_chunk_size_gives_the_same_answers():
+    rng = np.random.default_rng(4)
+    table, questions = rng.standard_normal((15, 4)), rng.integers(0, 15, size=(23, 3))
+    expected = [analogy(table, a, b, c, k=1)[0][0] for a, b, c in questions]
+    for chunk in (1, 2, 7, 23, 1000):
+        assert analogy_predictions(table, questions, chunk=chunk).tolist() == expected
