@@ -20,7 +20,10 @@ Departures from the sources:
   expected effect of that sampling is a distance weighting, available in :func:`lib.ppmi.cooccurrence`,
   and :mod:`lib.sgns` samples it as word2vec does);
 - the tokeniser keeps only the letters a-z and internal apostrophes, where word2vec splits on white
-  space and leaves the rest to the corpus's own preprocessing.
+  space and leaves the rest to the corpus's own preprocessing; before that, :func:`fold` folds case and
+  accents (as gensim's ``simple_preprocess(deacc=True)`` does: "İstanbul" and "Café" become ``istanbul``
+  and ``cafe``), and the benchmark readers of :mod:`lib.evaluation` fold their words with the same
+  function, so that a benchmark word and a corpus token are compared under one rule.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from collections import Counter
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -41,20 +45,41 @@ from lib import validate
 TOKEN_PATTERN = re.compile(r"[a-z]+(?:'[a-z]+)*")
 
 
-def tokenize(text: str) -> List[str]:
-    """Lower-case ``text`` and return its tokens: runs of letters ``a-z`` with internal apostrophes.
+def fold(text: str) -> str:
+    """``text`` under the one case rule of ``lib``, shared by the corpus tokeniser and the benchmark readers.
 
-    The policy, stated because every count depends on it: letters are lower-cased; digits, punctuation
-    and hyphens separate tokens and are dropped (``"south-west"`` gives ``south``, ``west``; ``"4:00pm"``
-    gives ``pm``); an apostrophe between letters stays inside the token (``"year's"``); typographic
-    apostrophes are first mapped to ``'``. Raises ``TypeError`` for a non-string.
+    Case-folded (``str.casefold``, Unicode's rule for caseless matching: ``"ß"`` becomes ``"ss"``), then
+    decomposed (NFKD: full-width and ligature letters become plain ones) and stripped of combining marks
+    (accents), then recomposed (NFC); typographic apostrophes (’) become ``'``. Python's ``lower()`` alone
+    turns "İstanbul" into ``"i̇stanbul"``, an ``i`` with a combining dot that matches no corpus token;
+    here it is ``"istanbul"``, as in gensim's ``simple_preprocess(..., deacc=True)``. Raises
+    ``TypeError`` for a non-string.
 
-    >>> tokenize("New Year's Eve, south-west of Sydney at 4:00pm.")
-    ['new', "year's", 'eve', 'south', 'west', 'of', 'sydney', 'at', 'pm']
+    >>> fold("İstanbul"), fold("CAFÉ"), fold("Straße"), fold("ＮＡＳＡ"), fold("year’s")
+    ('istanbul', 'cafe', 'strasse', 'nasa', "year's")
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return TOKEN_PATTERN.findall(text.lower().replace("\u2019", "'"))
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", bare).replace("\u2019", "'")
+
+
+def tokenize(text: str) -> List[str]:
+    """Fold ``text`` (:func:`fold`) and return its tokens: runs of letters ``a-z`` with internal apostrophes.
+
+    The policy, stated because every count depends on it: case and accents are folded (``"Café"`` gives
+    ``cafe``); digits, punctuation and hyphens separate tokens and are dropped (``"south-west"`` gives
+    ``south``, ``west``; ``"4:00pm"`` gives ``pm``); an apostrophe between letters stays inside the token
+    (``"year's"``); typographic apostrophes are first mapped to ``'``; letters with no a-z form after
+    folding (Greek, Cyrillic, ...) separate tokens too. Raises ``TypeError`` for a non-string.
+
+    >>> tokenize("New Year's Eve, south-west of Sydney at 4:00pm.")
+    ['new', "year's", 'eve', 'south', 'west', 'of', 'sydney', 'at', 'pm']
+    >>> tokenize("İstanbul's Café")
+    ["istanbul's", 'cafe']
+    """
+    return TOKEN_PATTERN.findall(fold(text))
 
 
 # --- tokenised corpora ----------------------------------------------------------------------------
@@ -615,6 +640,7 @@ __all__ = [
     "corpus_fraction",
     "corpus_hash",
     "describe_context",
+    "fold",
     "keep_probability",
     "repeat_corpus",
     "subsample",

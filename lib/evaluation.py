@@ -24,8 +24,11 @@ found by :func:`lib.datasets.locate`) and similarity by frequency stratum (:func
 A word's neighbours and their agreement across runs are :func:`lib.geometry.named_neighbours` and
 :func:`lib.geometry.neighbour_overlap`.
 
-Words are matched after lower-casing (as gensim's evaluations do by default). A vocabulary is given as
-a :class:`lib.corpus.Vocabulary` or as the sequence of tokens of the table's rows.
+Words are matched after folding case and accents with :func:`lib.corpus.fold`, the rule by which
+:func:`lib.corpus.tokenize` makes the corpus's tokens ("İstanbul" is ``istanbul`` on both sides; Python's
+``lower()`` would give ``i̇stanbul``, with a combining dot, which no token matches); gensim's evaluations
+compare upper-cased words instead. ``lowercase=False`` keeps a file's words as written. A vocabulary is
+given as a :class:`lib.corpus.Vocabulary` or as the sequence of tokens of the table's rows.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import numpy as np
 import scipy.stats
 
 from lib import validate
+from lib.corpus import fold
 from lib.datasets import locate, read_text, text_lines
 from lib.embedding import check_table, normalize_rows
 from lib.geometry import vocabulary_table
@@ -57,8 +61,10 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     removed). Lines starting with ``#`` and blank lines are skipped; every other line must be
     ``word1 <tab> word2 <tab> score``, the score written with ASCII digits (:func:`lib.validate.read_number`).
     Raises ``ValueError`` naming the line for a malformed line or a score that is not a finite number
-    (naming the pair for NaN or infinity), and ``FileNotFoundError`` for a missing file.
+    (naming the pair for NaN or infinity), and ``FileNotFoundError`` for a missing file. With
+    ``lowercase=True`` each word is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
     """
+    lowercase = validate.flag(lowercase, "lowercase")
     path = locate(source)
     pairs: List[WordPair] = []
     for number, line in enumerate(text_lines(read_text(path)), start=1):
@@ -77,7 +83,7 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
             raise ValueError(
                 f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is not finite: {parts[2]!r}"
             )
-        w1, w2 = (parts[0].lower(), parts[1].lower()) if lowercase else (parts[0], parts[1])
+        w1, w2 = (fold(parts[0]), fold(parts[1])) if lowercase else (parts[0], parts[1])
         pairs.append((w1, w2, score))
     return pairs
 
@@ -88,8 +94,10 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
     ``source`` is a path or ``"analogies"``, read by :func:`lib.datasets.read_text` (UTF-8, a byte-order
     mark at the start removed). A line ``: name`` opens a section; every other non-blank
     line holds four words "a b c d" (a is to b as c is to d). Raises ``ValueError`` naming the line for
-    a question before any section or a line without exactly four words.
+    a question before any section or a line without exactly four words. With ``lowercase=True`` each word
+    is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
     """
+    lowercase = validate.flag(lowercase, "lowercase")
     path = locate(source)
     sections: Dict[str, List[Question]] = {}
     current = None
@@ -101,7 +109,7 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
             current = line[1:].strip()
             sections.setdefault(current, [])
             continue
-        words = line.lower().split() if lowercase else line.split()
+        words = fold(line).split() if lowercase else line.split()
         if current is None:
             raise ValueError(f"{path.name}, line {number}: a question before the first ': section' line")
         if len(words) != 4:

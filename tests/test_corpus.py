@@ -8,6 +8,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from gensim.utils import deaccent
 
 from lib.chapters.embeddings import animal_vehicle_corpus
 from lib.corpus import (
@@ -18,6 +19,7 @@ from lib.corpus import (
     corpus_fraction,
     corpus_hash,
     describe_context,
+    fold,
     keep_probability,
     repeat_corpus,
     subsample,
@@ -375,3 +377,36 @@ def test_repeat_corpus():
         repeat_corpus("abc", 2)
     with pytest.raises(ValueError, match="at least one document"):
         repeat_corpus([], 2)
+
+
+# --- one case rule for the corpus and the benchmarks -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, folded",
+    [
+        ("İstanbul", "istanbul"),  # str.lower() gives 'i̇stanbul': an i and a combining dot above
+        ("ISTANBUL", "istanbul"),
+        ("Café", "cafe"),
+        ("cafe\u0301", "cafe"),  # the same word with a combining accent (NFD as typed on some systems)
+        ("Straße", "strasse"),
+        ("ﬁle", "file"),  # a ligature
+        ("ＮＡＳＡ", "nasa"),  # full-width letters
+        ("year’s", "year's"),
+        ("ΟΔΟΣ", "οδοσ"),  # casefold: no final sigma
+    ],
+)
+def test_fold_by_hand(text, folded):
+    assert fold(text) == folded
+
+
+def test_fold_agrees_with_gensims_deaccent_where_both_apply():
+    """gensim's simple_preprocess(deacc=True) lower-cases and then drops accents (gensim.utils.deaccent)."""
+    for text in ["İstanbul", "Café Crème", "Ångström", "naïve résumé", "Šéf chomutovských komunistů", "Zürich"]:
+        assert fold(text) == deaccent(text.lower())
+
+
+def test_tokenize_folds_case_and_accents():
+    assert tokenize("İstanbul's CAFÉ, Zürich") == ["istanbul's", "cafe", "zurich"]  # were 'i', "stanbul's", 'caf', ...
+    with pytest.raises(TypeError, match="text must be a str"):
+        fold(3)

@@ -12,6 +12,7 @@ import pytest
 import scipy.stats
 from gensim.models import KeyedVectors
 
+from lib.corpus import Vocabulary, tokenize
 from lib.embedding import analogy
 from lib.evaluation import (
     AnalogyResult,
@@ -145,8 +146,6 @@ def test_table_and_vocabulary_must_match():
 
 
 def test_accepts_a_vocabulary_object():
-    from lib.corpus import Vocabulary
-
     vocab = Vocabulary(TOKENS)
     pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5)]
     assert word_similarity(TABLE, vocab, pairs) == word_similarity(TABLE, TOKENS, pairs)
@@ -391,3 +390,24 @@ def test_every_chunk_size_gives_the_same_answers():
     expected = [analogy(table, a, b, c, k=1)[0][0] for a, b, c in questions]
     for chunk in (1, 2, 7, 23, 1000):
         assert analogy_predictions(table, questions, chunk=chunk).tolist() == expected
+
+
+# --- benchmark words are folded by the corpus tokeniser's rule ----------------------------------------------
+
+
+def test_benchmark_words_match_corpus_tokens_under_one_case_rule(tmp_path):
+    corpus = [tokenize("İstanbul and Ankara; Café and CAFÉ; Zürich and İzmir")]
+    vocab = Vocabulary.from_sentences(corpus)
+    assert "istanbul" in vocab and "cafe" in vocab and "izmir" in vocab
+    path = tmp_path / "pairs.tsv"
+    path.write_text("İstanbul\tAnkara\t7.0\nCafé\tZürich\t1.0\nİzmir\tİstanbul\t8.0\n", encoding="utf-8")
+    pairs = read_word_pairs(path)
+    assert pairs == [("istanbul", "ankara", 7.0), ("cafe", "zurich", 1.0), ("izmir", "istanbul", 8.0)]  # was 'i̇stanbul'
+    rng = np.random.default_rng(0)
+    assert word_similarity(rng.standard_normal((len(vocab), 3)), vocab, pairs).n_used == 3  # was 1 of 3
+    path = tmp_path / "q.txt"
+    path.write_text(": cities\nİstanbul Ankara İzmir Zürich\n", encoding="utf-8")
+    assert read_analogies(path) == {"cities": [("istanbul", "ankara", "izmir", "zurich")]}
+    assert read_analogies(path, lowercase=False)["cities"][0][0] == "İstanbul"
+    with pytest.raises(TypeError, match="lowercase must be True or False"):
+        read_word_pairs(path, lowercase="yes")
