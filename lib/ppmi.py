@@ -266,6 +266,8 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
     if solver == "auto":
         solver = "sparse" if is_sparse and isinstance(k, (int, np.integer)) and 1 <= k < min(A.shape) else "dense"
     if solver in ("sparse", "propack"):
+        if min(A.shape) < 2:
+            raise ValueError(f"ARPACK and PROPACK need k < min(shape), impossible for shape {A.shape}: use solver='dense'")
         k = validate.integer(k, "k", low=1, high=min(A.shape) - 1, hint="ARPACK and PROPACK need k < min(shape)")
     else:
         k = validate.integer(k, "k", low=1, high=min(A.shape))
@@ -286,10 +288,16 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
     else:
         rng = np.random.default_rng(seed)
         v0 = rng.standard_normal(min(A.shape))
-        if solver == "sparse":
-            U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, v0=v0, solver="arpack")
-        else:
-            U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, solver="propack", random_state=rng)
+        try:
+            if solver == "sparse":
+                U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, v0=v0, solver="arpack")
+            else:
+                U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, solver="propack", random_state=rng)
+        except (np.linalg.LinAlgError, scipy.sparse.linalg.ArpackError) as exc:  # e.g. PROPACK's "invariant subspace"
+            raise ValueError(
+                f"{SOLVER_NAMES[solver]} failed for k = {k} ({exc}); this happens when the matrix has fewer "
+                f"than k non-zero singular values: use solver='dense' or a smaller k"
+            ) from None
         order = np.argsort(-S, kind="stable")
         U, S, Vt = U[:, order], np.abs(S[order]), Vt[order]  # abs: ARPACK may return -0.0 for a zero value
         _check_triplets(A, U, S, Vt, solver, k)

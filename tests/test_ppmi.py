@@ -339,3 +339,12 @@ def test_svd_of_non_numbers_is_a_type_error():
         truncated_svd([[1.0, 2.0], [3.0]], 1)
     with pytest.raises(ValueError, match="overflows float64"):
         truncated_svd(np.full((3, 3), 1.5e308), 1)  # sigma_1 = 3 * 1.5e308
+
+
+def test_solver_failures_inside_scipy_become_clear_errors():
+    with pytest.raises(ValueError, match=r"PROPACK .* failed for k = 3 .* use solver='dense'"):  # was SciPy's LinAlgError
+        truncated_svd(np.diag([3.0, 2.0, 0.0, 0.0, 0.0]), 3, solver="propack")
+    np.testing.assert_allclose(truncated_svd(np.diag([3.0, 2.0, 0.0, 0.0, 0.0]), 3, solver="sparse").S, [3, 2, 0], atol=1e-12)
+    with pytest.raises(ValueError, match=r"need k < min\(shape\), impossible for shape \(1, 4\): use solver='dense'"):
+        truncated_svd(np.ones((1, 4)), 1, solver="sparse")
+    np.testing.assert_allclose(truncated_svd(np.ones((1, 4)), 1).S, [2.0])
