@@ -209,11 +209,16 @@ def read_text(path) -> str:
     """The text of the file at ``path``: UTF-8, or the encoding its byte-order mark names, without the mark.
 
     Raises ``OSError`` for a file that cannot be opened and ``UnicodeDecodeError`` (a ``ValueError``) for
-    bytes that are not text in that encoding.
+    bytes that are not text in that encoding, or that hold a NUL character (no text file does; UTF-16
+    saved without a byte-order mark does, in every other byte).
     """
     data = Path(path).read_bytes()
     codec = next((name for mark, name in BYTE_ORDER_MARKS if data.startswith(mark)), "utf-8")
-    return data.decode(codec)
+    text = data.decode(codec)
+    if "\x00" in text:
+        at = data.index(0) if codec == "utf-8" else 0
+        raise UnicodeDecodeError(codec, data, at, at + 1, "a NUL character: not text (UTF-16 without a byte-order mark?)")
+    return text
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")

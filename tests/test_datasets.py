@@ -144,3 +144,10 @@ def test_read_documents_of_a_corpus_saved_with_a_byte_order_mark(monkeypatch, tm
     monkeypatch.setattr(datasets, "gensim_test_data_dir", lambda: tmp_path)
     assert read_documents("lee") == ["Hundreds of people", "A second document."]  # not "\ufeffHundreds ..."
     assert load_corpus("lee")[0] == ["hundreds", "of", "people"]
+
+
+def test_read_text_refuses_utf16_saved_without_a_mark(tmp_path):
+    path = tmp_path / "u16.txt"
+    path.write_bytes("WIDTH 1\n".encode("utf-16-le"))  # every other byte is 0
+    with pytest.raises(UnicodeDecodeError, match="a NUL character: not text .UTF-16 without a byte-order mark"):
+        read_text(path)

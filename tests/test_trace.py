@@ -379,3 +379,11 @@ def test_a_program_with_thousands_of_tokens_finds_each_by_name():
     out = trace.run(program)
     assert out[0] == "LOOKUP t2999 = [2999.0000]"
     assert out[1] == "ADD 0 (t2999) = [2999.0000]" and out[2] == f"ADD 2999 (t0) = [{np.sin(2999):.4f}]"
+
+
+def test_cli_names_a_file_that_is_not_text(tmp_path):
+    path = tmp_path / "u16.trace"
+    path.write_bytes("WIDTH 1\nTOKEN a 1\nLOOKUP a\n".encode("utf-16-le"))  # no byte-order mark
+    result = _cli(str(path))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"{path}: error: cannot read the file (") and "UTF-16 without a byte-order mark" in result.stderr
