@@ -411,3 +411,14 @@ def test_benchmark_words_match_corpus_tokens_under_one_case_rule(tmp_path):
     assert read_analogies(path, lowercase=False)["cities"][0][0] == "İstanbul"
     with pytest.raises(TypeError, match="lowercase must be True or False"):
         read_word_pairs(path, lowercase="yes")
+
+
+@pytest.mark.parametrize("score", ["\u0667", "\u0967.\u0665", "\uff17", "\u00b9", "7_0", "0x7"])
+def test_word_pair_scores_follow_the_one_rule_for_numbers(tmp_path, score):
+    path = tmp_path / "pairs.tsv"
+    path.write_text(f"a\tb\t1.5\nc\td\t{score}\n", encoding="utf-8")
+    hint = "" if score.isascii() else r" \(numbers are written with the ASCII digits 0-9\)"
+    with pytest.raises(ValueError, match=rf"pairs.tsv, line 2: score '{score}' is not a number{hint}$"):
+        read_word_pairs(path)  # float() reads '٧' as 7.0
+    path.write_text("a\tb\t+7.5e-1\n", encoding="utf-8")
+    assert read_word_pairs(path) == [("a", "b", 0.75)]
