@@ -17,9 +17,9 @@ Where this departs from a plain ``E[ids]``:
 - similarity of a zero vector is defined as 0 (cosine) rather than NaN, and no neighbour query can rank a
   NaN first: non-finite scores are rejected;
 - every metric is scale-robust, as ``np.hypot`` and LAPACK's ``dnrm2`` are: before anything is squared,
-  a vector is scaled by the power of two that brings its largest entry into [0.5, 1), and a dot product
-  that the plain computation would overflow or underflow is formed term by term as mantissas times
-  powers of two; the powers go back on at the end. So the distance of two vectors of size 1e-200 is not
+  a vector is divided by its largest ``|entry|`` (cosine) or scaled by the power of two that brings that
+  entry into [0.5, 1) (distance), and a dot product that the plain computation would overflow or
+  underflow is formed term by term as mantissas times powers of two; the powers go back on at the end. So the distance of two vectors of size 1e-200 is not
   0, that of two of size 1e+200 does not overflow, and a score is right (to float64 rounding) wherever
   it is representable in float64. A score that is not (the dot product of two vectors of size 1e+200
   is 1e+400) raises ``ValueError``; a dot product that underflows (two vectors of size 1e-200) is
@@ -128,9 +128,9 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
 
     ``metric``: ``"cosine"`` (x·y / (‖x‖ ‖y‖), 0 when either vector is zero), ``"dot"`` (x·y), or
     ``"euclidean"`` (the distance ‖x − y‖: smaller is closer). Vectors ``(d,)`` are treated as one row and
-    the matching axis is dropped, so two vectors give a scalar ``float``. Every metric is computed on
-    vectors scaled by a power of two (see the module docstring), so it is right at any scale where the
-    result is representable: ``euclidean_distance([3e-200, 0], [0, 4e-200])`` is ``5e-200``. A dot
+    the matching axis is dropped, so two vectors give a scalar ``float``. Every metric is scale-robust
+    (see the module docstring): it is right, to float64 rounding, at any scale where the result is
+    representable: ``euclidean_distance([3e-200, 0], [0, 4e-200])`` is ``5e-200``. A dot
     product that underflows is rounded (to 0 below about 5e-324). Raises ``ValueError`` for an unknown
     metric, mismatched widths, non-finite input, or a score too large for float64 (a dot product or a
     distance beyond about 1.8e308); ``TypeError`` for entries that are not numbers.
