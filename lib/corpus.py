@@ -20,7 +20,10 @@ Departures from the sources:
   expected effect of that sampling is a distance weighting, available in :func:`lib.ppmi.cooccurrence`,
   and :mod:`lib.sgns` samples it as word2vec does);
 - the tokeniser keeps only the letters a-z and internal apostrophes, where word2vec splits on white
-  space and leaves the rest to the corpus's own preprocessing.
+  space and leaves the rest to the corpus's own preprocessing; before that, :func:`fold` folds case and
+  accents (as gensim's ``simple_preprocess(deacc=True)`` does: "İstanbul" and "Café" become ``istanbul``
+  and ``cafe``), and the benchmark readers of :mod:`lib.evaluation` fold their words with the same
+  function, so that a benchmark word and a corpus token are compared under one rule.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from collections import Counter
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -41,20 +45,41 @@ from lib import validate
 TOKEN_PATTERN = re.compile(r"[a-z]+(?:'[a-z]+)*")
 
 
-def tokenize(text: str) -> List[str]:
-    """Lower-case ``text`` and return its tokens: runs of letters ``a-z`` with internal apostrophes.
+def fold(text: str) -> str:
+    """``text`` under the one case rule of ``lib``, shared by the corpus tokeniser and the benchmark readers.
 
-    The policy, stated because every count depends on it: letters are lower-cased; digits, punctuation
-    and hyphens separate tokens and are dropped (``"south-west"`` gives ``south``, ``west``; ``"4:00pm"``
-    gives ``pm``); an apostrophe between letters stays inside the token (``"year's"``); typographic
-    apostrophes are first mapped to ``'``. Raises ``TypeError`` for a non-string.
+    Case-folded (``str.casefold``, Unicode's rule for caseless matching: ``"ß"`` becomes ``"ss"``), then
+    decomposed (NFKD: full-width and ligature letters become plain ones) and stripped of combining marks
+    (accents), then recomposed (NFC); typographic apostrophes (’) become ``'``. Python's ``lower()`` alone
+    turns "İstanbul" into ``"i̇stanbul"``, an ``i`` with a combining dot that matches no corpus token;
+    here it is ``"istanbul"``, as in gensim's ``simple_preprocess(..., deacc=True)``. Raises
+    ``TypeError`` for a non-string.
 
-    >>> tokenize("New Year's Eve, south-west of Sydney at 4:00pm.")
-    ['new', "year's", 'eve', 'south', 'west', 'of', 'sydney', 'at', 'pm']
+    >>> fold("İstanbul"), fold("CAFÉ"), fold("Straße"), fold("ＮＡＳＡ"), fold("year’s")
+    ('istanbul', 'cafe', 'strasse', 'nasa', "year's")
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return TOKEN_PATTERN.findall(text.lower().replace("\u2019", "'"))
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", bare).replace("\u2019", "'")
+
+
+def tokenize(text: str) -> List[str]:
+    """Fold ``text`` (:func:`fold`) and return its tokens: runs of letters ``a-z`` with internal apostrophes.
+
+    The policy, stated because every count depends on it: case and accents are folded (``"Café"`` gives
+    ``cafe``); digits, punctuation and hyphens separate tokens and are dropped (``"south-west"`` gives
+    ``south``, ``west``; ``"4:00pm"`` gives ``pm``); an apostrophe between letters stays inside the token
+    (``"year's"``); typographic apostrophes are first mapped to ``'``; letters with no a-z form after
+    folding (Greek, Cyrillic, ...) separate tokens too. Raises ``TypeError`` for a non-string.
+
+    >>> tokenize("New Year's Eve, south-west of Sydney at 4:00pm.")
+    ['new', "year's", 'eve', 'south', 'west', 'of', 'sydney', 'at', 'pm']
+    >>> tokenize("İstanbul's Café")
+    ["istanbul's", 'cafe']
+    """
+    return TOKEN_PATTERN.findall(fold(text))
 
 
 # --- tokenised corpora ----------------------------------------------------------------------------
@@ -279,7 +304,7 @@ class Vocabulary:
         return len(self.tokens)
 
     def __contains__(self, token) -> bool:
-        return token in self._index
+        return isinstance(token, str) and token in self._index  # a list or a number is never a token
 
     def __iter__(self):
         return iter(self.tokens)
@@ -296,8 +321,10 @@ class Vocabulary:
         """The id of ``token``; an unknown token follows the policy (``"skip"`` raises here too).
 
         Raises :class:`UnknownTokenError` (a ``KeyError`` and a ``ValueError``) naming the token when it
-        has no row and the policy is not ``"map"``.
+        has no row and the policy is not ``"map"``, and ``TypeError`` for a token that is not a ``str``.
         """
+        if not isinstance(token, str):
+            raise TypeError(f"token must be a str, got {token!r}")
         i = self._index.get(token)
         if i is not None:
             return i
@@ -306,14 +333,20 @@ class Vocabulary:
         raise UnknownTokenError(f"token {token!r} is not in the vocabulary of {len(self)} (unknown-item policy {self.unknown!r})")
 
     def token(self, i) -> str:
-        """The token with id ``i``; ``ValueError`` if ``i`` is outside ``[0, V)``, ``TypeError`` if not an int."""
-        return self.tokens[int(validate.ids(i, len(self)))]
+        """The token with id ``i``; ``ValueError`` if ``i`` is outside ``[0, V)``, ``TypeError`` if ``i`` is
+        not one integer (a float, a ``bool``, a list ``[0]``: :meth:`decode` takes a sequence of ids).
+
+        >>> Vocabulary(["a", "b"]).token(1)
+        'b'
+        """
+        return self.tokens[validate.one_id(i, len(self))]
 
     def encode(self, tokens: Sequence[str]) -> np.ndarray:
         """Ids of a sentence, ``(n,) int64``, applying the unknown-item policy.
 
         ``"error"`` raises :class:`UnknownTokenError`; ``"skip"`` drops the token (the output is shorter and the
-        surrounding tokens become adjacent, as word2vec does); ``"map"`` uses the unknown row.
+        surrounding tokens become adjacent, as word2vec does); ``"map"`` uses the unknown row. A token that
+        is not a ``str`` is a ``TypeError`` under every policy.
 
         >>> Vocabulary(["a", "b"], unknown="skip").encode(["b", "z", "a"])
         array([1, 0])
@@ -321,7 +354,9 @@ class Vocabulary:
         if isinstance(tokens, (str, bytes)):
             raise TypeError("encode takes a sequence of tokens, got a single string; split it first")
         ids = []
-        for tok in tokens:
+        for k, tok in enumerate(tokens):
+            if not isinstance(tok, str):  # not even the "skip" policy drops a number or a list silently
+                raise TypeError(f"tokens[{k}] must be a str, got {tok!r}")
             i = self._index.get(tok)
             if i is None:
                 if self.unknown == "skip":
@@ -605,6 +640,7 @@ __all__ = [
     "corpus_fraction",
     "corpus_hash",
     "describe_context",
+    "fold",
     "keep_probability",
     "repeat_corpus",
     "subsample",

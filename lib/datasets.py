@@ -25,6 +25,12 @@ which takes a second), says what is missing and how to get it when they are abse
 token lists (:func:`load_corpus`, with :func:`lib.corpus.tokenize`). The benchmark files are parsed by
 :mod:`lib.evaluation`, which finds them here (:func:`locate`).
 
+Every text file in ``lib`` (the corpus, the benchmark files, trace programs) is read by
+:func:`read_text` and split by :func:`text_lines`: UTF-8, or the encoding that a byte-order mark at the
+start names (many Windows editors save UTF-8 with the mark ``EF BB BF``, and "Unicode" as UTF-16), the
+mark itself removed, so that it never sticks to the first word or command; lines end at ``\\n``,
+``\\r\\n`` or ``\\r``, as a text editor counts them.
+
 Licences, as far as they are known (the chapter repeats them): gensim is LGPL-2.1; the Lee corpus is
 news text whose copyright stays with its publisher, redistributed in gensim's test data with no
 separate licence; WordSim-353 and SimLex-999 are published on their authors' web pages (the header line
@@ -34,8 +40,10 @@ with the word2vec tool, released under the Apache License 2.0.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import importlib.util
+import re
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -186,13 +194,54 @@ def locate(source: Union[str, Path]) -> Path:
     return Path(source)
 
 
+#: The byte-order marks :func:`read_text` recognises and the codec each one names (UTF-32 before UTF-16:
+#: the UTF-32 little-endian mark begins with the UTF-16 one). Each codec removes its mark.
+BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def read_text(path) -> str:
+    """The text of the file at ``path``: UTF-8, or the encoding its byte-order mark names, without the mark.
+
+    Raises ``OSError`` for a file that cannot be opened and ``UnicodeDecodeError`` (a ``ValueError``) for
+    bytes that are not text in that encoding, or that hold a NUL character (no text file does; UTF-16
+    saved without a byte-order mark does, in every other byte).
+    """
+    data = Path(path).read_bytes()
+    codec = next((name for mark, name in BYTE_ORDER_MARKS if data.startswith(mark)), "utf-8")
+    text = data.decode(codec)
+    if "\x00" in text:
+        at = data.index(0) if codec == "utf-8" else 0
+        raise UnicodeDecodeError(codec, data, at, at + 1, "a NUL character: not text (UTF-16 without a byte-order mark?)")
+    return text
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def text_lines(text: str) -> List[str]:
+    r"""``text`` split into lines at ``\n``, ``\r\n`` and ``\r`` (only these, as an editor numbers lines),
+    after removing a byte-order mark (U+FEFF) at its start. Line ``i`` of a file is item ``i - 1``.
+
+    >>> text_lines("\ufeffWIDTH 2\r\nTOKEN a 1 2\x0c\n")
+    ['WIDTH 2', 'TOKEN a 1 2\x0c', '']
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return _LINE_END.split(text.removeprefix("\ufeff"))
+
+
 def read_documents(name: str = "lee") -> List[str]:
-    """The documents of a corpus file: one ``str`` per non-empty line, in file order (UTF-8).
+    """The documents of a corpus file: one ``str`` per non-empty line, in file order (:func:`read_text`).
 
     Raises like :func:`data_path`.
     """
-    with open(data_path(name), encoding="utf-8") as handle:
-        return [line.strip() for line in handle if line.strip()]
+    return [line.strip() for line in text_lines(read_text(data_path(name))) if line.strip()]
 
 
 def load_corpus(name: str = "lee") -> List[List[str]]:
@@ -201,6 +250,7 @@ def load_corpus(name: str = "lee") -> List[List[str]]:
 
 
 __all__ = [
+    "BYTE_ORDER_MARKS",
     "DATA_FILES",
     "DataFile",
     "GENSIM_PIN",
@@ -212,5 +262,7 @@ __all__ = [
     "locate",
     "provenance_extra",
     "read_documents",
+    "read_text",
     "sha256_file",
+    "text_lines",
 ]

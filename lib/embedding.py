@@ -15,7 +15,15 @@ Where this departs from a plain ``E[ids]``:
 - the result is always a new array, so that adding a positional encoding to it in place can never change
   the table itself;
 - similarity of a zero vector is defined as 0 (cosine) rather than NaN, and no neighbour query can rank a
-  NaN first: non-finite scores are rejected.
+  NaN first: non-finite scores are rejected;
+- every metric is scale-robust, as ``np.hypot`` and LAPACK's ``dnrm2`` are: before anything is squared,
+  a vector is divided by its largest ``|entry|`` (cosine) or scaled by the power of two that brings that
+  entry into [0.5, 1) (distance), and a dot product that the plain computation would overflow or
+  underflow is formed term by term as mantissas times powers of two; the powers go back on at the end. So the distance of two vectors of size 1e-200 is not
+  0, that of two of size 1e+200 does not overflow, and a score is right (to float64 rounding) wherever
+  it is representable in float64. A score that is not (the dot product of two vectors of size 1e+200
+  is 1e+400) raises ``ValueError``; a dot product that underflows (two vectors of size 1e-200) is
+  rounded to 0, and neighbour queries still rank such products in their true order.
 """
 
 from __future__ import annotations
@@ -120,23 +128,30 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
 
     ``metric``: ``"cosine"`` (x·y / (‖x‖ ‖y‖), 0 when either vector is zero), ``"dot"`` (x·y), or
     ``"euclidean"`` (the distance ‖x − y‖: smaller is closer). Vectors ``(d,)`` are treated as one row and
-    the matching axis is dropped, so two vectors give a scalar ``float``. Raises ``ValueError`` for an
-    unknown metric, mismatched widths, or non-finite input.
+    the matching axis is dropped, so two vectors give a scalar ``float``. Every metric is scale-robust
+    (see the module docstring): it is right, to float64 rounding, at any scale where the result is
+    representable: ``euclidean_distance([3e-200, 0], [0, 4e-200])`` is ``5e-200``. A dot
+    product that underflows is rounded (to 0 below about 5e-324). Raises ``ValueError`` for an unknown
+    metric, mismatched widths, non-finite input, or a score too large for float64 (a dot product or a
+    distance beyond about 1.8e308); ``TypeError`` for entries that are not numbers.
 
     >>> similarity([1.0, 0.0], [[1.0, 1.0], [0.0, 2.0]], "cosine")
     array([0.7071, 0.    ])
     >>> similarity([1.0, 0.0], [0.0, 2.0], "euclidean")
     2.2361
+    >>> similarity([3e-200, 0.0], [0.0, 4e-200], "euclidean")
+    5e-200
     """
     validate.choice(metric, "metric", METRICS)
     xa, ya = validate.vectors(x, "x"), validate.vectors(y, "y")
     if xa.shape[-1] != ya.shape[-1]:
         raise ValueError(f"x and y must have the same width, got {xa.shape[-1]} and {ya.shape[-1]}")
     X, Y = np.atleast_2d(xa), np.atleast_2d(ya)
-    with np.errstate(over="ignore"):  # an overflow is reported below as a ValueError, not a warning
-        out = _scores(X, Y, metric)
+    with np.errstate(over="ignore", under="ignore"):  # an overflow is reported below as a ValueError
+        out = np.ldexp(*_dot(X, Y)) if metric == "dot" else _scores(X, Y, metric)
     if not np.all(np.isfinite(out)):
-        raise ValueError(f"the {metric} of these vectors overflows float64; rescale them first")
+        what = {"dot": "dot product", "euclidean": "Euclidean distance"}[metric]
+        raise ValueError(f"the {what} of these vectors overflows float64 (its true value is above 1.8e308)")
     if xa.ndim == 1:
         out = out[0]
     if ya.ndim == 1:
@@ -145,15 +160,68 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
 
 
 def _scores(X, Y, metric: str) -> np.ndarray:
-    """``(n, m)`` scores of rows ``X (n, d)`` against rows ``Y (m, d)`` (checked by :func:`similarity`)."""
+    """``(n, m)`` cosines or distances of rows ``X (n, d)`` against rows ``Y (m, d)`` (checked by
+    :func:`similarity`); ``inf`` where a distance overflows."""
     if metric == "cosine":
-        out = np.clip(normalize_rows(X) @ normalize_rows(Y).T, -1.0, 1.0)
-    elif metric == "dot":
-        out = X @ Y.T
-    else:
+        return np.clip(normalize_rows(X) @ normalize_rows(Y).T, -1.0, 1.0)
+    with np.errstate(over="ignore"):  # a difference beyond float64 is reported by the caller
         diff = X[:, None, :] - Y[None, :, :]  # (n, m, d)
-        out = np.sqrt(np.einsum("nmd,nmd->nm", diff, diff))
-    return out
+        # each difference scaled by the power of two that puts its largest |entry| in [0.5, 1) before it is
+        # squared: exact (a power of two changes no rounding), and no square can overflow or underflow
+        e = np.frexp(np.max(np.abs(diff), axis=-1, keepdims=True))[1]  # (n, m, 1)
+        scaled = np.ldexp(diff, -e)
+        return np.ldexp(np.sqrt(np.einsum("nmd,nmd->nm", scaled, scaled)), e[..., 0])
+
+
+#: float64's smallest normal number: a dot product below it may have lost bits to underflow
+_TINY = np.finfo(np.float64).tiny
+
+
+def _dot(X, Y):
+    """The dot products of rows ``X (n, d)`` and ``Y (m, d)`` as ``(mantissa, exponent)``, two ``(n, m)``
+    arrays with ``X @ Y.T == mantissa * 2**exponent`` and ``|mantissa|`` in [0.5, 1) (or 0).
+
+    In this form neither overflow nor underflow loses a product. Where the plain product ``X @ Y.T`` is
+    finite and at least float64's smallest normal number in size, no term or partial sum overflowed and
+    underflow lost nothing that shows, so it is kept; the other pairs are summed term by term
+    (:func:`_dot_terms`).
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        plain = X @ Y.T
+    mantissa, exponent = np.frexp(plain)
+    rows, cols = np.nonzero(~np.isfinite(plain) | (np.abs(plain) < _TINY))
+    step = max(1, 2**20 // X.shape[1])  # pairs per block: about 8 MB of terms at a time
+    for start in range(0, rows.size, step):
+        i, j = rows[start : start + step], cols[start : start + step]
+        mantissa[i, j], exponent[i, j] = _dot_terms(X[i], Y[j])
+    return mantissa, exponent
+
+
+def _dot_terms(A, B):
+    """Row-wise dot products of ``A`` and ``B`` ``(k, d)`` as ``(mantissa, exponent)`` ``(k,)``, at any scale.
+
+    Each term ``a_i b_i`` is formed as ``(mantissa(a_i) mantissa(b_i)) * 2**(exponent(a_i) + exponent(b_i))``
+    (``np.frexp``), which rounds once, as the plain product does, but can neither overflow nor underflow;
+    the terms are scaled by the power of two of the largest one, summed, and that power added back. The
+    error is that of a float64 dot product with an unbounded exponent range: at most about
+    ``d * 2**-53 * sum(|a_i b_i|)``.
+    """
+    ma, ea = np.frexp(A)
+    mb, eb = np.frexp(B)
+    terms, powers = ma * mb, ea + eb  # (k, d): |terms| in [0.25, 1) or 0
+    nonzero = terms != 0
+    top = np.max(np.where(nonzero, powers, np.iinfo(powers.dtype).min), axis=1, keepdims=True)
+    top = np.where(nonzero.any(axis=1, keepdims=True), top, 0)  # (k, 1): the largest term's power of two
+    with np.errstate(under="ignore"):  # a term 2**-1074 below the largest is below its rounding error
+        mantissa, exponent = np.frexp(np.ldexp(terms, powers - top).sum(axis=1))
+    return mantissa, exponent + top[:, 0]
+
+
+def _descending(mantissa, exponent) -> tuple:
+    """Sort keys (most significant last, for ``np.lexsort``) that order the values ``mantissa * 2**exponent``
+    from the largest down, exactly, even where the values underflow or overflow float64."""
+    sign = np.sign(mantissa)
+    return (-sign * np.abs(mantissa), -sign * exponent, -sign)
 
 
 def cosine_similarity(x, y):
@@ -200,7 +268,9 @@ def nearest_neighbours(
     length first, after which all three metrics rank alike. ``candidates`` restricts the search to those
     rows (default: all); ``exclude`` removes rows (e.g. the query word itself). Ties are broken by the
     smaller row index, so the result is deterministic. Returns fewer than ``k`` when fewer candidates are
-    left. Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row ids, or non-finite input.
+    left. Scores are computed as by :func:`similarity`, at any scale; dot products that underflow to 0 are
+    still ranked by their true values. Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row
+    ids, non-finite input or a score beyond float64.
 
     >>> nearest_neighbours([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], [1.0, 0.0], 2, exclude=[0])
     [(1, 0.9939), (2, 0.0)]
@@ -224,8 +294,11 @@ def nearest_neighbours(
     if normalize:
         rows, query = normalize_rows(rows), normalize_rows(query)
     scores = np.atleast_1d(similarity(rows, query, metric))
-    key = scores if metric == "euclidean" else -scores  # ascending key = best first
-    order = np.lexsort((cand, key))[:k]  # primary key: score; ties: smaller index first
+    if metric == "dot":  # rank by the exact products, so that products which underflow to 0 do not tie
+        keys = _descending(*(part[:, 0] for part in _dot(rows, query[None, :])))
+    else:
+        keys = (scores if metric == "euclidean" else -scores,)  # ascending key = best first
+    order = np.lexsort((cand,) + keys)[:k]  # primary key: score; ties: smaller index first
     return [(int(cand[i]), float(scores[i])) for i in order]
 
 
@@ -244,13 +317,15 @@ def analogy(
     Rows are normalised to unit length before the offset is formed, as in word2vec's evaluation. With
     ``exclude_query=True`` (the usual protocol, stated here because it changes results) the three query
     rows ``a, b, c`` are never returned. Returns ``[(row, cosine), ...]`` best first, ties by row index.
+    Raises ``TypeError`` when ``a``, ``b`` or ``c`` is not one integer and ``ValueError`` for a row outside
+    the table.
 
     >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
     >>> analogy(table, 0, 1, 2)  # row 1 is row 0 plus direction y; row 2 plus y is row 3
     [(3, 1.0)]
     """
     table = check_table(table)
-    a, b, c = (int(i) for i in validate.ids([a, b, c], table.shape[0], "analogy row"))
+    a, b, c = (validate.one_id(i, table.shape[0], "analogy row") for i in (a, b, c))
     unit = normalize_rows(table)
     target = unit[b] - unit[a] + unit[c]
     return nearest_neighbours(

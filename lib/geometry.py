@@ -96,16 +96,26 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     projection), then centred; the coordinates are the centred rows times the top ``k`` right singular
     vectors, i.e. ``U_k S_k`` of :func:`lib.ppmi.truncated_svd` with its sign convention (largest entry
     of each column of ``U`` positive), so the figure does not flip between runs or machines.
-    Raises ``ValueError`` for ``k`` outside ``[1, min(V, D)]`` or non-finite input.
+    Scale-robust: the vectors are scaled by a power of two into [-1, 1] before the mean is taken (a mean
+    of rows of size 1e308 would overflow) and the coordinates scaled back, so vectors of any finite size
+    give their coordinates. Raises ``ValueError`` for ``k`` outside ``[1, min(V, D)]`` or non-finite input.
     """
     X = check_table(vectors).astype(np.float64)
     if not np.all(np.isfinite(X)):
         raise ValueError("vectors contain NaN or infinity")
     if normalize:
         X = normalize_rows(X)
+    X, e = _scaled(X)  # the coordinates scale with the vectors: 2**e goes back on at the end
     X = X - X.mean(axis=0)
     U, S, _ = truncated_svd(X, k, solver="dense")
-    return U * S
+    return U * np.ldexp(S, e)
+
+
+def _scaled(X):
+    """``(X * 2**-e, e)``: ``X`` scaled by the power of two ``2**e`` that puts its largest ``|entry|`` in
+    [0.5, 1) (``e = 0`` for a zero matrix). Exact: a power of two changes no rounding."""
+    e = int(np.frexp(np.max(np.abs(X)))[1])
+    return np.ldexp(X, -e), e
 
 
 # --- neighbours ----------------------------------------------------------------------------------
@@ -210,8 +220,9 @@ def anisotropy(vectors, *, center: bool = False) -> float:
     """Mean cosine similarity over all distinct pairs of rows of ``vectors`` ``(V, D)``, ``V >= 2``.
 
     ``center=True`` subtracts the mean row first (mean removal). About 0 for directions spread evenly;
-    near 1 when all rows share one direction (a narrow cone). Zero rows count as cosine 0. Raises
-    ``ValueError`` for fewer than two rows or non-finite input.
+    near 1 when all rows share one direction (a narrow cone). Zero rows count as cosine 0. Any finite
+    scale works (cosines are scale-robust, see :func:`lib.embedding.similarity`). Raises ``ValueError``
+    for fewer than two rows or non-finite input.
 
     >>> anisotropy(np.eye(3)), anisotropy([[1.0, 0.0], [1.0, 0.0]])
     (0.0, 1.0)
@@ -220,6 +231,9 @@ def anisotropy(vectors, *, center: bool = False) -> float:
     if X.shape[0] < 2:
         raise ValueError(f"anisotropy needs at least two rows, got {X.shape[0]}")
     if center:
+        if not np.all(np.isfinite(X)):
+            raise ValueError("vectors contain NaN or infinity")
+        X = _scaled(X)[0]  # cosines do not change with scale; the mean of rows of size 1e308 would overflow
         X = X - X.mean(axis=0)
     S = similarity(X, X, "cosine")
     V = X.shape[0]

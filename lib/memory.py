@@ -188,23 +188,34 @@ def training_footprint(
     )
 
 
-_DECIMAL = (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
-_BINARY = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+# Units from the smallest to the largest; exabytes cover every int64 byte count (up to 9.2 EB).
+_DECIMAL = (("kB", 10**3), ("MB", 10**6), ("GB", 10**9), ("TB", 10**12), ("PB", 10**15), ("EB", 10**18))
+_BINARY = (("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30), ("TiB", 2**40), ("PiB", 2**50), ("EiB", 2**60))
 
 
 def format_bytes(n: int, units: str = "decimal", digits: int = 1) -> str:
     """``n`` bytes as a short string: ``"512.0 MB"`` (``units="decimal"``, powers of 1000) or
     ``"488.3 MiB"`` (``units="binary"``, powers of 1024), with ``digits`` decimals.
 
-    Raises ``ValueError`` for a negative ``n``, an unknown ``units`` or a negative ``digits``.
+    The unit is the largest that ``n`` reaches (bytes below 1000, or 1024, are written as an integer,
+    ``"999 B"``), and the number is always below 1000 (1024): when rounding to ``digits`` decimals
+    would write 1000.0 of a unit, the next unit is used (``format_bytes(999_950)`` is ``"1.0 MB"``, not
+    ``"1000.0 kB"``); only the largest unit, EB (EiB), goes on past it. Raises ``ValueError`` for a
+    negative ``n``, an unknown ``units`` or a negative ``digits``, ``TypeError`` for a non-integer.
 
-    >>> format_bytes(512_000_000), format_bytes(512_000_000, "binary")
-    ('512.0 MB', '488.3 MiB')
+    >>> format_bytes(512_000_000), format_bytes(512_000_000, "binary"), format_bytes(999_950)
+    ('512.0 MB', '488.3 MiB', '1.0 MB')
     """
     n = validate.integer(n, "n (bytes)", low=0)
     validate.choice(units, "units", ("decimal", "binary"))
     digits = validate.integer(digits, "digits", low=0)
-    for unit, size in _DECIMAL if units == "decimal" else _BINARY:
-        if n >= size:
-            return f"{n / size:.{digits}f} {unit}"
-    return f"{n} B"
+    table = _DECIMAL if units == "decimal" else _BINARY
+    base = table[0][1]
+    if n < base:
+        return f"{n} B"
+    i = max(j for j, (_, size) in enumerate(table) if n >= size)
+    text = f"{n / table[i][1]:.{digits}f}"
+    if float(text) >= base and i + 1 < len(table):  # rounded up to 1000 of this unit: 1 of the next
+        i += 1
+        text = f"{n / table[i][1]:.{digits}f}"
+    return f"{text} {table[i][0]}"

@@ -233,8 +233,17 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
     :func:`sign_convention` is applied, so the result is the same on every run, solver and machine up to
     rounding, as long as ``σ_k > σ_{k+1}``.
 
+    Scale-robust: the matrix is scaled by a power of two into [-1, 1] before any solver sees it and the
+    singular values are scaled back, so entries of 1e-200 or 1e+200 give their true singular values. The
+    zero matrix is answered without a solver (ARPACK cannot start on it): ``S`` is ``k`` zeros and ``U``,
+    ``Vt`` are the first ``k`` standard basis vectors (``np.eye``), since every unit vector is a singular
+    vector of it. The triplets of ARPACK and PROPACK are checked (:data:`TRIPLET_RTOL`) before they are
+    returned.
+
     Raises ``ValueError`` for ``k`` outside ``[1, min(shape)]`` (``[1, min(shape))`` for ARPACK and
-    PROPACK), an unknown solver, or non-finite entries.
+    PROPACK), an unknown solver, non-finite entries, a largest singular value beyond float64, or
+    triplets from ARPACK or PROPACK that are not singular triplets (a matrix of rank below ``k``, where
+    PROPACK can fail: use ``solver="dense"``); ``TypeError`` for entries that are not numbers.
 
     >>> truncated_svd(np.diag([1.0, 3.0, 2.0]), 2).S
     array([3., 2.])
@@ -245,7 +254,10 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
         A = scipy.sparse.csr_array(matrix, dtype=np.float64)
         data = A.data
     else:
-        A = np.asarray(matrix, dtype=np.float64)
+        try:
+            A = np.asarray(matrix, dtype=np.float64)
+        except (TypeError, ValueError):  # strings, None, a ragged nesting
+            raise TypeError(f"matrix must be a 2-D array of numbers, got {type(matrix).__name__}") from None
         data = A
     if A.ndim != 2 or min(A.shape) < 1:
         raise ValueError(f"matrix must be 2-D and non-empty, got shape {A.shape}")
@@ -254,9 +266,21 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
     if solver == "auto":
         solver = "sparse" if is_sparse and isinstance(k, (int, np.integer)) and 1 <= k < min(A.shape) else "dense"
     if solver in ("sparse", "propack"):
+        if min(A.shape) < 2:
+            raise ValueError(f"ARPACK and PROPACK need k < min(shape), impossible for shape {A.shape}: use solver='dense'")
         k = validate.integer(k, "k", low=1, high=min(A.shape) - 1, hint="ARPACK and PROPACK need k < min(shape)")
     else:
         k = validate.integer(k, "k", low=1, high=min(A.shape))
+    n, m = A.shape
+    if not np.any(data):  # the zero matrix: every singular value is 0 and every unit vector a singular vector
+        return SVDResult(np.eye(n, k), np.zeros(k), np.eye(k, m))
+    # scale by the power of two that puts the largest |entry| in [0.5, 1): exact, and no solver then squares
+    # an entry of 1e200 into inf or one of 1e-200 into 0 (ARPACK works on A^T A); S is scaled back at the end
+    e = int(np.frexp(np.max(np.abs(data)))[1])
+    if is_sparse:
+        A = scipy.sparse.csr_array((np.ldexp(A.data, -e), A.indices, A.indptr), shape=A.shape)
+    else:
+        A = np.ldexp(A, -e)
     if solver == "dense":
         dense = A.toarray() if is_sparse else A
         U, S, Vt = scipy.linalg.svd(dense, full_matrices=False, lapack_driver="gesdd")
@@ -264,14 +288,52 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
     else:
         rng = np.random.default_rng(seed)
         v0 = rng.standard_normal(min(A.shape))
-        if solver == "sparse":
-            U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, v0=v0, solver="arpack")
-        else:
-            U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, solver="propack", random_state=rng)
+        try:
+            if solver == "sparse":
+                U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, v0=v0, solver="arpack")
+            else:
+                U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, solver="propack", random_state=rng)
+        except (np.linalg.LinAlgError, scipy.sparse.linalg.ArpackError) as exc:  # e.g. PROPACK's "invariant subspace"
+            raise ValueError(
+                f"{SOLVER_NAMES[solver]} failed for k = {k} ({exc}); this happens when the matrix has fewer "
+                f"than k non-zero singular values: use solver='dense' or a smaller k"
+            ) from None
         order = np.argsort(-S, kind="stable")
-        U, S, Vt = U[:, order], S[order], Vt[order]
+        U, S, Vt = U[:, order], np.abs(S[order]), Vt[order]  # abs: ARPACK may return -0.0 for a zero value
+        _check_triplets(A, U, S, Vt, solver, k)
+    with np.errstate(over="ignore"):
+        S = np.ldexp(np.asarray(S, dtype=np.float64), e)
+    if not np.all(np.isfinite(S)):
+        raise ValueError("the largest singular value overflows float64 (it is above 1.8e308)")
     U, Vt = sign_convention(U, Vt)
-    return SVDResult(U, np.asarray(S, dtype=np.float64), Vt)
+    return SVDResult(U, S, Vt)
+
+
+#: how far an iterative solver's triplets may be from exact before :func:`truncated_svd` refuses them:
+#: ``|A v - s u|`` and ``|A^T u - s v|`` relative to the largest singular value, and ``|U^T U - I|``, ``|V^T V - I|``
+TRIPLET_RTOL = 1e-6
+
+
+def _check_triplets(A, U, S, Vt, solver: str, k: int) -> None:
+    """Raise ``ValueError`` unless ``U (n, k)``, ``S (k,)``, ``Vt (k, m)`` are singular triplets of ``A``.
+
+    ARPACK and PROPACK return the triplets of a full-rank matrix to machine precision, but where the
+    matrix has fewer than ``k`` non-zero singular values PROPACK can return vectors that are neither
+    orthonormal nor singular (scipy/scipy#11406 reports the kind); that is caught here, not returned.
+    """
+    eye = np.eye(k)
+    residual = max(
+        np.max(np.linalg.norm(A @ Vt.T - U * S, axis=0)),
+        np.max(np.linalg.norm(A.T @ U - Vt.T * S, axis=0)),
+    )
+    drift = max(np.max(np.abs(U.T @ U - eye)), np.max(np.abs(Vt @ Vt.T - eye)))
+    if residual > TRIPLET_RTOL * S[0] or drift > TRIPLET_RTOL:
+        raise ValueError(
+            f"{SOLVER_NAMES[solver]} returned inaccurate singular triplets for k = {k} (residual "
+            f"{residual / S[0]:.1e} of the largest singular value, orthogonality error {drift:.1e}); this "
+            f"happens when the matrix has fewer than k non-zero singular values: use solver='dense' or a "
+            f"smaller k"
+        )
 
 
 def svd_vectors(matrix, k: int, *, power: float = 0.5, solver: str = "auto", seed: int = 0) -> np.ndarray:
@@ -373,6 +435,7 @@ def ppmi_svd_embedding(
 __all__ = [
     "CountEmbedding",
     "SVDResult",
+    "TRIPLET_RTOL",
     "cooccurrence",
     "ppmi",
     "ppmi_svd_embedding",

@@ -8,6 +8,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from gensim.utils import deaccent
 
 from lib.chapters.embeddings import animal_vehicle_corpus
 from lib.corpus import (
@@ -18,6 +19,7 @@ from lib.corpus import (
     corpus_fraction,
     corpus_hash,
     describe_context,
+    fold,
     keep_probability,
     repeat_corpus,
     subsample,
@@ -156,8 +158,26 @@ def test_token_and_decode_reject_ids_out_of_range_without_wraparound():
         vocab.token(-1)
     with pytest.raises(ValueError, match="token id 2 out of range"):
         vocab.decode([0, 2])
-    with pytest.raises(TypeError, match="integers"):
+    with pytest.raises(TypeError, match=r"token id must be one integer in \[0, 1\], got 1.0"):
         vocab.token(1.0)
+
+
+@pytest.mark.parametrize("bad", [[0], (0,), np.array([0]), np.array(0), True, "0", None])
+def test_token_takes_one_integer_id(bad):
+    vocab = Vocabulary(["a", "b"])
+    with pytest.raises(TypeError, match=r"token id must be one integer in \[0, 1\], got"):  # was NumPy's error
+        vocab.token(bad)
+    assert vocab.token(np.int32(1)) == "b" and vocab.decode([1]) == ["b"]
+
+
+def test_a_token_that_is_not_a_string_is_a_type_error_under_every_policy():
+    for unknown in ("error", "skip", "map"):
+        vocab = Vocabulary(["<unk>", "a"], unknown=unknown)
+        with pytest.raises(TypeError, match=r"tokens\[1\] must be a str, got 3"):  # "skip" used to drop it
+            vocab.encode(["a", 3])
+        with pytest.raises(TypeError, match=r"token must be a str, got \['a'\]"):
+            vocab.id(["a"])
+        assert ["a"] not in vocab and 3 not in vocab and "a" in vocab
 
 
 # --- context pairs -----------------------------------------------------------------------------------
@@ -220,7 +240,7 @@ def test_pairs_never_cross_sentences():
 def test_context_pairs_rejects_bad_input():
     with pytest.raises(ValueError, match="window must be None"):
         context_pairs([[0, 1]], 0)
-    with pytest.raises(ValueError, match="window must be None"):
+    with pytest.raises(TypeError, match="window must be None"):  # a flag is not a window size
         context_pairs([[0, 1]], True)
     with pytest.raises(ValueError, match="token id 5 out of range for vocabulary of 3"):
         context_pairs([[0, 5]], vocab_size=3)
@@ -357,3 +377,36 @@ def test_repeat_corpus():
         repeat_corpus("abc", 2)
     with pytest.raises(ValueError, match="at least one document"):
         repeat_corpus([], 2)
+
+
+# --- one case rule for the corpus and the benchmarks -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, folded",
+    [
+        ("İstanbul", "istanbul"),  # str.lower() gives 'i̇stanbul': an i and a combining dot above
+        ("ISTANBUL", "istanbul"),
+        ("Café", "cafe"),
+        ("cafe\u0301", "cafe"),  # the same word with a combining accent (NFD as typed on some systems)
+        ("Straße", "strasse"),
+        ("ﬁle", "file"),  # a ligature
+        ("ＮＡＳＡ", "nasa"),  # full-width letters
+        ("year’s", "year's"),
+        ("ΟΔΟΣ", "οδοσ"),  # casefold: no final sigma
+    ],
+)
+def test_fold_by_hand(text, folded):
+    assert fold(text) == folded
+
+
+def test_fold_agrees_with_gensims_deaccent_where_both_apply():
+    """gensim's simple_preprocess(deacc=True) lower-cases and then drops accents (gensim.utils.deaccent)."""
+    for text in ["İstanbul", "Café Crème", "Ångström", "naïve résumé", "Šéf chomutovských komunistů", "Zürich"]:
+        assert fold(text) == deaccent(text.lower())
+
+
+def test_tokenize_folds_case_and_accents():
+    assert tokenize("İstanbul's CAFÉ, Zürich") == ["istanbul's", "cafe", "zurich"]  # were 'i', "stanbul's", 'caf', ...
+    with pytest.raises(TypeError, match="text must be a str"):
+        fold(3)

@@ -1,6 +1,7 @@
-"""lib.datasets: finding gensim's shipped data, hashing it, reading the corpus, and clear errors when it
-is missing."""
+"""lib.datasets: finding gensim's shipped data, hashing it, reading the corpus, clear errors when it is
+missing, and reading text files whatever byte-order mark and line ends they carry."""
 
+import codecs
 import hashlib
 
 import pytest
@@ -16,7 +17,9 @@ from lib.datasets import (
     locate,
     provenance_extra,
     read_documents,
+    read_text,
     sha256_file,
+    text_lines,
 )
 
 # --- locating and identifying the data ------------------------------------------------------------------
@@ -99,3 +102,52 @@ def test_lee_corpus_has_300_documents():
     assert corpus[0][:4] == ["hundreds", "of", "people", "have"]
     assert 55_000 < sum(map(len, corpus)) < 65_000
     assert all(t == t.lower() and TOKEN_PATTERN.fullmatch(t) for d in corpus for t in d)
+
+
+# --- text files: byte-order marks and line ends -----------------------------------------------------------
+
+ENCODINGS = {  # how an editor may save the same text: the bytes written for it
+    "utf-8": lambda t: t.encode("utf-8"),
+    "utf-8 with BOM": lambda t: t.encode("utf-8-sig"),
+    "utf-16 (LE, with BOM)": lambda t: codecs.BOM_UTF16_LE + t.encode("utf-16-le"),
+    "utf-16 (BE, with BOM)": lambda t: codecs.BOM_UTF16_BE + t.encode("utf-16-be"),
+    "utf-32 (LE, with BOM)": lambda t: codecs.BOM_UTF32_LE + t.encode("utf-32-le"),
+}
+
+
+@pytest.mark.parametrize("encoding", sorted(ENCODINGS))
+def test_read_text_removes_the_byte_order_mark(tmp_path, encoding):
+    path = tmp_path / "f.txt"
+    path.write_bytes(ENCODINGS[encoding]("Año 1\r\nline two\n"))
+    assert read_text(path) == "Año 1\r\nline two\n"
+    assert text_lines(read_text(path)) == ["Año 1", "line two", ""]
+
+
+def test_text_lines_counts_lines_as_an_editor_does():
+    assert text_lines("\ufeffa\r\nb\rc\nd") == ["a", "b", "c", "d"]
+    # form feed, vertical tab, U+2028 and NEL are characters inside a line, not line ends (str.splitlines splits there)
+    assert text_lines("a\x0cb\x0bc\u2028d\x85e\n") == ["a\x0cb\x0bc\u2028d\x85e", ""]
+    assert text_lines("a\ufeffb") == ["a\ufeffb"]  # only a mark at the very start is a byte-order mark
+    with pytest.raises(TypeError, match="text must be a str"):
+        text_lines(b"a")
+
+
+def test_read_text_reports_bytes_that_are_not_utf8(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("caf\xe9".encode("latin-1"))
+    with pytest.raises(UnicodeDecodeError):
+        read_text(path)
+
+
+def test_read_documents_of_a_corpus_saved_with_a_byte_order_mark(monkeypatch, tmp_path):
+    (tmp_path / "lee_background.cor").write_bytes("Hundreds of people\r\n\r\nA second document.\r\n".encode("utf-8-sig"))
+    monkeypatch.setattr(datasets, "gensim_test_data_dir", lambda: tmp_path)
+    assert read_documents("lee") == ["Hundreds of people", "A second document."]  # not "\ufeffHundreds ..."
+    assert load_corpus("lee")[0] == ["hundreds", "of", "people"]
+
+
+def test_read_text_refuses_utf16_saved_without_a_mark(tmp_path):
+    path = tmp_path / "u16.txt"
+    path.write_bytes("WIDTH 1\n".encode("utf-16-le"))  # every other byte is 0
+    with pytest.raises(UnicodeDecodeError, match="a NUL character: not text .UTF-16 without a byte-order mark"):
+        read_text(path)

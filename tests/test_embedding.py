@@ -136,5 +136,5 @@ def test_neighbour_arguments_are_named():
         embedding.nearest_neighbours(np.array([[np.nan, 0.0], [0.0, 1.0]]), np.array([1.0, 0.0]))
     with pytest.raises(TypeError, match=r"exclude=\[3\]"):
         embedding.nearest_neighbours(table, np.ones(3), exclude=0)
-    with pytest.raises(ValueError, match="k must be an integer >= 1"):
+    with pytest.raises(TypeError, match="k must be an integer >= 1"):
         embedding.nearest_neighbours(table, np.ones(3), k=True)

@@ -134,3 +134,42 @@ def test_neighbour_overlap_of_two_tables_by_hand():
     assert neighbour_overlap([a, b], [0], k=2).tolist() == [0.5]
     with pytest.raises(ValueError, match="out of range"):
         neighbour_overlap([a, b], [7], k=2)
+
+
+# --- scale: every measurement is right for vectors of any finite size -------------------------------------
+
+
+def test_metric_table_of_tiny_and_huge_vectors():
+    tiny = metric_table([3e-200, 0.0], {"b": [0.0, 4e-200], "c": [6e-200, 0.0]})
+    assert [(r.cosine, r.euclidean) for r in tiny] == [(0.0, 5e-200), (1.0, 3e-200)]  # distances were 0.0
+    assert [r.dot for r in tiny] == [0.0, 0.0]  # 1.8e-399 is below float64's smallest number: rounded to 0
+    huge = {"b": [0.0, 4e200], "c": [-6e200, 0.0]}
+    with pytest.raises(ValueError, match="dot product of these vectors overflows float64"):
+        metric_table([3e200, 0.0], huge)  # 1.8e401 has no float64: a clear error, not inf
+    row = metric_table([3e150, 0.0], {"c": [-6e150, 0.0]})[0]
+    assert (row.cosine, row.euclidean, row.dot) == (-1.0, 9e150, pytest.approx(-1.8e301, rel=1e-15))
+
+
+@pytest.mark.parametrize("scale", [2.0**-700, 2.0**650])
+def test_neighbours_overlap_anisotropy_and_projection_do_not_depend_on_scale(scale):
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((12, 4))
+    words = [f"w{i}" for i in range(12)]
+    for metric in ("cosine", "euclidean", "dot"):
+        if metric == "dot" and scale > 1:  # products of size 2**1300 have no float64
+            with pytest.raises(ValueError, match="overflows float64"):
+                named_neighbours(X * scale, words, "w0", 11, metric=metric)
+            continue
+        plain = named_neighbours(X, words, "w0", 11, metric=metric)
+        scaled = named_neighbours(X * scale, words, "w0", 11, metric=metric)  # dot products of size 2**-1400
+        assert [w for w, _ in scaled] == [w for w, _ in plain], metric
+    np.testing.assert_array_equal(neighbour_overlap([X, X * scale], range(12), k=3), np.ones(12))
+    assert anisotropy(X * scale) == anisotropy(X)
+    assert anisotropy(X * scale, center=True) == anisotropy(X, center=True)  # a mean of 1e196-sized rows
+    np.testing.assert_array_equal(principal_projection(X * scale, normalize=False), principal_projection(X, normalize=False) * scale)
+
+
+def test_named_neighbours_by_distance_among_tiny_vectors_do_not_tie():
+    table = np.array([[0.0, 0.0], [3e-200, 0.0], [1e-200, 0.0], [2e-200, 0.0]])
+    got = named_neighbours(table, ["o", "c", "a", "b"], "o", 3, metric="euclidean")
+    assert got == [("a", 1e-200), ("b", 2e-200), ("c", 3e-200)]  # before: all 0.0, in row order

@@ -112,9 +112,9 @@ def test_table_matches_per_position_encoding():
         np.testing.assert_array_equal(table[p], positional.sinusoidal_encoding(p, 10))
 
 
-@pytest.mark.parametrize("d", [0, -4, 2.5, True, "4"])
-def test_bad_width_is_a_clear_error(d):
-    with pytest.raises(ValueError, match="width d must be an integer >= 1"):
+@pytest.mark.parametrize("d, kind", [(0, ValueError), (-4, ValueError), (2.5, TypeError), (True, TypeError), ("4", TypeError)])
+def test_bad_width_is_a_clear_error(d, kind):
+    with pytest.raises(kind, match="width d must be an integer >= 1"):
         positional.sinusoidal_encoding(3, d)
 
 
@@ -173,7 +173,7 @@ def test_huge_and_unsigned_positions_are_errors_not_wraparounds():
 
 
 def test_argument_errors_name_the_argument():
-    with pytest.raises(ValueError, match="base must be a finite number > 1, got 'x'"):
+    with pytest.raises(TypeError, match="base must be a finite number > 1, got 'x'"):
         positional.sinusoidal_encoding(3, 4, base="x")
     with pytest.raises(ValueError, match="start must be >= 0"):
         positional.add_positions(np.ones((2, 4)), start=-1)
@@ -183,7 +183,7 @@ def test_argument_errors_name_the_argument():
         positional.LearnedPositionTable(4, 2, scale=float("nan"))
     with pytest.raises(ValueError, match="sequence length n must be an integer >= 0"):
         positional.LearnedPositionTable(4, 2).for_length(-1)
-    with pytest.raises(ValueError, match="sequence length n must be an integer >= 0"):
+    with pytest.raises(TypeError, match="sequence length n must be an integer >= 0"):
         positional.LearnedPositionTable(4, 2).for_length("3")
 
 

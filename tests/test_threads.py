@@ -27,8 +27,8 @@ def test_restores_after_an_exception():
     assert torch.get_num_threads() == before
 
 
-@pytest.mark.parametrize("n", [0, -1, 1.5, True])
-def test_bad_thread_count(n):
-    with pytest.raises(ValueError, match=r"number of threads must be an integer >= 1 \(or None to leave the setting alone\)"):
+@pytest.mark.parametrize("n, kind", [(0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError)])
+def test_bad_thread_count(n, kind):
+    with pytest.raises(kind, match=r"number of threads must be an integer >= 1 \(or None to leave the setting alone\)"):
         with torch_threads(n):
             pass
