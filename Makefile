@@ -1,5 +1,6 @@
 # The two commands of the README's quick start are `make book` and `make test`.
-# Each one creates .venv and installs requirements.txt into it when needed.
+# Each one creates .venv and installs requirements.txt into it when needed (requirements.txt includes
+# constraints.txt, which pins every package of the environment).
 
 PYTHON ?= python3.11
 VENV   := .venv
@@ -13,11 +14,11 @@ BOOK_FLAGS := -n -W --keep-going
 # Code paths for `make codepaths` (tools/codepaths.py list shows them all).
 PATHS ?= native,native-again,generic,avx2
 
-.PHONY: venv book test test-unit test-notebooks codepaths notebooks baselines clean
+.PHONY: venv book test test-unit test-notebooks codepaths notebooks baselines constraints clean
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt
@@ -30,18 +31,20 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --builder html $(BOOK_FLAGS)
 
 ## Run every test. First nbval over every chapter under each CPU code path (the machine's defaults twice,
-## generic kernels, AVX2), each notebook executed once per path, several at a time; then the test suite,
-## which checks those executions (tests/test_codepaths.py: nbval, figures, determinism, rounding margins)
-## and builds the book for the browser test from the executed notebooks instead of executing them again.
+## generic kernels, AVX2), each notebook executed once per path, several at a time; then unit tests (the
+## slow ones too), doctests of lib, figure baselines, md/ipynb pairing, the checks of those executions
+## (tests/test_codepaths.py: nbval, figures, determinism, rounding margins), the book in a browser (built
+## from the executed notebooks, not executed again), and the Binder and Colab paths.
 test: export EMBOOK_QUIET = 1
 ## (-n 2 --dist loadfile: two workers; the tests of one file stay on one worker)
 test: $(STAMP)
 	$(BIN)/python tools/codepaths.py run
-	$(BIN)/python -m pytest tests -n 2 --dist loadfile
+	$(BIN)/python -m pytest tests lib -n 2 --dist loadfile
 
-## The test suite without the executions of the chapters (tests/test_codepaths.py).
+## The fast lane: unit tests and doctests, without the tests marked slow or those of the chapters' executions.
+test-unit: export EMBOOK_QUIET = 1
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest tests -m "not codepaths"
+	$(BIN)/python -m pytest tests lib -m "not slow and not codepaths"
 
 ## nbval over every chapter, once, on this machine's defaults: what `pytest --nbval chapters/` does.
 test-notebooks: export EMBOOK_QUIET = 1
@@ -62,6 +65,10 @@ notebooks: $(STAMP)
 ## Redraw every figure into tests/baseline/ (review the images before committing them).
 baselines: $(STAMP)
 	$(BIN)/python tools/update_baselines.py
+
+## Pin every package of the environment again into constraints.txt (after changing requirements.txt).
+constraints:
+	$(PYTHON) tools/freeze_constraints.py
 
 clean:
 	rm -rf _build .pytest_cache test-artifacts

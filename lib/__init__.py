@@ -1,16 +1,30 @@
 """lib: the code behind the book *Token embeddings and positional encodings*.
 
 Every number the book prints and every figure it shows is computed here; the chapters import these
-modules and explain them. One concept per module (see each module's docstring for what it follows and
-where it departs from its source):
+modules and explain them. The folder a module sits in says what it holds:
 
-- ``lib.embedding``   embedding-table lookup, one-hot, similarity measures, nearest neighbours
-- ``lib.positional``  sinusoidal and learned position tables (Vaswani et al. 2017, §3.5)
-- ``lib.trace``       the trace exercise's command language, interpreter, CLI and checker
-- ``lib.notebook``    small helpers the chapters use to show figures and glue numbers into prose
-- ``lib.figures``     one module per chapter, each function returning a ``matplotlib.figure.Figure``
+- ``lib/<concept>.py``: one concept, named by the field's term. Its docstring names the chapters that
+  teach it ("Taught in: chapters/x.md"), the source it follows and where it departs from it, and every
+  function that turns data into data carries a worked example that runs as a doctest.
+  Lookup and similarity (``embedding``), positions (``positional``), the toy language and its bigram
+  models (``toylang``, ``bigram``), the trace exercise's language (``trace``), corpora and vocabularies
+  (``corpus``), counts and PPMI-SVD (``ppmi``), skip-gram (``skipgram``, and ``sgns`` at scale),
+  provenance records (``provenance``), measurements of a fitted space (``geometry``), data sets
+  (``datasets``), intrinsic evaluation (``evaluation``), three methods raced against gensim (``race``),
+  memory (``memory``), sparse updates (``sparse_updates``), weight tying (``tying``), sharded tables
+  (``distributed``) and the processes that run them (``processes``).
+- ``lib/chapters/<chapter>.py``: a chapter's own code, named like ``chapters/<chapter>.md`` (one module
+  per chapter that needs any: ``lesson``, ``embeddings``, ``real_text``, ``scale``): its settings, its
+  experiments, the published numbers it compares with.
+- ``lib/figures/<chapter>.py``: a chapter's figures, each module with a registry ``FIGURES``;
+  ``lib/figures/style.py`` is the one look they share.
+- Shared by all and taught nowhere: ``validate`` (argument checks), ``tables`` (Markdown and text
+  tables), ``notebook`` and ``progress`` (what a chapter cell needs to show and glue), ``threads``.
 
-Numeric modules never import matplotlib; only ``lib.figures`` and ``lib.notebook`` do.
+Imports run one way, each at the top of its module: figures import chapter code and concepts, chapter
+code imports concepts, concepts import concepts and the shared modules; there is no import cycle
+(``tests/test_layout.py``). Numeric modules never import matplotlib; only ``lib.figures`` does, and
+``lib.notebook`` renders figures through its style.
 """
 
 __version__ = "0.1.0"

@@ -1,5 +1,7 @@
 """Bigram language models: the full count table, and a bigram factored through an embedding bottleneck.
 
+Taught in: chapters/lesson.md (the width table: how many numbers a token needs).
+
 Two models of ``P(next token | previous token)`` over a vocabulary of ``V`` tokens:
 
 - the **full table** (:func:`count_table`): one free row of ``V`` probabilities per previous token, the
@@ -11,7 +13,9 @@ Two models of ``P(next token | previous token)`` over a vocabulary of ``V`` toke
   with hand-written gradients (softmax cross-entropy: ``dlogits = P − onehot(y)``, then
   ``dU = E[x]ᵀ dlogits`` and ``dE = onehotᵀ (dlogits Uᵀ)``).
 
-Losses are mean cross-entropies in nats per predicted token.
+Losses are mean cross-entropies in nats per predicted token. Departures from Bengio et al. (2003), both
+for speed and for a clear report: training reads the count matrix instead of the pairs (below), and a run
+that diverges stops and says so instead of training on into NaN (below).
 
 Training on counts instead of pairs. The full-batch loss and gradients of a bigram model depend on the
 training pairs ``(x_n, y_n)`` only through the count matrix ``C[i, j] = #{n : x_n = i, y_n = j}``:
@@ -49,10 +53,12 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from lib.embedding import check_ids, lookup, lookup_grad
+from threadpoolctl import threadpool_limits
+
+from lib import validate
+from lib.embedding import lookup, lookup_grad
 from lib.notebook import fmt, logging_numbers, record_gap
 from lib.progress import progress
-from lib.threads import blas_threads
 
 # The lesson's training settings: full batch, lr 10 for 3,000 steps; widths that diverge are retrained at
 # lr 0.1 for 40,000 steps (the lesson: lr 3, 4,000 steps; see the module docstring). Initial weights N(0, 0.1²).
@@ -68,25 +74,14 @@ WIDTHS = (1, 2, 3, 4, 6, 8, 16, 34)
 # --- validation helpers -----------------------------------------------------------------------------
 
 
-def _check_positive_int(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _check_positive_float(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    value = float(value)
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return value
-
-
 def check_counts(counts) -> np.ndarray:
     """Return ``counts`` as a ``(V, V)`` float64 array after checking it is square, finite and non-negative.
 
     Raises ``ValueError`` otherwise, or if every count is zero, and ``TypeError`` for non-numeric counts.
+
+    >>> check_counts([[0, 2], [1, 1]])
+    array([[0., 2.],
+           [1., 1.]])
     """
     counts = np.asarray(counts)
     if counts.ndim != 2 or counts.shape[0] != counts.shape[1] or counts.shape[0] < 1:
@@ -116,10 +111,15 @@ def bigram_counts(ids, vocab_size: int) -> np.ndarray:
     """Count adjacent pairs: ``C[i, j]`` = how often token ``j`` directly follows token ``i`` in ``ids``.
 
     ``ids`` is a 1-D integer sequence of length ``N >= 2``; returns ``(V, V)`` int64 with ``N − 1`` in
-    total. Raises ``ValueError`` for an id outside ``[0, V)`` (via :func:`lib.embedding.check_ids`), a
+    total. Raises ``ValueError`` for an id outside ``[0, V)`` (via :func:`lib.validate.ids`), a
     sequence that is not 1-D or shorter than 2, and ``TypeError`` for non-integer ids.
+
+    >>> bigram_counts([0, 1, 1, 2, 0, 1], 3)  # pairs 0-1, 1-1, 1-2, 2-0, 0-1
+    array([[0, 2, 0],
+           [0, 1, 1],
+           [1, 0, 0]])
     """
-    ids = check_ids(ids, vocab_size)
+    ids = validate.ids(ids, vocab_size)
     if ids.ndim != 1 or ids.size < 2:
         raise ValueError(f"ids must be a 1-D sequence of at least 2 ids, got shape {ids.shape}")
     counts = np.zeros((vocab_size, vocab_size), dtype=np.int64)
@@ -131,8 +131,11 @@ def pairs(ids, vocab_size: int) -> Tuple[np.ndarray, np.ndarray]:
     """The training pairs of a token sequence: inputs ``x = ids[:-1]`` and targets ``y = ids[1:]``, ``(N−1,)`` int64.
 
     Raises like :func:`bigram_counts`.
+
+    >>> pairs([0, 1, 1, 2], 3)
+    (array([0, 1, 1]), array([1, 1, 2]))
     """
-    ids = check_ids(ids, vocab_size)
+    ids = validate.ids(ids, vocab_size)
     if ids.ndim != 1 or ids.size < 2:
         raise ValueError(f"ids must be a 1-D sequence of at least 2 ids, got shape {ids.shape}")
     return ids[:-1].copy(), ids[1:].copy()
@@ -144,12 +147,14 @@ def count_table(counts, alpha: float = 0.0) -> np.ndarray:
     With ``alpha = 0`` (the default) this is the maximum-likelihood bigram model; a row whose token was
     never seen as a previous token is uniform. ``alpha > 0`` is add-α smoothing. Raises ``TypeError``
     for a non-numeric ``alpha``, ``ValueError`` for ``alpha < 0``, and as :func:`check_counts`.
+
+    >>> count_table([[0, 2, 0], [0, 1, 1], [1, 0, 0]])
+    array([[0. , 1. , 0. ],
+           [0. , 0.5, 0.5],
+           [1. , 0. , 0. ]])
     """
     counts = check_counts(counts)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)):
-        raise TypeError(f"alpha must be a number, got {type(alpha).__name__}")
-    if not np.isfinite(alpha) or alpha < 0:
-        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    alpha = validate.number(alpha, "alpha", ge=0)
     V = counts.shape[0]
     smoothed = counts + alpha
     rows = smoothed.sum(axis=1, keepdims=True)
@@ -162,6 +167,9 @@ def table_loss(probs, counts) -> float:
     ``−Σ_ij C_ij log P_ij / Σ_ij C_ij``; both arrays ``(V, V)``. Raises ``ValueError`` if a counted pair
     has probability 0 (the loss would be infinite: fit with ``alpha > 0``), if ``probs`` is not a table of
     probabilities, or if the shapes differ.
+
+    >>> round(table_loss([[0.5, 0.5], [1.0, 0.0]], [[1, 1], [2, 0]]), 4)  # (2 ln 2) / 4 nats
+    0.3466
     """
     counts = check_counts(counts)
     probs = np.asarray(probs, dtype=np.float64)
@@ -183,20 +191,32 @@ def table_loss(probs, counts) -> float:
 
 
 def log_softmax(logits) -> np.ndarray:
-    """Row-wise log-softmax of ``(..., V)`` logits, float64, computed stably (the row maximum is subtracted)."""
+    """Row-wise log-softmax of ``(..., V)`` logits, float64, computed stably (the row maximum is subtracted).
+
+    >>> log_softmax([0.0, 0.0])  # ln 1/2
+    array([-0.6931, -0.6931])
+    """
     z = np.asarray(logits, dtype=np.float64)
     z = z - z.max(axis=-1, keepdims=True)
     return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
 
 
 def softmax(logits) -> np.ndarray:
-    """Row-wise softmax of ``(..., V)`` logits, float64, each row summing to 1."""
+    """Row-wise softmax of ``(..., V)`` logits, float64, each row summing to 1.
+
+    >>> softmax([0.0, np.log(3.0)])
+    array([0.25, 0.75])
+    """
     return np.exp(log_softmax(logits))
 
 
 def num_parameters(vocab_size: int, d: int) -> int:
-    """Parameters of the factored bigram: ``E`` ``(V, d)`` plus ``U`` ``(d, V)`` = ``2 V d``."""
-    return 2 * _check_positive_int(vocab_size, "vocab_size") * _check_positive_int(d, "width d")
+    """Parameters of the factored bigram: ``E`` ``(V, d)`` plus ``U`` ``(d, V)`` = ``2 V d``.
+
+    >>> num_parameters(34, 8)
+    544
+    """
+    return 2 * validate.integer(vocab_size, "vocab_size", low=1) * validate.integer(d, "width d", low=1)
 
 
 def init_params(vocab_size: int, d: int, seed: int = 0, scale: float = INIT_SCALE) -> Tuple[np.ndarray, np.ndarray]:
@@ -204,10 +224,10 @@ def init_params(vocab_size: int, d: int, seed: int = 0, scale: float = INIT_SCAL
 
     Raises ``ValueError`` for ``V < 1``, ``d < 1``, ``scale <= 0`` or a negative seed.
     """
-    vocab_size = _check_positive_int(vocab_size, "vocab_size")
-    d = _check_positive_int(d, "width d")
-    scale = _check_positive_float(scale, "scale")
-    seed = _check_positive_int(seed, "seed", minimum=0)
+    vocab_size = validate.integer(vocab_size, "vocab_size", low=1)
+    d = validate.integer(d, "width d", low=1)
+    scale = validate.number(scale, "scale", gt=0)
+    seed = validate.seed(seed)
     rng = np.random.default_rng(seed)
     E = rng.standard_normal((vocab_size, d)) * scale
     U = rng.standard_normal((d, vocab_size)) * scale
@@ -256,7 +276,7 @@ def sharpness(E, U, counts, step: float = 1e-5) -> float:
     at the lesson's sizes. Raises ``ValueError`` like :func:`factored_loss_and_grads` and for ``step <= 0``.
     """
     E, U = _check_params(E, U)
-    step = _check_positive_float(step, "step")
+    step = validate.number(step, "step", gt=0)
     V, d = E.shape
     x = np.concatenate([E.ravel(), U.ravel()])  # (2 V d,): E's rows, then U's rows
 
@@ -285,7 +305,7 @@ def pairs_loss_and_grads(E, U, x, y) -> Tuple[float, np.ndarray, np.ndarray]:
     """
     E, U = _check_params(E, U)
     V = E.shape[0]
-    x, y = check_ids(x, V), check_ids(y, V)
+    x, y = validate.ids(x, V), validate.ids(y, V)
     if x.ndim != 1 or x.shape != y.shape or x.size < 1:
         raise ValueError(f"x and y must be 1-D of the same non-zero length, got {x.shape} and {y.shape}")
     N = x.size
@@ -349,14 +369,14 @@ class TrainResult:
 
 def _train(loss_and_grads, V: int, d: int, steps: int, lr: float, seed: int, scale: float,
            divergence_factor: float) -> TrainResult:
-    d = _check_positive_int(d, "width d")
-    steps = _check_positive_int(steps, "steps", minimum=0)
-    lr = _check_positive_float(lr, "lr")
-    divergence_factor = _check_positive_float(divergence_factor, "divergence_factor")
+    d = validate.integer(d, "width d", low=1)
+    steps = validate.integer(steps, "steps", low=0)
+    lr = validate.number(lr, "lr", gt=0)
+    divergence_factor = validate.number(divergence_factor, "divergence_factor", gt=0)
     E, U = init_params(V, d, seed, scale)
     limit = divergence_factor * np.log(V)
     losses = np.empty(steps + 1)
-    with blas_threads(1):  # the same sums in the same order on any number of cores (lib.threads)
+    with threadpool_limits(limits=1, user_api="blas"):  # the same sums in the same order on any number of cores
         for step in range(steps + 1):
             with np.errstate(over="ignore", invalid="ignore"):  # a blow-up is detected below, not warned about
                 loss, dE, dU = loss_and_grads(E, U)
@@ -398,8 +418,8 @@ def train_factored_pairs(x, y, vocab_size: int, d: int, *, steps: int = STEPS, l
 
     Used by the tests to show that training on the count matrix changes nothing but the cost.
     """
-    vocab_size = _check_positive_int(vocab_size, "vocab_size")
-    x, y = check_ids(x, vocab_size), check_ids(y, vocab_size)
+    vocab_size = validate.integer(vocab_size, "vocab_size", low=1)
+    x, y = validate.ids(x, vocab_size), validate.ids(y, vocab_size)
     return _train(lambda E, U: pairs_loss_and_grads(E, U, x, y), vocab_size, d, steps, lr, seed, scale,
                   divergence_factor)
 
@@ -448,7 +468,7 @@ def width_sweep(train_counts, val_counts, widths: Sequence[int] = WIDTHS, *, ste
     train_counts, val_counts = check_counts(train_counts), check_counts(val_counts)
     if train_counts.shape != val_counts.shape:
         raise ValueError(f"train and validation counts differ in shape: {train_counts.shape} and {val_counts.shape}")
-    widths = [_check_positive_int(w, "width") for w in widths]
+    widths = [validate.integer(w, "width", low=1) for w in widths]
     if not widths:
         raise ValueError("widths must name at least one width")
     V = train_counts.shape[0]

@@ -1,66 +1,97 @@
-"""Corpora, vocabularies, context windows and frequent-word subsampling.
+"""Corpora and what an embedding sees of them: tokens, a vocabulary, context windows, subsampling.
 
-What a count-based or predictive embedding sees is decided here, before any optimisation: which items
-get a row (:class:`Vocabulary`, with an explicit order, minimum count and unknown-item policy), which
-(centre, context) pairs a sentence yields (:func:`context_pairs`: the whole sentence or ``±w``
-positions, both sides or one), and which occurrences of frequent words are dropped
-(:func:`keep_probability`, :func:`subsample`, Mikolov et al. 2013, "Distributed Representations of
-Words and Phrases and their Compositionality", §2.3).
+Taught in: chapters/embeddings.md (Levels 2 and 3) and chapters/real_text.md.
 
-The module also holds the small constructed animal/vehicle corpus of the four-level "Embeddings"
-chapter (:data:`ANIMAL_VEHICLE_CORPUS`). Its purpose is to make counts and fitted vectors inspectable;
-it is evidence about mechanics, not about natural-language semantics.
+Follows the preprocessing of word2vec (Mikolov et al. 2013, "Distributed Representations of Words and
+Phrases and their Compositionality", §2.3) and of Levy, Goldberg & Dagan (2015, §3) for count models.
+Everything a count-based or predictive embedding sees is decided here, before any optimisation: what
+counts as a word (:func:`tokenize`), which items get a row (:class:`Vocabulary`, with an explicit order,
+minimum count and unknown-item policy), which (centre, context) pairs a sentence yields
+(:func:`context_pairs`, described in words by :func:`describe_context`, the one description of a context
+window in ``lib``), and which occurrences of frequent words are dropped (:func:`keep_probability`,
+:func:`subsample`). Subsets and repetitions of a corpus for learning curves and benchmarks are
+:func:`corpus_fraction` and :func:`repeat_corpus`.
 
 Departures from the sources:
 
 - subsampling follows the paper's discard probability ``1 - sqrt(t / f)`` by default; the word2vec C
   tool's variant ``(sqrt(f / t) + 1) · t / f`` is available as ``formula="word2vec"``;
-- a context window is a fixed ``±w`` (word2vec samples a smaller window per centre word; the expected
-  effect of that sampling is a distance weighting, available in :func:`lib.ppmi.cooccurrence`).
+- a context window here is a fixed ``±w`` (word2vec samples a smaller window per centre word; the
+  expected effect of that sampling is a distance weighting, available in :func:`lib.ppmi.cooccurrence`,
+  and :mod:`lib.sgns` samples it as word2vec does);
+- the tokeniser keeps only the letters a-z and internal apostrophes, where word2vec splits on white
+  space and leaves the rest to the corpus's own preprocessing; before that, :func:`fold` folds case and
+  accents (as gensim's ``simple_preprocess(deacc=True)`` does: "İstanbul" and "Café" become ``istanbul``
+  and ``cafe``), and the benchmark readers of :mod:`lib.evaluation` fold their words with the same
+  function, so that a benchmark word and a corpus token are compared under one rule.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+import unicodedata
 from collections import Counter
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from lib.embedding import check_ids
+from lib import validate
 
-# --- the constructed corpus --------------------------------------------------------------------------
+# --- tokens ---------------------------------------------------------------------------------------
 
-#: The chapter's constructed corpus: 13 three-word sentences about pets and vehicles (39 tokens, 15 types).
-ANIMAL_VEHICLE_CORPUS: Tuple[Tuple[str, ...], ...] = (
-    ("cat", "pet", "soft"),
-    ("kitten", "pet", "soft"),
-    ("dog", "pet", "loyal"),
-    ("puppy", "pet", "loyal"),
-    ("cat", "kitten", "pet"),
-    ("dog", "puppy", "pet"),
-    ("car", "vehicle", "road"),
-    ("truck", "vehicle", "road"),
-    ("car", "carries", "people"),
-    ("truck", "carries", "cargo"),
-    ("car", "truck", "vehicle"),
-    ("kitten", "young", "cat"),
-    ("puppy", "young", "dog"),
-)
-#: The name under which the constructed corpus appears in provenance records.
-ANIMAL_VEHICLE_NAME = "constructed animal/vehicle corpus"
-#: The eight terms the chapter's figures show; the first five are drawn as the animal group.
-FOCUS_TERMS: Tuple[str, ...] = ("cat", "kitten", "dog", "puppy", "car", "truck", "pet", "vehicle")
-ANIMAL_TERMS: Tuple[str, ...] = ("cat", "kitten", "dog", "puppy", "pet")
+#: A token is a run of ASCII letters, possibly with internal apostrophes ("don't", "year's").
+TOKEN_PATTERN = re.compile(r"[a-z]+(?:'[a-z]+)*")
 
 
-def animal_vehicle_corpus() -> List[List[str]]:
-    """The constructed corpus as a new list of sentences (lists of ``str``), safe to modify."""
-    return [list(s) for s in ANIMAL_VEHICLE_CORPUS]
+def fold(text: str) -> str:
+    """``text`` under the one case rule of ``lib``, shared by the corpus tokeniser and the benchmark readers.
+
+    Case-folded (``str.casefold``, Unicode's rule for caseless matching: ``"ß"`` becomes ``"ss"``), then
+    decomposed (NFKD: full-width and ligature letters become plain ones) and stripped of combining marks
+    (accents), then recomposed (NFC); typographic apostrophes (’) become ``'``. Python's ``lower()`` alone
+    turns "İstanbul" into ``"i̇stanbul"``, an ``i`` with a combining dot that matches no corpus token;
+    here it is ``"istanbul"``, as in gensim's ``simple_preprocess(..., deacc=True)``. Raises
+    ``TypeError`` for a non-string.
+
+    >>> fold("İstanbul"), fold("CAFÉ"), fold("Straße"), fold("ＮＡＳＡ"), fold("year’s")
+    ('istanbul', 'cafe', 'strasse', 'nasa', "year's")
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", bare).replace("\u2019", "'")
 
 
-def _check_sentences(sentences, name: str = "sentences") -> List[List[str]]:
+def tokenize(text: str) -> List[str]:
+    """Fold ``text`` (:func:`fold`) and return its tokens: runs of letters ``a-z`` with internal apostrophes.
+
+    The policy, stated because every count depends on it: case and accents are folded (``"Café"`` gives
+    ``cafe``); digits, punctuation and hyphens separate tokens and are dropped (``"south-west"`` gives
+    ``south``, ``west``; ``"4:00pm"`` gives ``pm``); an apostrophe between letters stays inside the token
+    (``"year's"``); typographic apostrophes are first mapped to ``'``; letters with no a-z form after
+    folding (Greek, Cyrillic, ...) separate tokens too. Raises ``TypeError`` for a non-string.
+
+    >>> tokenize("New Year's Eve, south-west of Sydney at 4:00pm.")
+    ['new', "year's", 'eve', 'south', 'west', 'of', 'sydney', 'at', 'pm']
+    >>> tokenize("İstanbul's Café")
+    ["istanbul's", 'cafe']
+    """
+    return TOKEN_PATTERN.findall(fold(text))
+
+
+# --- tokenised corpora ----------------------------------------------------------------------------
+
+
+def check_sentences(sentences, name: str = "sentences") -> List[List[str]]:
+    """``sentences`` as a new list of lists of ``str`` after checking that it is a sequence of token
+    sequences (not a string, and no sentence a string). Raises ``TypeError`` naming ``name`` otherwise.
+
+    >>> check_sentences((("a", "b"), ["c"]))
+    [['a', 'b'], ['c']]
+    """
     if isinstance(sentences, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of sentences (sequences of str), got a single string")
     out = []
@@ -75,16 +106,58 @@ def _check_sentences(sentences, name: str = "sentences") -> List[List[str]]:
     return out
 
 
+def _documents(docs) -> List[List[str]]:
+    docs = check_sentences(docs, "docs")
+    if not docs:
+        raise ValueError("docs must contain at least one document")
+    return docs
+
+
 def corpus_hash(sentences) -> str:
     """SHA-256 of a tokenised corpus (hex, 64 characters), the corpus identity in provenance records.
 
     The hash covers the tokens and the sentence boundaries (the corpus is serialised as JSON, a list of
     lists of strings), so splitting a sentence differently changes it. Raises ``TypeError`` if
     ``sentences`` is not a sequence of token sequences.
+
+    >>> corpus_hash([["a", "b"], ["c"]])[:16]  # SHA-256 of '[["a","b"],["c"]]'
+    '6540752a513beaee'
     """
-    sents = _check_sentences(sentences)
+    sents = check_sentences(sentences)
     payload = json.dumps(sents, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return hashlib.sha256(payload).hexdigest()
+
+
+def corpus_fraction(docs: Sequence[Sequence[str]], fraction: float, *, seed: int = 0) -> List[List[str]]:
+    """A random subset of whole documents holding about ``fraction`` of them: ``round(fraction · D)``
+    documents (at least one), in their original order.
+
+    The documents are ranked once by a permutation drawn with ``numpy.random.default_rng(seed)`` and the
+    first ones kept, so for one seed the subsets are nested (the 25 % subset lies inside the 50 % one),
+    which is what a learning curve needs. Raises ``ValueError`` for ``fraction`` outside ``(0, 1]`` or
+    an empty corpus, ``TypeError`` for malformed documents.
+
+    >>> corpus_fraction([["a"], ["b"], ["c"], ["d"]], 0.5, seed=0)
+    [['a'], ['c']]
+    """
+    docs = _documents(docs)
+    fraction = validate.number(fraction, "fraction", gt=0, le=1)
+    seed = validate.seed(seed)
+    n = max(1, int(round(fraction * len(docs))))
+    keep = np.sort(np.random.default_rng(seed).permutation(len(docs))[:n])
+    return [docs[i] for i in keep]
+
+
+def repeat_corpus(docs: Sequence[Sequence[str]], times: int) -> List[List[str]]:
+    """The corpus repeated ``times`` times in a row (``times · D`` documents), for measuring how cost
+    grows with corpus size on text with the same statistics. Raises ``ValueError`` for ``times < 1``.
+
+    >>> repeat_corpus([["a", "b"], ["c"]], 2)
+    [['a', 'b'], ['c'], ['a', 'b'], ['c']]
+    """
+    docs = _documents(docs)
+    times = validate.integer(times, "times", low=1)
+    return [list(d) for _ in range(times) for d in docs]
 
 
 # --- vocabulary --------------------------------------------------------------------------------------
@@ -153,13 +226,11 @@ class Vocabulary:
             if (cnt < 0).any():
                 raise ValueError("counts must be >= 0")
             cnt = cnt.astype(np.int64)
-        if unknown not in UNKNOWN_POLICIES:
-            raise ValueError(f"unknown must be one of {UNKNOWN_POLICIES}, got {unknown!r}")
+        validate.choice(unknown, "unknown", UNKNOWN_POLICIES)
         if unknown == "map" and unknown_token not in index:
             raise ValueError(f"unknown='map' needs unknown_token {unknown_token!r} among the tokens")
-        if order not in ORDERS:
-            raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
-        _check_min_count(min_count)
+        validate.choice(order, "order", ORDERS)
+        validate.integer(min_count, "min_count", low=1)
         self.tokens: Tuple[str, ...] = tokens
         self.counts: np.ndarray = cnt
         self.counts.setflags(write=False)
@@ -194,15 +265,17 @@ class Vocabulary:
         Raises ``ValueError`` for ``min_count < 1``, ``max_size < 1``, an unknown ``order``/``unknown``, a
         corpus in which no token reaches ``min_count``, or a corpus that already contains
         ``unknown_token`` under ``unknown="map"``; ``TypeError`` for a malformed corpus.
+
+        >>> vocab = Vocabulary.from_sentences([["b", "a", "b"], ["c", "b"]], min_count=1)
+        >>> vocab.tokens, vocab.counts.tolist()
+        (('b', 'a', 'c'), [3, 1, 1])
         """
-        sents = _check_sentences(sentences)
-        _check_min_count(min_count)
+        sents = check_sentences(sentences)
+        validate.integer(min_count, "min_count", low=1)
         if order not in ("count", "alphabetical"):
             raise ValueError(f"order must be 'count' or 'alphabetical' when building from sentences, got {order!r}")
-        if max_size is not None and (
-            isinstance(max_size, bool) or not isinstance(max_size, (int, np.integer)) or max_size < 1
-        ):
-            raise ValueError(f"max_size must be a positive integer or None, got {max_size!r}")
+        if max_size is not None:
+            validate.integer(max_size, "max_size", low=1)
         counter = Counter(tok for s in sents for tok in s)
         if unknown == "map" and unknown_token in counter:
             raise ValueError(f"the corpus already contains the unknown_token {unknown_token!r}; choose another")
@@ -231,7 +304,7 @@ class Vocabulary:
         return len(self.tokens)
 
     def __contains__(self, token) -> bool:
-        return token in self._index
+        return isinstance(token, str) and token in self._index  # a list or a number is never a token
 
     def __iter__(self):
         return iter(self.tokens)
@@ -248,8 +321,10 @@ class Vocabulary:
         """The id of ``token``; an unknown token follows the policy (``"skip"`` raises here too).
 
         Raises :class:`UnknownTokenError` (a ``KeyError`` and a ``ValueError``) naming the token when it
-        has no row and the policy is not ``"map"``.
+        has no row and the policy is not ``"map"``, and ``TypeError`` for a token that is not a ``str``.
         """
+        if not isinstance(token, str):
+            raise TypeError(f"token must be a str, got {token!r}")
         i = self._index.get(token)
         if i is not None:
             return i
@@ -258,19 +333,30 @@ class Vocabulary:
         raise UnknownTokenError(f"token {token!r} is not in the vocabulary of {len(self)} (unknown-item policy {self.unknown!r})")
 
     def token(self, i) -> str:
-        """The token with id ``i``; ``ValueError`` if ``i`` is outside ``[0, V)``, ``TypeError`` if not an int."""
-        return self.tokens[int(check_ids(i, len(self)))]
+        """The token with id ``i``; ``ValueError`` if ``i`` is outside ``[0, V)``, ``TypeError`` if ``i`` is
+        not one integer (a float, a ``bool``, a list ``[0]``: :meth:`decode` takes a sequence of ids).
+
+        >>> Vocabulary(["a", "b"]).token(1)
+        'b'
+        """
+        return self.tokens[validate.one_id(i, len(self))]
 
     def encode(self, tokens: Sequence[str]) -> np.ndarray:
         """Ids of a sentence, ``(n,) int64``, applying the unknown-item policy.
 
         ``"error"`` raises :class:`UnknownTokenError`; ``"skip"`` drops the token (the output is shorter and the
-        surrounding tokens become adjacent, as word2vec does); ``"map"`` uses the unknown row.
+        surrounding tokens become adjacent, as word2vec does); ``"map"`` uses the unknown row. A token that
+        is not a ``str`` is a ``TypeError`` under every policy.
+
+        >>> Vocabulary(["a", "b"], unknown="skip").encode(["b", "z", "a"])
+        array([1, 0])
         """
         if isinstance(tokens, (str, bytes)):
             raise TypeError("encode takes a sequence of tokens, got a single string; split it first")
         ids = []
-        for tok in tokens:
+        for k, tok in enumerate(tokens):
+            if not isinstance(tok, str):  # not even the "skip" policy drops a number or a list silently
+                raise TypeError(f"tokens[{k}] must be a str, got {tok!r}")
             i = self._index.get(tok)
             if i is None:
                 if self.unknown == "skip":
@@ -281,11 +367,15 @@ class Vocabulary:
 
     def encode_sentences(self, sentences) -> List[np.ndarray]:
         """:meth:`encode` applied to every sentence: a list of ``(n_s,) int64`` arrays."""
-        return [self.encode(s) for s in _check_sentences(sentences)]
+        return [self.encode(s) for s in check_sentences(sentences)]
 
     def decode(self, ids) -> List[str]:
-        """Tokens for a 1-D sequence of ids; ``ValueError`` for an id outside ``[0, V)``."""
-        arr = check_ids(ids, len(self))
+        """Tokens for a 1-D sequence of ids; ``ValueError`` for an id outside ``[0, V)``.
+
+        >>> Vocabulary(["a", "b"]).decode([1, 1, 0])
+        ['b', 'b', 'a']
+        """
+        arr = validate.ids(ids, len(self))
         if arr.ndim != 1:
             raise ValueError(f"decode takes a 1-D sequence of ids, got shape {arr.shape}")
         return [self.tokens[i] for i in arr]
@@ -311,20 +401,30 @@ class UnknownTokenError(KeyError, ValueError):
         return str(self.args[0]) if self.args else ""
 
 
-def _check_min_count(min_count) -> None:
-    if isinstance(min_count, bool) or not isinstance(min_count, (int, np.integer)) or min_count < 1:
-        raise ValueError(f"min_count must be an integer >= 1, got {min_count!r}")
+def token_index(vocab) -> Dict[str, int]:
+    """``{token: row}`` of a :class:`Vocabulary` or of a sequence of tokens (the rows of a table, in order).
+
+    Raises ``TypeError`` for a single string or a non-string token and ``ValueError`` for a token that
+    appears twice.
+
+    >>> token_index(["cat", "dog"])
+    {'cat': 0, 'dog': 1}
+    """
+    if isinstance(vocab, Vocabulary):
+        return vocab.index
+    if isinstance(vocab, (str, bytes)):
+        raise TypeError("vocab must be a Vocabulary or a sequence of tokens, got a single string")
+    index: Dict[str, int] = {}
+    for i, tok in enumerate(vocab):
+        if not isinstance(tok, str):
+            raise TypeError(f"vocabulary tokens must be str, got {tok!r}")
+        if tok in index:
+            raise ValueError(f"token {tok!r} appears twice in the vocabulary")
+        index[tok] = i
+    return index
 
 
 # --- context windows ---------------------------------------------------------------------------------
-
-
-def _check_window(window):
-    if window is None:
-        return None
-    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
-        raise ValueError(f"window must be None (the whole sentence) or an integer >= 1, got {window!r}")
-    return int(window)
 
 
 def _as_id_sentences(sentences, vocab_size: int | None) -> List[np.ndarray]:
@@ -347,7 +447,7 @@ def _as_id_sentences(sentences, vocab_size: int | None) -> List[np.ndarray]:
                 raise ValueError(f"sentence {k} holds an id above 2**63 - 1: {int(arr.max())}")
             arr = arr.astype(np.int64)
         else:
-            arr = check_ids(arr, vocab_size)
+            arr = validate.ids(arr, vocab_size)
         out.append(arr)
     return out
 
@@ -376,9 +476,19 @@ def context_pairs(
     Cost is ``O(L · w)`` per sentence of length ``L`` (``O(L²)`` for the whole sentence). Raises
     ``ValueError`` for ``window < 1``, a non-1-D sentence or an id out of range; ``TypeError`` for
     non-integer ids.
+
+    >>> context_pairs([[7, 8, 9]], window=1, vocab_size=10)  # (centre, context), within the sentence
+    array([[7, 8],
+           [8, 7],
+           [8, 9],
+           [9, 8]])
     """
-    window = _check_window(window)
-    sents = _as_id_sentences(sentences, vocab_size)
+    window = validate.window(window)
+    return _pairs(_as_id_sentences(sentences, vocab_size), window, symmetric, return_distance)
+
+
+def _pairs(sents, window, symmetric, return_distance):
+    """:func:`context_pairs` on checked id arrays and a checked window (the shared core)."""
     pieces, dists = [], []
     for s in sents:
         n = s.shape[0]
@@ -402,12 +512,41 @@ def context_pairs(
     return (pairs, dist) if return_distance else pairs
 
 
-def describe_context(window: int | None, symmetric: bool = True) -> str:
-    """A one-line description of a context definition for provenance, e.g. ``"±2 positions"``."""
-    window = _check_window(window)
+def describe_context(
+    window: Optional[int],
+    symmetric: bool = True,
+    *,
+    unit: str = "sentence",
+    dynamic: bool = False,
+    weighting: Optional[str] = None,
+) -> str:
+    """The one description, in words, of a context window, for provenance records.
+
+    ``window`` and ``symmetric`` as in :func:`context_pairs`; ``unit``: what a sequence of the corpus is
+    (``"sentence"`` or ``"document"``), across which no window reaches; ``dynamic``: word2vec's window
+    that shrinks at random per centre word (:mod:`lib.sgns`, gensim), for a symmetric integer window
+    only; ``weighting``: a distance weighting of the counts (:func:`lib.ppmi.cooccurrence`). Raises
+    ``ValueError`` for a bad window, a dynamic window that is one-sided or the whole sentence.
+
+    >>> describe_context(2)
+    '±2 positions within the sentence'
+    >>> describe_context(5, unit="document", dynamic=True)
+    'dynamic window ±5 within the document'
+    >>> describe_context(None, weighting="harmonic")
+    'every other word of the sentence, harmonic distance weighting'
+    """
+    window = validate.window(window)
+    if dynamic and (window is None or not symmetric):
+        raise ValueError("a dynamic window needs an integer window on both sides of the centre")
     if window is None:
-        return "every other word of the sentence" + ("" if symmetric else " that follows the centre")
-    return f"±{window} positions within the sentence" if symmetric else f"the {window} following positions within the sentence"
+        text = f"every other word of the {unit}" + ("" if symmetric else " that follows the centre")
+    elif dynamic:
+        text = f"dynamic window ±{window} within the {unit}"
+    elif symmetric:
+        text = f"±{window} positions within the {unit}"
+    else:
+        text = f"the {window} following positions within the {unit}"
+    return text if weighting is None else f"{text}, {weighting} distance weighting"
 
 
 # --- subsampling of frequent words --------------------------------------------------------------------
@@ -428,13 +567,13 @@ def keep_probability(counts, t: float = 1e-5, *, formula: str = "paper") -> np.n
     Items with a zero count get probability 1 (they never occur). Raises ``ValueError`` for ``t`` not
     finite and positive, negative counts, all-zero counts or an unknown formula; ``TypeError`` for
     non-integer counts.
+
+    >>> keep_probability([1, 99], t=0.01)  # f = 0.01 and 0.99: keep min(1, sqrt(t / f))
+    array([1.    , 0.1005])
     """
     cnt = _check_counts(counts)
-    t = float(t)
-    if not np.isfinite(t) or t <= 0:
-        raise ValueError(f"subsampling threshold t must be a finite number > 0, got {t!r}")
-    if formula not in SUBSAMPLING_FORMULAS:
-        raise ValueError(f"formula must be one of {SUBSAMPLING_FORMULAS}, got {formula!r}")
+    t = validate.number(t, "subsampling threshold t", gt=0)
+    validate.choice(formula, "formula", SUBSAMPLING_FORMULAS)
     total = cnt.sum(dtype=np.float64)  # a float sum: int64 counts near 2**62 would overflow
     f = cnt / total
     keep = np.ones_like(f)
@@ -454,9 +593,12 @@ def subsample(sentences, counts, t: float = 1e-5, *, seed=0, formula: str = "pap
     remaining words move closer together. ``seed`` is an ``int`` or a ``numpy.random.Generator``; the
     global NumPy state is never used. ``counts`` is ``(V,)`` and every id must lie in ``[0, V)``.
     Raises like :func:`keep_probability` and ``ValueError`` for ids out of range.
+
+    >>> subsample([[0, 1, 0, 1]], [1, 1000], t=1e-9, seed=0)  # both items far above t: almost all dropped
+    [array([], dtype=int64)]
     """
     keep = keep_probability(counts, t, formula=formula)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(_check_seed(seed))
+    rng = validate.rng(seed)
     sents = _as_id_sentences(sentences, keep.shape[0])
     out = []
     for s in sents:
@@ -478,31 +620,31 @@ def _check_counts(counts) -> np.ndarray:
     return cnt.astype(np.int64)
 
 
-def _check_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer (or a numpy Generator), got {seed!r}")
-    return int(seed)
-
-
 def token_counts(sentences, vocab_size: int) -> np.ndarray:
-    """Occurrences of each id in encoded ``sentences``: ``(vocab_size,) int64``; ``ValueError`` for bad ids."""
+    """Occurrences of each id in encoded ``sentences``: ``(vocab_size,) int64``; ``ValueError`` for bad ids.
+
+    >>> token_counts([[0, 2, 2], [2]], 4)
+    array([1, 0, 3, 0])
+    """
     sents = _as_id_sentences(sentences, vocab_size)
     flat = np.concatenate(sents) if sents else np.zeros(0, dtype=np.int64)
     return np.bincount(flat, minlength=vocab_size).astype(np.int64)
 
 
 __all__ = [
-    "ANIMAL_VEHICLE_CORPUS",
-    "ANIMAL_VEHICLE_NAME",
-    "ANIMAL_TERMS",
-    "FOCUS_TERMS",
+    "TOKEN_PATTERN",
     "UnknownTokenError",
     "Vocabulary",
-    "animal_vehicle_corpus",
+    "check_sentences",
     "context_pairs",
+    "corpus_fraction",
     "corpus_hash",
     "describe_context",
+    "fold",
     "keep_probability",
+    "repeat_corpus",
     "subsample",
     "token_counts",
+    "token_index",
+    "tokenize",
 ]

@@ -1,5 +1,8 @@
 """Sharded embedding tables and a vocabulary-parallel softmax on ``torch.distributed``.
 
+Taught in: chapters/scale.md ("Sharding a table by rows", "Sharding a table by columns", "A softmax over a
+sharded vocabulary").
+
 When a ``(V, D)`` table is too large for one device it is split over ``world_size`` processes (ranks):
 
 - **row-wise** (:class:`RowShardedEmbedding`): rank ``r`` holds a contiguous block of rows. Each rank
@@ -28,12 +31,11 @@ collective *for another rank* (its own block stays local), at the tensors' items
 framing is not included. :func:`plan_exchange` computes the same counts from the ids alone, with no
 process group, so the chapter can draw them for any number of ranks.
 
-Running: :func:`spawn` starts ``world_size`` processes on this machine with the gloo backend (CPU) and
-returns each rank's result, raising a :class:`RankError` with the failing rank's traceback (or a
-``TimeoutError``) instead of hanging. The same module runs under ``torchrun``
-(``torchrun --nproc-per-node 4 -m lib.distributed``) and, with ``backend="nccl"`` and each rank's
-tensors on ``cuda:<local rank>``, on GPUs: the collectives used (``all_to_all_single``, ``all_reduce``)
-exist in both backends.
+Running: the classes and functions here are called on every rank of an initialised process group;
+:func:`lib.processes.spawn` starts such a group on this machine (gloo, CPU), and ``torchrun`` starts one
+on one or several machines (the chapter's check runs under it: ``torchrun --nproc-per-node 4 -m
+lib.chapters.scale``). With ``backend="nccl"`` and each rank's tensors on ``cuda:<local rank>`` the same
+code runs on GPUs: the collectives used (``all_to_all_single``, ``all_reduce``) exist in both backends.
 
 Departures from the systems cited: no overlap of communication with computation, no caching of hot
 rows, no pipelining of all-to-alls. By default (``dedupe=True``) each rank sends every distinct id once,
@@ -42,24 +44,16 @@ so that a repeated id costs one row of traffic; ``dedupe=False`` sends one row p
 
 from __future__ import annotations
 
-import argparse
-import datetime
 import math
-import os
-import queue
-import shutil
-import tempfile
-import time
-import traceback
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Dict, List, Sequence
 
 import numpy as np
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
-from lib.embedding import check_ids
+from lib import validate
 
 ID_BYTES = 8  # ids travel as int64
 COUNT_BYTES = 8  # split sizes travel as int64
@@ -68,22 +62,18 @@ COUNT_BYTES = 8  # split sizes travel as int64
 # --- shard arithmetic (no communication) ------------------------------------------------------------
 
 
-def _check_world(world_size) -> int:
-    if isinstance(world_size, bool) or not isinstance(world_size, (int, np.integer)) or world_size < 1:
-        raise ValueError(f"world_size must be an integer >= 1, got {world_size!r}")
-    return int(world_size)
-
-
 def shard_sizes(n: int, world_size: int, what: str = "rows") -> List[int]:
     """Sizes of ``world_size`` contiguous shards of ``n`` items, as even as possible.
 
     The first ``n % world_size`` shards hold ``n // world_size + 1`` items, the others ``n // world_size``
     (the split of ``torch.tensor_split``). Returns a list of ``int`` summing to ``n``. Raises
     ``ValueError`` when ``world_size < 1`` or ``n < world_size`` (a rank would hold no ``what``).
+
+    >>> shard_sizes(10, 3)
+    [4, 3, 3]
     """
-    world_size = _check_world(world_size)
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"number of {what} must be an integer >= 1, got {n!r}")
+    world_size = validate.integer(world_size, "world_size", low=1)
+    n = validate.integer(n, f"number of {what}", low=1)
     if n < world_size:
         raise ValueError(
             f"cannot shard {n} {what} over {world_size} ranks: each rank needs at least one (need {what} >= world_size)"
@@ -96,6 +86,9 @@ def shard_offsets(n: int, world_size: int, what: str = "rows") -> List[int]:
     """Start of every shard and the end of the last: ``world_size + 1`` ints, ``[0, ..., n]``.
 
     Shard ``r`` holds items ``offsets[r] <= i < offsets[r + 1]``. Raises like :func:`shard_sizes`.
+
+    >>> shard_offsets(10, 3)
+    [0, 4, 7, 10]
     """
     return [0] + np.cumsum(shard_sizes(n, world_size, what)).tolist()
 
@@ -103,9 +96,12 @@ def shard_offsets(n: int, world_size: int, what: str = "rows") -> List[int]:
 def row_owner(ids, V: int, world_size: int) -> np.ndarray:
     """Rank that owns each id under row-wise sharding of ``V`` rows: same shape as ``ids``, int64.
 
-    ``ids`` are checked with :func:`lib.embedding.check_ids` (``ValueError`` outside ``[0, V)``).
+    ``ids`` are checked with :func:`lib.validate.ids` (``ValueError`` outside ``[0, V)``).
+
+    >>> row_owner([0, 4, 9], 10, 3)
+    array([0, 1, 2])
     """
-    ids = check_ids(ids, V)
+    ids = validate.ids(ids, V)
     offsets = np.asarray(shard_offsets(V, world_size))
     return (np.searchsorted(offsets, ids, side="right") - 1).astype(np.int64)
 
@@ -180,11 +176,13 @@ def plan_exchange(
       gradients the same as rows.
 
     Raises ``ValueError`` for an unknown scheme, out-of-range ids or too few rows / columns.
+
+    >>> plan_exchange([[1, 6], [2]], V=10, D=3, itemsize=4)[0]["total_bytes"]  # counts 8, id 8, rows 12, gradients 12
+    40
     """
-    if scheme not in ("row", "column"):
-        raise ValueError(f"scheme must be 'row' or 'column', got {scheme!r}")
-    W = _check_world(len(ids_per_rank))
-    flat = [check_ids(ids, V).reshape(-1) for ids in ids_per_rank]
+    validate.choice(scheme, "scheme", ("row", "column"))
+    W = validate.integer(len(ids_per_rank), "world_size (the number of batches)", low=1)
+    flat = [validate.ids(ids, V).reshape(-1) for ids in ids_per_rank]
     stats = [CommStats(count_bytes=COUNT_BYTES * (W - 1)) for _ in range(W)]
     if scheme == "row":
         shard_sizes(V, W)  # validates V >= W
@@ -333,7 +331,7 @@ class RowShardedEmbedding(torch.nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """Rows ``ids.shape + (D,)`` of the whole table for this rank's ``ids``; a collective (see the class)."""
         W, rank = self.world_size, self.rank
-        ids_np = check_ids(ids.detach().cpu().numpy(), self.V)
+        ids_np = validate.ids(ids.detach().cpu().numpy(), self.V)
         flat = torch.as_tensor(ids_np.reshape(-1), device=self.local.device)
         if self.dedupe:
             send_ids, gather = torch.unique(flat, sorted=True, return_inverse=True)
@@ -394,7 +392,7 @@ class ColumnShardedEmbedding(torch.nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """Rows ``ids.shape + (D,)`` of the whole table for this rank's ``ids``; a collective (see the class)."""
         W, rank = self.world_size, self.rank
-        ids_np = check_ids(ids.detach().cpu().numpy(), self.V)
+        ids_np = validate.ids(ids.detach().cpu().numpy(), self.V)
         flat = torch.as_tensor(ids_np.reshape(-1), device=self.local.device)
         n = flat.numel()
         counts = torch.full((W,), n, dtype=torch.int64, device=flat.device)
@@ -471,412 +469,3 @@ def vocab_parallel_cross_entropy(
     mine = (local_t >= 0) & (local_t < logits_local.shape[1])
     picked = logp.gather(1, local_t.clamp(0, logits_local.shape[1] - 1)[:, None])[:, 0] * mine
     return -_ReduceFromParallel.apply(picked.sum(), group) / targets.shape[0]
-
-
-# --- running on several processes --------------------------------------------------------------------
-
-
-class RankError(RuntimeError):
-    """A rank raised: ``rank`` is its number, ``remote_traceback`` its formatted traceback."""
-
-    def __init__(self, rank: int, remote_traceback: str, others: Optional[Dict[int, str]] = None):
-        self.rank, self.remote_traceback, self.others = rank, remote_traceback, others or {}
-        lines = remote_traceback.strip().splitlines() or ["(no traceback)"]
-        msg = f"rank {rank} failed: {lines[-1]}"
-        if len(lines) > 1:
-            msg += f"\n\n--- traceback of rank {rank} ---\n{remote_traceback}"
-        if self.others:
-            msg += "\n(also failed, probably because rank %d did: %s)" % (
-                rank,
-                "; ".join(f"rank {r}: {t.strip().splitlines()[-1]}" for r, t in sorted(self.others.items())),
-            )
-        super().__init__(msg)
-
-
-def _worker(rank, world_size, init_file, backend, collective_timeout, threads, fn, args, kwargs, results):
-    try:
-        torch.set_num_threads(threads)
-        if backend == "nccl":  # one GPU per rank
-            torch.cuda.set_device(rank % torch.cuda.device_count())
-        dist.init_process_group(
-            backend,
-            init_method=f"file://{init_file}",
-            rank=rank,
-            world_size=world_size,
-            timeout=datetime.timedelta(seconds=collective_timeout),
-        )
-        out = fn(rank, world_size, *args, **kwargs)
-        results.put(("ok", rank, out))
-    except BaseException:  # noqa: BLE001 - every failure must reach the parent
-        results.put(("error", rank, traceback.format_exc()))
-    finally:
-        results.close()
-        results.join_thread()  # the message is in the pipe before this rank's sockets close
-        if dist.is_initialized():
-            dist.destroy_process_group()
-
-
-_PEER_LOSS = ("Connection closed by peer", "Connection reset by peer", "transport/tcp")
-
-
-def _is_peer_loss(tb: str) -> bool:
-    """True when a rank's error only says that another rank went away (gloo's transport errors)."""
-    return any(marker in tb for marker in _PEER_LOSS)
-
-
-# forkserver: the first call starts a server process that imports torch once; later calls fork ranks
-# from it in a fraction of a second. Where forkserver does not exist (Windows), every rank is spawned.
-_START_METHOD = "forkserver" if "forkserver" in __import__("multiprocessing").get_all_start_methods() else "spawn"
-
-
-def _check_timeout(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number of seconds > 0, got {value!r}")
-    return float(value)
-
-
-def spawn(
-    fn: Callable,
-    world_size: int,
-    *args: Any,
-    timeout: float = 120.0,
-    collective_timeout: Optional[float] = None,
-    backend: str = "gloo",
-    threads_per_rank: int = 1,
-    **kwargs: Any,
-) -> List[Any]:
-    """Run ``fn(rank, world_size, *args, **kwargs)`` on ``world_size`` new processes; return their results.
-
-    Each process initialises ``torch.distributed`` (``backend``, default gloo; rendezvous through a file
-    in a fresh temporary directory, so no port is needed) before calling ``fn``; ``fn`` must be a
-    module-level function (the processes are started with the ``spawn`` method and import it) and its
-    result picklable. Returns ``[result of rank 0, result of rank 1, ...]``.
-
-    Never hangs: if any rank raises, the others are terminated and a :class:`RankError` carrying that
-    rank's traceback is raised (errors other ranks reported within a second are attached, and a rank
-    whose error only says that a peer went away is not taken for the cause); if a process dies
-    without reporting, ``RankError`` names its exit code; if not every rank has finished after
-    ``timeout`` seconds (start-up included), all are terminated and ``TimeoutError`` names the missing
-    ranks. ``collective_timeout`` (default: ``timeout``) bounds each collective inside the ranks.
-    ``threads_per_rank`` sets ``torch.set_num_threads`` in each rank. Raises ``ValueError`` for a bad
-    ``world_size``, timeout or thread count, and ``TypeError`` when ``fn`` cannot be imported by the ranks
-    (a lambda, a nested function, a function defined in ``__main__`` or a notebook).
-    """
-    import torch.multiprocessing as mp
-
-    world_size = _check_world(world_size)
-    if not callable(fn):
-        raise TypeError(f"fn must be a function, got {fn!r}")
-    where = getattr(fn, "__module__", None)
-    if where in (None, "__main__") or "<" in getattr(fn, "__qualname__", "<"):
-        raise TypeError(
-            f"fn must be a module-level function of an importable module (the ranks import it), got {fn!r} "
-            f"from {where!r}: a lambda, a nested function or one defined in a notebook cannot be imported"
-        )
-    timeout = _check_timeout(timeout, "timeout")
-    collective_timeout = (
-        timeout if collective_timeout is None else _check_timeout(collective_timeout, "collective_timeout")
-    )
-    if isinstance(threads_per_rank, bool) or not isinstance(threads_per_rank, int) or threads_per_rank < 1:
-        raise ValueError(f"threads_per_rank must be an integer >= 1, got {threads_per_rank!r}")
-    ctx = mp.get_context(_START_METHOD)
-    if _START_METHOD == "forkserver":
-        ctx.set_forkserver_preload(["torch", "lib.distributed"])  # the server imports torch once
-    results = ctx.Queue()
-    tmp = tempfile.mkdtemp(prefix="embook-dist-")
-    procs = [
-        ctx.Process(
-            target=_worker,
-            args=(
-                r,
-                world_size,
-                os.path.join(tmp, "rendezvous"),
-                backend,
-                collective_timeout,
-                threads_per_rank,
-                fn,
-                args,
-                kwargs,
-                results,
-            ),
-            daemon=True,
-        )
-        for r in range(world_size)
-    ]
-    out: Dict[int, Any] = {}
-    errors: Dict[int, str] = {}
-    started: List[Any] = []
-    try:
-        for p in procs:
-            p.start()
-            started.append(p)
-        deadline = time.monotonic() + timeout
-        while len(out) < world_size and not errors:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                missing = [r for r in range(world_size) if r not in out]
-                raise TimeoutError(
-                    f"ranks {missing} of {world_size} did not finish within {timeout:g} s; all ranks were terminated"
-                )
-            try:
-                kind, rank, payload = results.get(timeout=min(remaining, 0.2))
-            except queue.Empty:
-                dead = [r for r, p in enumerate(procs) if r not in out and p.exitcode is not None]
-                if dead:
-                    try:  # a rank that exited normally may have a message still in the pipe
-                        kind, rank, payload = results.get(timeout=1.0)
-                    except queue.Empty:
-                        r = dead[0]
-                        errors[r] = f"exited with code {procs[r].exitcode} without reporting a result (see its stderr)"
-                        break
-                else:
-                    continue
-            if kind == "ok":
-                out[rank] = payload
-            else:
-                errors[rank] = payload
-        if errors:
-            grace = time.monotonic() + 1.0  # collect what the other ranks say, briefly
-            while time.monotonic() < grace:
-                try:
-                    kind, rank, payload = results.get(timeout=0.1)
-                except queue.Empty:
-                    continue
-                if kind == "error":
-                    errors.setdefault(rank, payload)
-            for r, p in enumerate(procs):  # ranks that died without a word (os._exit, a crash, a kill)
-                if r not in out and r not in errors and p.exitcode not in (None, 0):
-                    errors[r] = f"exited with code {p.exitcode} without reporting a result (see its stderr)"
-            # The root cause is the first error that is not a rank losing its connection to a peer.
-            causes = [r for r in errors if not _is_peer_loss(errors[r])] or list(errors)
-            first = causes[0]
-            others = {r: t for r, t in errors.items() if r != first}
-            raise RankError(first, errors[first], others)
-        return [out[r] for r in range(world_size)]
-    finally:
-        for p in started:
-            if p.is_alive():
-                p.terminate()
-        for p in started:
-            p.join(timeout=5)
-            if p.is_alive():  # pragma: no cover - terminate() was ignored
-                p.kill()
-                p.join(timeout=5)
-        results.close()
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-# --- the checks the chapter and the tests run on every rank -----------------------------------------
-
-
-def make_case(
-    V: int, D: int, world_size: int, batch: int, *, distribution: str = "uniform", N: int = 8, seed: int = 0
-) -> Dict[str, Any]:
-    """A seeded test case for :func:`check_sharding`: tables, one batch of ids per rank, softmax inputs.
-
-    Returns ``{"table": (V, D) float64, "ids_per_rank": [(batch,) int64, ...], "hidden": (N, D),
-    "out_table": (V, D), "targets": (N,) int64}`` as NumPy arrays. Ids follow ``distribution``
-    (``"uniform"`` or ``"zipf"``, see :func:`lib.sparse_updates.sample_ids`), seeded per rank.
-    """
-    from lib.sparse_updates import sample_ids
-
-    world_size = _check_world(world_size)
-    rng = np.random.default_rng(seed)
-    return {
-        "table": rng.standard_normal((V, D)),
-        "ids_per_rank": [sample_ids(V, batch, distribution=distribution, seed=seed + 1 + r) for r in range(world_size)],
-        "hidden": rng.standard_normal((N, D)),
-        "out_table": rng.standard_normal((V, D)) / np.sqrt(D),
-        "targets": rng.integers(0, V, size=N),
-    }
-
-
-def _default_device(rank: int) -> str:
-    """``"cuda:<rank mod GPUs>"`` when the process group uses NCCL, else ``"cpu"``."""
-    if dist.is_initialized() and dist.get_backend() == "nccl":
-        return f"cuda:{rank % torch.cuda.device_count()}"
-    return "cpu"
-
-
-def _max_abs(a: torch.Tensor, b: torch.Tensor) -> float:
-    return float((a - b).abs().max()) if a.numel() else 0.0
-
-
-def check_sharding(
-    rank: int,
-    world_size: int,
-    case: Dict[str, Any],
-    *,
-    dedupe: bool = True,
-    dtype: str = "float64",
-    device: Optional[str] = None,
-) -> Dict[str, Any]:
-    """Run on every rank: compare the sharded computations with the unsharded ones; return the evidence.
-
-    ``case`` is a :func:`make_case` dict (``hidden`` / ``out_table`` / ``targets`` may be absent to skip
-    the softmax). Every rank rebuilds the unsharded reference from ``case`` (all ranks' ids are in it),
-    so no gathering is needed. Lookups: row- and column-sharded outputs against ``table[ids]``; the loss
-    ``Σ_r Σ (out_r · c_r)`` (``c_r`` seeded per rank) is back-propagated and each rank's shard gradient
-    compared with its block of the unsharded autograd gradient. Softmax: this rank's slice of the
-    vocabulary-parallel log-softmax, the cross-entropy and the gradients of ``out_table`` and ``hidden``.
-
-    ``device``: where this rank's tensors live; default ``"cpu"`` for gloo and ``"cuda:<rank mod number of
-    GPUs>"`` for NCCL (the NCCL path is written for GPUs but the book's tests run it on CPU only).
-
-    Returns a dict of floats (``*_err``: max absolute differences), this rank's :class:`CommStats` dicts
-    (``row_stats``, ``col_stats``) and ``log_softmax`` (this rank's ``(N, V_r)`` slice, NumPy).
-    """
-    if device is None:
-        device = _default_device(rank)
-    tdtype = getattr(torch, dtype)
-    table = torch.as_tensor(case["table"], dtype=tdtype, device=device)
-    V, D = table.shape
-    ids_all = [torch.as_tensor(np.asarray(i, dtype=np.int64), device=device) for i in case["ids_per_rank"]]
-    ids = ids_all[rank]
-    coef = [
-        torch.as_tensor(
-            np.random.default_rng(1000 + r).standard_normal(tuple(i.shape) + (D,)), dtype=tdtype, device=device
-        )
-        for r, i in enumerate(ids_all)
-    ]
-    # unsharded reference: one table, every rank's batch, the sum of every rank's loss
-    ref = table.clone().requires_grad_(True)
-    sum((F.embedding(i, ref) * c).sum() for i, c in zip(ids_all, coef)).backward()
-    out: Dict[str, Any] = {"rank": rank}
-
-    row = RowShardedEmbedding.from_full(table, dedupe=dedupe)
-    y = row(ids)
-    out["row_lookup_err"] = _max_abs(y.detach(), table[ids])
-    (y * coef[rank]).sum().backward()
-    lo, hi = row.offsets[rank], row.offsets[rank + 1]
-    out["row_grad_err"] = _max_abs(row.local.grad, ref.grad[lo:hi])
-    out["row_stats"] = row.stats.as_dict()
-
-    col = ColumnShardedEmbedding.from_full(table)
-    y = col(ids)
-    out["col_lookup_err"] = _max_abs(y.detach(), table[ids])
-    (y * coef[rank]).sum().backward()
-    c0 = shard_offsets(D, world_size, "columns")
-    out["col_grad_err"] = _max_abs(col.local.grad, ref.grad[:, c0[rank] : c0[rank + 1]])
-    out["col_stats"] = col.stats.as_dict()
-
-    if "hidden" in case:
-        h_full = torch.as_tensor(case["hidden"], dtype=tdtype, device=device)
-        w_full = torch.as_tensor(case["out_table"], dtype=tdtype, device=device)
-        t = torch.as_tensor(np.asarray(case["targets"], dtype=np.int64), device=device)
-        h_ref, w_ref = h_full.clone().requires_grad_(True), w_full.clone().requires_grad_(True)
-        logp_ref = F.log_softmax(h_ref @ w_ref.T, dim=1)
-        F.nll_loss(logp_ref, t).backward()
-        off = shard_offsets(V, world_size)
-        lo, hi = off[rank], off[rank + 1]
-        h = h_full.clone().requires_grad_(True)
-        w_local = w_full[lo:hi].clone().requires_grad_(True)
-        z = vocab_parallel_logits(h, w_local)
-        logp = vocab_parallel_log_softmax(z)
-        out["log_softmax_err"] = _max_abs(logp.detach(), logp_ref.detach()[:, lo:hi])
-        out["log_softmax"] = logp.detach().cpu().numpy()
-        loss = vocab_parallel_cross_entropy(z, t, lo)
-        loss.backward()
-        out["ce"] = float(loss.detach())
-        out["ce_err"] = abs(float(loss.detach()) - float(F.cross_entropy(h_full @ w_full.T, t)))
-        out["out_grad_err"] = _max_abs(w_local.grad, w_ref.grad[lo:hi])
-        out["hidden_grad_err"] = _max_abs(h.grad, h_ref.grad)
-    return out
-
-
-def sharded_lookup(rank: int, world_size: int, table, ids_per_rank: Sequence, *, scheme: str = "row") -> np.ndarray:
-    """Run on every rank: look up this rank's ids in ``table`` sharded by ``scheme`` (``"row"`` or
-    ``"column"``); return the rows, ``ids.shape + (D,)`` as NumPy.
-
-    ``table`` ``(V, D)`` and ``ids_per_rank`` (one array-like per rank) are the same on every rank. A bad
-    id raises ``ValueError`` on the rank that holds it (which :func:`spawn` reports as a :class:`RankError`).
-    """
-    if scheme not in ("row", "column"):
-        raise ValueError(f"scheme must be 'row' or 'column', got {scheme!r}")
-    device = _default_device(rank)
-    table = torch.as_tensor(np.asarray(table), device=device)
-    cls = RowShardedEmbedding if scheme == "row" else ColumnShardedEmbedding
-    emb = cls.from_full(table)
-    ids = torch.as_tensor(np.asarray(ids_per_rank[rank], dtype=np.int64), device=device)
-    with torch.no_grad():
-        return emb(ids).cpu().numpy()
-
-
-def check_many(rank: int, world_size: int, cases: Sequence[Dict[str, Any]], **kwargs) -> List[Dict[str, Any]]:
-    """:func:`check_sharding` for each of ``cases`` in one process group (start-up paid once)."""
-    return [check_sharding(rank, world_size, c, **kwargs) for c in cases]
-
-
-def summarise(results: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
-    """Combine one :func:`check_sharding` result per rank: the largest error of each kind over ranks,
-    the bytes summed over ranks (``row_*`` / ``col_*``), and the rows each rank served."""
-    errs = {k: max(float(r[k]) for r in results) for k in results[0] if k.endswith("_err")}
-    summary: Dict[str, Any] = dict(errs)
-    for scheme in ("row", "col"):
-        for key in results[0][f"{scheme}_stats"]:
-            summary[f"{scheme}_{key}"] = int(sum(r[f"{scheme}_stats"][key] for r in results))
-        summary[f"{scheme}_rows_served_per_rank"] = [int(r[f"{scheme}_stats"]["rows_served"]) for r in results]
-    if "log_softmax" in results[0]:
-        summary["log_softmax"] = np.concatenate([r["log_softmax"] for r in results], axis=1)
-        summary["ce"] = float(results[0]["ce"])
-    return summary
-
-
-# --- command line / torchrun --------------------------------------------------------------------------
-
-
-def _report(summary: Dict[str, Any], world_size: int) -> str:
-    lines = [f"world_size={world_size}"]
-    for k in sorted(summary):
-        if k.endswith("_err"):
-            lines.append(f"  {k:>18}: {summary[k]:.3g}")
-    for scheme, name in (("row", "row-wise"), ("col", "column-wise")):
-        lines.append(
-            f"  {name} bytes sent per batch (all ranks): forward {summary[f'{scheme}_forward_bytes']}, "
-            f"backward {summary[f'{scheme}_grad_bytes']}"
-        )
-    return "\n".join(lines)
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``python -m lib.distributed [--world-size W]`` spawns W gloo processes and checks the sharded
-    lookups and softmax against the unsharded ones; under ``torchrun`` (``RANK`` / ``WORLD_SIZE`` set)
-    it runs the same check on the ranks torchrun started. Returns 0 when every error is below 1e-9."""
-    p = argparse.ArgumentParser(prog="python -m lib.distributed", description=main.__doc__)
-    p.add_argument("--world-size", type=int, default=2)
-    p.add_argument("--V", type=int, default=1000)
-    p.add_argument("--D", type=int, default=16)
-    p.add_argument("--batch", type=int, default=256)
-    p.add_argument("--distribution", default="zipf", choices=("uniform", "zipf"))
-    p.add_argument("--backend", default="gloo")
-    p.add_argument("--seed", type=int, default=0)
-    a = p.parse_args(argv)
-    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:  # started by torchrun
-        if a.backend == "nccl":
-            torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", 0)))
-        dist.init_process_group(a.backend, init_method="env://")
-        rank, W = dist.get_rank(), dist.get_world_size()
-        case = make_case(a.V, a.D, W, a.batch, distribution=a.distribution, seed=a.seed)
-        device = f"cuda:{torch.cuda.current_device()}" if a.backend == "nccl" else "cpu"
-        mine = check_sharding(rank, W, case, device=device)
-        gathered: List[Any] = [None] * W
-        dist.all_gather_object(gathered, mine)
-        dist.destroy_process_group()
-        results = gathered
-    else:
-        W = a.world_size
-        case = make_case(a.V, a.D, W, a.batch, distribution=a.distribution, seed=a.seed)
-        import lib.distributed as importable  # under `python -m`, this file's functions live in __main__
-
-        results = spawn(importable.check_sharding, W, case, backend=a.backend)
-        rank = 0
-    summary = summarise(results)
-    ok = all(v < 1e-9 for k, v in summary.items() if k.endswith("_err"))
-    if rank == 0:
-        print(_report(summary, W))
-        print("OK" if ok else "MISMATCH")
-    return 0 if ok else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

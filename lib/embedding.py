@@ -1,5 +1,8 @@
 """Embedding tables: validated lookup, one-hot, the lookup's gradient, similarity and neighbours.
 
+Taught in: chapters/lesson.md (lookup, one-hot, the gradient of a lookup, cosine similarity), chapters/trace_exercise.md
+(the reference lookup) and chapters/embeddings.md (Level 1, similarity measures and neighbours).
+
 An embedding table ``E`` is a ``(V, d)`` matrix with one row per vocabulary item; looking up id ``i``
 returns row ``i``. The lookup equals a one-hot row times the table, ``onehot(i) @ E == E[i]``
 (Bengio et al. 2003, §2; Mikolov et al. 2013), so its gradient is ``onehot.T @ dout``: the output
@@ -12,7 +15,15 @@ Where this departs from a plain ``E[ids]``:
 - the result is always a new array, so that adding a positional encoding to it in place can never change
   the table itself;
 - similarity of a zero vector is defined as 0 (cosine) rather than NaN, and no neighbour query can rank a
-  NaN first: non-finite scores are rejected.
+  NaN first: non-finite scores are rejected;
+- every metric is scale-robust, as ``np.hypot`` and LAPACK's ``dnrm2`` are: before anything is squared,
+  a vector is divided by its largest ``|entry|`` (cosine) or scaled by the power of two that brings that
+  entry into [0.5, 1) (distance), and a dot product that the plain computation would overflow or
+  underflow is formed term by term as mantissas times powers of two; the powers go back on at the end. So the distance of two vectors of size 1e-200 is not
+  0, that of two of size 1e+200 does not overflow, and a score is right (to float64 rounding) wherever
+  it is representable in float64. A score that is not (the dot product of two vectors of size 1e+200
+  is 1e+400) raises ``ValueError``; a dot product that underflows (two vectors of size 1e-200) is
+  rounded to 0, and neighbour queries still rank such products in their true order.
 """
 
 from __future__ import annotations
@@ -21,7 +32,9 @@ from typing import Iterable, List, Sequence, Tuple
 
 import numpy as np
 
+from lib import validate
 from lib.notebook import logging_numbers, record_gap
+from lib.validate import ids as check_ids  # noqa: F401  (the name chapters and CONTRIBUTING use)
 
 METRICS = ("cosine", "dot", "euclidean")
 # Scores closer than this, relative to the largest score, are a tie: two rows that are equal up to rounding
@@ -29,29 +42,12 @@ METRICS = ("cosine", "dot", "euclidean")
 TIE_RTOL = 1e-12
 
 
-def check_ids(ids, vocab_size: int, name: str = "token id") -> np.ndarray:
-    """Return ``ids`` as an ``int64`` array after checking every id lies in ``[0, vocab_size)``.
-
-    ``ids`` may be an int or any array-like of integers, of any shape. Raises ``TypeError`` for
-    non-integer ids (floats, bools, strings) and ``ValueError`` naming the first bad id, e.g.
-    ``token id 40 out of range for vocabulary of 34``.
-    """
-    if not isinstance(vocab_size, (int, np.integer)) or isinstance(vocab_size, bool) or vocab_size < 1:
-        raise ValueError(f"vocabulary size must be a positive integer, got {vocab_size!r}")
-    arr = np.asarray(ids)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        if arr.size == 0 and arr.dtype == np.float64:  # np.asarray([]) is float64: accept an empty list
-            return arr.astype(np.int64)
-        raise TypeError(f"{name}s must be integers, got dtype {arr.dtype}")
-    bad = (arr < 0) | (arr >= vocab_size)  # on the original dtype: a uint64 id must not wrap to -1 first
-    if bad.any():
-        first = int(arr[bad].flat[0])
-        raise ValueError(f"{name} {first} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
-    return arr.astype(np.int64)
-
-
 def check_table(table) -> np.ndarray:
-    """Return ``table`` as a 2-D floating array; ``ValueError`` if it is not ``(V, d)`` with V, d >= 1."""
+    """Return ``table`` as a 2-D floating array; ``ValueError`` if it is not ``(V, d)`` with V, d >= 1.
+
+    >>> check_table([[1, 2], [3, 4]]).dtype
+    dtype('float64')
+    """
     table = np.asarray(table)
     if table.ndim != 2 or table.shape[0] < 1 or table.shape[1] < 1:
         raise ValueError(f"embedding table must have shape (V, d) with V, d >= 1, got {table.shape}")
@@ -65,18 +61,27 @@ def lookup(table, ids) -> np.ndarray:
 
     ``table`` is ``(V, d)``; ``ids`` an int or an integer array of any shape. Always returns a copy.
     Raises ``ValueError`` for an id outside ``[0, V)`` and ``TypeError`` for non-integer ids.
+
+    >>> lookup([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], [2, 0, 2])
+    array([[0.5, 0.6],
+           [0.1, 0.2],
+           [0.5, 0.6]])
     """
     table = check_table(table)
-    ids = check_ids(ids, table.shape[0])
+    ids = validate.ids(ids, table.shape[0])
     return table[ids].copy()  # fancy indexing copies already; .copy() also covers a 0-d id
 
 
 def onehot(ids, vocab_size: int) -> np.ndarray:
     """One-hot rows for ``ids``: shape ``ids.shape + (vocab_size,)``, ``float64``, a single 1 per row.
 
-    ``onehot(ids, V) @ E`` equals ``lookup(E, ids)``. Raises like :func:`check_ids`.
+    ``onehot(ids, V) @ E`` equals ``lookup(E, ids)``. Raises like :func:`lib.validate.ids`.
+
+    >>> onehot([2, 0], 3)
+    array([[0., 0., 1.],
+           [1., 0., 0.]])
     """
-    ids = check_ids(ids, vocab_size)
+    ids = validate.ids(ids, vocab_size)
     out = np.zeros(ids.shape + (vocab_size,), dtype=np.float64)
     np.put_along_axis(out, ids[..., None], 1.0, axis=-1)
     return out
@@ -89,8 +94,13 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
     where row ``i`` is the sum of ``grad_out`` over every position whose id is ``i`` (an id used twice
     gets two contributions: ``np.add.at``, not ``dE[ids] += ...`` which would keep only one).
     Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. Raises ``ValueError`` on mismatched shapes.
+
+    >>> lookup_grad([1, 1, 0], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], 3)  # id 1 used twice: its rows add up
+    array([[5., 6.],
+           [4., 6.],
+           [0., 0.]])
     """
-    ids = check_ids(ids, vocab_size)
+    ids = validate.ids(ids, vocab_size)
     grad_out = np.asarray(grad_out, dtype=np.float64)
     if grad_out.ndim < 1 or grad_out.shape[:-1] != ids.shape or grad_out.shape[-1] < 1:
         raise ValueError(f"grad_out must have shape {ids.shape} + (d,), got {grad_out.shape}")
@@ -102,18 +112,14 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
 # --- similarity -----------------------------------------------------------------------------------
 
 
-def _as_rows(x, name: str) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim not in (1, 2) or x.shape[-1] < 1:
-        raise ValueError(f"{name} must be a vector (d,) or a matrix (n, d), got shape {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} contains NaN or infinity")
-    return x
-
-
 def normalize_rows(x) -> np.ndarray:
-    """Rows of ``x`` scaled to unit Euclidean length; a zero row stays zero. ``(n, d)`` or ``(d,)``."""
-    x = _as_rows(x, "x")
+    """Rows of ``x`` scaled to unit Euclidean length; a zero row stays zero. ``(n, d)`` or ``(d,)``.
+
+    >>> normalize_rows([[3.0, 4.0], [0.0, 0.0]])
+    array([[0.6, 0.8],
+           [0. , 0. ]])
+    """
+    x = validate.vectors(x, "x")
     # divide by the largest |entry| first, so that the norm of a row of 1e200s does not overflow to inf
     scale = np.max(np.abs(x), axis=-1, keepdims=True)
     x = np.divide(x, scale, out=np.zeros_like(x), where=scale > 0)
@@ -126,19 +132,30 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
 
     ``metric``: ``"cosine"`` (x·y / (‖x‖ ‖y‖), 0 when either vector is zero), ``"dot"`` (x·y), or
     ``"euclidean"`` (the distance ‖x − y‖: smaller is closer). Vectors ``(d,)`` are treated as one row and
-    the matching axis is dropped, so two vectors give a scalar ``float``. Raises ``ValueError`` for an
-    unknown metric, mismatched widths, or non-finite input.
+    the matching axis is dropped, so two vectors give a scalar ``float``. Every metric is scale-robust
+    (see the module docstring): it is right, to float64 rounding, at any scale where the result is
+    representable: ``euclidean_distance([3e-200, 0], [0, 4e-200])`` is ``5e-200``. A dot
+    product that underflows is rounded (to 0 below about 5e-324). Raises ``ValueError`` for an unknown
+    metric, mismatched widths, non-finite input, or a score too large for float64 (a dot product or a
+    distance beyond about 1.8e308); ``TypeError`` for entries that are not numbers.
+
+    >>> similarity([1.0, 0.0], [[1.0, 1.0], [0.0, 2.0]], "cosine")
+    array([0.7071, 0.    ])
+    >>> similarity([1.0, 0.0], [0.0, 2.0], "euclidean")
+    2.2361
+    >>> similarity([3e-200, 0.0], [0.0, 4e-200], "euclidean")
+    5e-200
     """
-    if metric not in METRICS:
-        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
-    xa, ya = _as_rows(x, "x"), _as_rows(y, "y")
+    validate.choice(metric, "metric", METRICS)
+    xa, ya = validate.vectors(x, "x"), validate.vectors(y, "y")
     if xa.shape[-1] != ya.shape[-1]:
         raise ValueError(f"x and y must have the same width, got {xa.shape[-1]} and {ya.shape[-1]}")
     X, Y = np.atleast_2d(xa), np.atleast_2d(ya)
-    with np.errstate(over="ignore"):  # an overflow is reported below as a ValueError, not a warning
-        out = _scores(X, Y, metric)
+    with np.errstate(over="ignore", under="ignore"):  # an overflow is reported below as a ValueError
+        out = np.ldexp(*_dot(X, Y)) if metric == "dot" else _scores(X, Y, metric)
     if not np.all(np.isfinite(out)):
-        raise ValueError(f"the {metric} of these vectors overflows float64; rescale them first")
+        what = {"dot": "dot product", "euclidean": "Euclidean distance"}[metric]
+        raise ValueError(f"the {what} of these vectors overflows float64 (its true value is above 1.8e308)")
     if xa.ndim == 1:
         out = out[0]
     if ya.ndim == 1:
@@ -147,29 +164,94 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
 
 
 def _scores(X, Y, metric: str) -> np.ndarray:
-    """``(n, m)`` scores of rows ``X (n, d)`` against rows ``Y (m, d)`` (checked by :func:`similarity`)."""
+    """``(n, m)`` cosines or distances of rows ``X (n, d)`` against rows ``Y (m, d)`` (checked by
+    :func:`similarity`); ``inf`` where a distance overflows."""
     if metric == "cosine":
-        out = np.clip(normalize_rows(X) @ normalize_rows(Y).T, -1.0, 1.0)
-    elif metric == "dot":
-        out = X @ Y.T
-    else:
+        return np.clip(normalize_rows(X) @ normalize_rows(Y).T, -1.0, 1.0)
+    with np.errstate(over="ignore"):  # a difference beyond float64 is reported by the caller
         diff = X[:, None, :] - Y[None, :, :]  # (n, m, d)
-        out = np.sqrt(np.einsum("nmd,nmd->nm", diff, diff))
-    return out
+        # each difference scaled by the power of two that puts its largest |entry| in [0.5, 1) before it is
+        # squared: exact (a power of two changes no rounding), and no square can overflow or underflow
+        e = np.frexp(np.max(np.abs(diff), axis=-1, keepdims=True))[1]  # (n, m, 1)
+        scaled = np.ldexp(diff, -e)
+        return np.ldexp(np.sqrt(np.einsum("nmd,nmd->nm", scaled, scaled)), e[..., 0])
+
+
+#: float64's smallest normal number: a dot product below it may have lost bits to underflow
+_TINY = np.finfo(np.float64).tiny
+
+
+def _dot(X, Y):
+    """The dot products of rows ``X (n, d)`` and ``Y (m, d)`` as ``(mantissa, exponent)``, two ``(n, m)``
+    arrays with ``X @ Y.T == mantissa * 2**exponent`` and ``|mantissa|`` in [0.5, 1) (or 0).
+
+    In this form neither overflow nor underflow loses a product. Where the plain product ``X @ Y.T`` is
+    finite and at least float64's smallest normal number in size, no term or partial sum overflowed and
+    underflow lost nothing that shows, so it is kept; the other pairs are summed term by term
+    (:func:`_dot_terms`).
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        plain = X @ Y.T
+    mantissa, exponent = np.frexp(plain)
+    rows, cols = np.nonzero(~np.isfinite(plain) | (np.abs(plain) < _TINY))
+    step = max(1, 2**20 // X.shape[1])  # pairs per block: about 8 MB of terms at a time
+    for start in range(0, rows.size, step):
+        i, j = rows[start : start + step], cols[start : start + step]
+        mantissa[i, j], exponent[i, j] = _dot_terms(X[i], Y[j])
+    return mantissa, exponent
+
+
+def _dot_terms(A, B):
+    """Row-wise dot products of ``A`` and ``B`` ``(k, d)`` as ``(mantissa, exponent)`` ``(k,)``, at any scale.
+
+    Each term ``a_i b_i`` is formed as ``(mantissa(a_i) mantissa(b_i)) * 2**(exponent(a_i) + exponent(b_i))``
+    (``np.frexp``), which rounds once, as the plain product does, but can neither overflow nor underflow;
+    the terms are scaled by the power of two of the largest one, summed, and that power added back. The
+    error is that of a float64 dot product with an unbounded exponent range: at most about
+    ``d * 2**-53 * sum(|a_i b_i|)``.
+    """
+    ma, ea = np.frexp(A)
+    mb, eb = np.frexp(B)
+    terms, powers = ma * mb, ea + eb  # (k, d): |terms| in [0.25, 1) or 0
+    nonzero = terms != 0
+    top = np.max(np.where(nonzero, powers, np.iinfo(powers.dtype).min), axis=1, keepdims=True)
+    top = np.where(nonzero.any(axis=1, keepdims=True), top, 0)  # (k, 1): the largest term's power of two
+    with np.errstate(under="ignore"):  # a term 2**-1074 below the largest is below its rounding error
+        mantissa, exponent = np.frexp(np.ldexp(terms, powers - top).sum(axis=1))
+    return mantissa, exponent + top[:, 0]
+
+
+def _descending(mantissa, exponent) -> tuple:
+    """Sort keys (most significant last, for ``np.lexsort``) that order the values ``mantissa * 2**exponent``
+    from the largest down, exactly, even where the values underflow or overflow float64."""
+    sign = np.sign(mantissa)
+    return (-sign * np.abs(mantissa), -sign * exponent, -sign)
 
 
 def cosine_similarity(x, y):
-    """Cosine similarity of two vectors (a ``float``) or of the rows of two matrices. See :func:`similarity`."""
+    """Cosine similarity of two vectors (a ``float``) or of the rows of two matrices. See :func:`similarity`.
+
+    >>> cosine_similarity([1.0, 0.0], [3.0, 3.0])
+    0.7071
+    """
     return similarity(x, y, "cosine")
 
 
 def euclidean_distance(x, y):
-    """Euclidean distance of two vectors (a ``float``) or of the rows of two matrices. See :func:`similarity`."""
+    """Euclidean distance of two vectors (a ``float``) or of the rows of two matrices. See :func:`similarity`.
+
+    >>> euclidean_distance([0.0, 0.0], [3.0, 4.0])
+    5.0
+    """
     return similarity(x, y, "euclidean")
 
 
 def dot_product(x, y):
-    """Dot product of two vectors (a ``float``) or of the rows of two matrices. See :func:`similarity`."""
+    """Dot product of two vectors (a ``float``) or of the rows of two matrices. See :func:`similarity`.
+
+    >>> dot_product([1.0, 2.0], [3.0, 4.0])
+    11.0
+    """
     return similarity(x, y, "dot")
 
 
@@ -189,23 +271,28 @@ def nearest_neighbours(
     and the distance for ``"euclidean"``. ``normalize=True`` scales every row (and the query) to unit
     length first, after which all three metrics rank alike. ``candidates`` restricts the search to those
     rows (default: all); ``exclude`` removes rows (e.g. the query word itself). Ties are broken by the
-    smaller row index, so the result is deterministic; scores within ``TIE_RTOL`` (relative to the largest
-    score) of each other count as tied, so that rows equal up to rounding keep the same order on every
-    machine. Returns fewer than ``k`` when fewer candidates are left. Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row ids, or non-finite input.
+    smaller row index, so the result is deterministic; cosine similarities and distances within
+    ``TIE_RTOL`` (relative to the largest score) of each other count as tied, so that rows equal up to
+    rounding keep the same order on every machine. Returns fewer than ``k`` when fewer candidates are
+    left. Scores are computed as by :func:`similarity`, at any scale; dot products that underflow to 0 are
+    still ranked by their true values. Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row
+    ids, non-finite input or a score beyond float64.
+
+    >>> nearest_neighbours([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], [1.0, 0.0], 2, exclude=[0])
+    [(1, 0.9939), (2, 0.0)]
     """
     table = check_table(table)
     if not np.all(np.isfinite(table)):
         raise ValueError("table contains NaN or infinity")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
-    query = _as_rows(query, "query")
+    k = validate.integer(k, "k", low=1)
+    query = validate.vectors(query, "query")
     if query.ndim != 1 or query.shape[0] != table.shape[1]:
         raise ValueError(f"query must have shape ({table.shape[1]},), got {query.shape}")
     V = table.shape[0]
     if isinstance(exclude, (int, np.integer)) or isinstance(candidates, (int, np.integer)):
         raise TypeError("candidates and exclude must be collections of row ids (e.g. exclude=[3]), not one int")
-    cand = np.arange(V) if candidates is None else np.unique(check_ids(list(candidates), V, "candidate row"))
-    excl = check_ids(list(exclude), V, "excluded row")
+    cand = np.arange(V) if candidates is None else np.unique(validate.ids(list(candidates), V, "candidate row"))
+    excl = validate.ids(list(exclude), V, "excluded row")
     cand = cand[~np.isin(cand, excl)]
     if cand.size == 0:
         return []
@@ -214,13 +301,17 @@ def nearest_neighbours(
         rows, query = normalize_rows(rows), normalize_rows(query)
     scores = np.atleast_1d(similarity(rows, query, metric))
     key = scores if metric == "euclidean" else -scores  # ascending key = best first
-    ranked = np.lexsort((cand, key))  # by score; exact ties: smaller index first
     scale = float(np.abs(scores).max())
-    steps = np.diff(key[ranked])  # (n - 1,) >= 0
-    group = np.concatenate([[0], np.cumsum(steps > TIE_RTOL * scale)])  # near-ties share a group
-    order = ranked[np.lexsort((cand[ranked], group))][:k]  # by group; within a group, smaller index first
+    if metric == "dot":  # rank by the exact products, so that products which underflow to 0 do not tie
+        ranked = np.lexsort((cand,) + _descending(*(part[:, 0] for part in _dot(rows, query[None, :]))))
+    else:
+        ranked = np.lexsort((cand, key))  # by score; exact ties: smaller index first
+        group = np.concatenate([[0], np.cumsum(np.diff(key[ranked]) > TIE_RTOL * scale)])  # near-ties share one
+        ranked = ranked[np.lexsort((cand[ranked], group))]  # by group; within a group, smaller index first
+    order = ranked[:k]
     if logging_numbers():  # how close the order of the k best (and the k-th place) came to another order
-        apart = steps[: k][steps[: k] > TIE_RTOL * scale]
+        steps = np.abs(np.diff(key[ranked[: k + 1]]))
+        apart = steps[steps > TIE_RTOL * scale]
         if apart.size:
             record_gap(f"nearest_neighbours: order of the {k} nearest ({metric})", apart.min(), scale)
     return [(int(cand[i]), float(scores[i])) for i in order]
@@ -241,9 +332,15 @@ def analogy(
     Rows are normalised to unit length before the offset is formed, as in word2vec's evaluation. With
     ``exclude_query=True`` (the usual protocol, stated here because it changes results) the three query
     rows ``a, b, c`` are never returned. Returns ``[(row, cosine), ...]`` best first, ties by row index.
+    Raises ``TypeError`` when ``a``, ``b`` or ``c`` is not one integer and ``ValueError`` for a row outside
+    the table.
+
+    >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
+    >>> analogy(table, 0, 1, 2)  # row 1 is row 0 plus direction y; row 2 plus y is row 3
+    [(3, 1.0)]
     """
     table = check_table(table)
-    a, b, c = (int(i) for i in check_ids([a, b, c], table.shape[0], "analogy row"))
+    a, b, c = (validate.one_id(i, table.shape[0], "analogy row") for i in (a, b, c))
     unit = normalize_rows(table)
     target = unit[b] - unit[a] + unit[c]
     return nearest_neighbours(

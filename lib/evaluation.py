@@ -1,5 +1,7 @@
 """Intrinsic evaluation of word vectors: similarity judgements, analogies, neighbours, frequency strata.
 
+Taught in: chapters/real_text.md (WordSim-353, SimLex-999 and the analogy questions, with their coverage).
+
 Two standard tests, each reported with its coverage, because on a small corpus many benchmark words
 have no vector and a score over the few pairs left can look better or worse than it is:
 
@@ -7,32 +9,42 @@ have no vector and a score over the few pairs left can look better or worse than
   the two words' vectors and the mean human score, over the pairs whose two words are both in the
   vocabulary (WordSim-353, Finkelstein et al. 2002; SimLex-999, Hill et al. 2015). The result says how
   many pairs were used and the out-of-vocabulary (OOV) rate; fewer than two usable pairs, or scores
-  without any variation, raise a ``ValueError`` that says so, instead of SciPy's NaN and warning.
+  without any variation, raise a ``ValueError`` that says so, instead of SciPy's NaN and warning. A human
+  score that is not a finite number (NaN, infinity) is an error naming the pair, not a pair dropped
+  and counted like an OOV pair: a word without a vector is expected on a small corpus, a NaN in a
+  benchmark is a broken file, and a ρ over the pairs left would hide it.
 - **analogies** (:func:`analogy_accuracy`): "a is to b as c is to ?" answered by 3CosAdd, the word
   whose unit vector is closest in cosine to ``b̂ - â + ĉ`` with the three query words excluded
   (Mikolov et al. 2013a, §4.1; the rule of :func:`lib.embedding.analogy`, batched here), over the
   questions whose four words are all in the vocabulary. Accuracy is over those questions; coverage is
   their share of all questions.
 
-Also: the benchmark-file readers (:func:`read_word_pairs`, :func:`read_analogies`), similarity by
-frequency stratum (:func:`similarity_by_frequency`), and neighbour lists and their overlap
-(:func:`nearest_words`, :func:`neighbour_overlap`).
+Also: the benchmark-file readers (:func:`read_word_pairs`, :func:`read_analogies`; the shipped files are
+found by :func:`lib.datasets.locate`) and similarity by frequency stratum (:func:`similarity_by_frequency`).
+A word's neighbours and their agreement across runs are :func:`lib.geometry.named_neighbours` and
+:func:`lib.geometry.neighbour_overlap`.
 
-Words are matched after lower-casing (as gensim's evaluations do by default). A vocabulary is given as
-a :class:`lib.corpus.Vocabulary` or as the sequence of tokens of the table's rows.
+Words are matched after folding case and accents with :func:`lib.corpus.fold`, the rule by which
+:func:`lib.corpus.tokenize` makes the corpus's tokens ("İstanbul" is ``istanbul`` on both sides; Python's
+``lower()`` would give ``i̇stanbul``, with a combining dot, which no token matches); gensim's evaluations
+compare upper-cased words instead. ``lowercase=False`` keeps a file's words as written. A vocabulary is
+given as a :class:`lib.corpus.Vocabulary` or as the sequence of tokens of the table's rows.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Dict, List, Mapping, Sequence, Tuple
 
 import numpy as np
 import scipy.stats
 
-from lib.embedding import check_table, nearest_neighbours, normalize_rows
+from lib import validate
+from lib.corpus import fold
+from lib.datasets import locate, read_text, text_lines
+from lib.embedding import check_table, normalize_rows
+from lib.geometry import vocabulary_table
 from lib.notebook import logging_numbers, record_gap
 
 WordPair = Tuple[str, str, float]
@@ -42,104 +54,92 @@ Question = Tuple[str, str, str, str]
 # --- readers --------------------------------------------------------------------------------------------
 
 
-def _open_benchmark(source) -> Path:
-    """A path as given, or the shipped file for a short name of :data:`lib.realtext.DATA_FILES`."""
-    from lib.realtext import DATA_FILES, data_path
-
-    if isinstance(source, str) and source in DATA_FILES:
-        return data_path(source)
-    if not isinstance(source, (str, Path)):
-        raise TypeError(f"source must be a path or a data-file name, got {type(source).__name__}")
-    return Path(source)
-
-
 def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     """Read a word-similarity file: ``[(word1, word2, score), ...]`` in file order, ``score`` a float.
 
-    ``source`` is a path or a short name known to :func:`lib.realtext.data_path` (``"wordsim353"``,
-    ``"simlex999"``). Lines starting with ``#`` and blank lines are skipped; every other line must be
-    ``word1 <tab> word2 <tab> score``. Raises ``ValueError`` naming the line for a malformed line or a
-    score that is not a finite number, and ``FileNotFoundError`` for a missing file.
+    ``source`` is a path or a short name known to :func:`lib.datasets.data_path` (``"wordsim353"``,
+    ``"simlex999"``), read by :func:`lib.datasets.read_text` (UTF-8, a byte-order mark at the start
+    removed). Lines starting with ``#`` and blank lines are skipped; every other line must be
+    ``word1 <tab> word2 <tab> score``, the score written with ASCII digits (:func:`lib.validate.read_number`).
+    Raises ``ValueError`` naming the line for a malformed line or a score that is not a finite number
+    (naming the pair for NaN or infinity), and ``FileNotFoundError`` for a missing file. With
+    ``lowercase=True`` each word is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
     """
-    path = _open_benchmark(source)
+    lowercase = validate.flag(lowercase, "lowercase")
+    path = locate(source)
     pairs: List[WordPair] = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            parts = line.split("\t")
-            if len(parts) != 3:
-                raise ValueError(f"{path.name}, line {number}: expected 'word1<TAB>word2<TAB>score', got {line!r}")
-            try:
-                score = float(parts[2])
-            except ValueError:
-                raise ValueError(f"{path.name}, line {number}: score {parts[2]!r} is not a number") from None
-            if not math.isfinite(score):
-                raise ValueError(f"{path.name}, line {number}: score {parts[2]!r} is not finite")
-            w1, w2 = (parts[0].lower(), parts[1].lower()) if lowercase else (parts[0], parts[1])
-            pairs.append((w1, w2, score))
+    for number, line in enumerate(text_lines(read_text(path)), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 3:
+            raise ValueError(f"{path.name}, line {number}: expected 'word1<TAB>word2<TAB>score', got {line!r}")
+        score = validate.read_number(parts[2])
+        if score is None:
+            raise ValueError(
+                f"{path.name}, line {number}: score {parts[2]!r} is not a number{validate.digits_hint(parts[2])}"
+            )
+        if not math.isfinite(score):
+            raise ValueError(
+                f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is not finite: {parts[2]!r}"
+            )
+        w1, w2 = (fold(parts[0]), fold(parts[1])) if lowercase else (parts[0], parts[1])
+        pairs.append((w1, w2, score))
     return pairs
 
 
 def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question]]:
     """Read an analogy file in word2vec's format: ``{section: [(a, b, c, d), ...]}`` in file order.
 
-    ``source`` is a path or ``"analogies"``. A line ``: name`` opens a section; every other non-blank
+    ``source`` is a path or ``"analogies"``, read by :func:`lib.datasets.read_text` (UTF-8, a byte-order
+    mark at the start removed). A line ``: name`` opens a section; every other non-blank
     line holds four words "a b c d" (a is to b as c is to d). Raises ``ValueError`` naming the line for
-    a question before any section or a line without exactly four words.
+    a question before any section or a line without exactly four words. With ``lowercase=True`` each word
+    is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
     """
-    path = _open_benchmark(source)
+    lowercase = validate.flag(lowercase, "lowercase")
+    path = locate(source)
     sections: Dict[str, List[Question]] = {}
     current = None
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            line = line.strip()
-            if not line:
-                continue
-            if line.startswith(":"):
-                current = line[1:].strip()
-                sections.setdefault(current, [])
-                continue
-            words = line.lower().split() if lowercase else line.split()
-            if current is None:
-                raise ValueError(f"{path.name}, line {number}: a question before the first ': section' line")
-            if len(words) != 4:
-                raise ValueError(f"{path.name}, line {number}: expected four words, got {line!r}")
-            sections[current].append(tuple(words))
+    for number, line in enumerate(text_lines(read_text(path)), start=1):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith(":"):
+            current = line[1:].strip()
+            sections.setdefault(current, [])
+            continue
+        words = fold(line).split() if lowercase else line.split()
+        if current is None:
+            raise ValueError(f"{path.name}, line {number}: a question before the first ': section' line")
+        if len(words) != 4:
+            raise ValueError(f"{path.name}, line {number}: expected four words, got {line!r}")
+        sections[current].append(tuple(words))
     return sections
 
 
-# --- vocabulary helpers -----------------------------------------------------------------------------------
-
-
-def _index(vocab) -> Dict[str, int]:
-    """``{token: row}`` from a :class:`lib.corpus.Vocabulary` or a sequence of tokens."""
-    if hasattr(vocab, "index") and isinstance(getattr(vocab, "index"), Mapping):
-        return dict(vocab.index)
-    if isinstance(vocab, (str, bytes)):
-        raise TypeError("vocab must be a Vocabulary or a sequence of tokens, got a single string")
-    tokens = list(vocab)
-    index = {}
-    for i, tok in enumerate(tokens):
-        if not isinstance(tok, str):
-            raise TypeError(f"vocabulary tokens must be str, got {tok!r}")
-        if tok in index:
-            raise ValueError(f"token {tok!r} appears twice in the vocabulary")
-        index[tok] = i
-    return index
-
-
-def _table(vectors, index: Mapping[str, int]) -> np.ndarray:
-    table = check_table(vectors).astype(np.float64, copy=False)
-    if table.shape[0] != len(index):
-        raise ValueError(f"vectors have {table.shape[0]} rows but the vocabulary has {len(index)} tokens")
-    if not np.all(np.isfinite(table)):
-        raise ValueError("vectors contain NaN or infinity")
-    return table
-
-
 # --- word similarity --------------------------------------------------------------------------------------
+
+
+def _check_pairs(pairs) -> List[WordPair]:
+    """``pairs`` as a list of ``(word1, word2, score)`` with ``str`` words and a finite ``float`` score.
+
+    Raises ``TypeError`` for an entry that is not three values, a word that is not a string or a score
+    that is not a number, and ``ValueError`` naming the pair for a score that is NaN or infinite.
+    """
+    if isinstance(pairs, (str, bytes)):
+        raise TypeError("pairs must be a sequence of (word1, word2, score), got a single string")
+    out = []
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 3:
+            raise TypeError(f"pairs[{i}] must be (word1, word2, score), got {pair!r}")
+        a, b, score = pair
+        if not (isinstance(a, str) and isinstance(b, str)):
+            raise TypeError(f"pairs[{i}] must have two str words, got {a!r} and {b!r}")
+        out.append((a, b, validate.number(score, f"the human score of pair {i} ({a!r}, {b!r})")))
+    return out
+
 
 
 @dataclass(frozen=True)
@@ -163,12 +163,17 @@ def word_similarity(vectors, vocab, pairs: Sequence[WordPair]) -> SimilarityResu
     sequence); ``pairs`` from :func:`read_word_pairs`. A pair is used when both words have a row; the
     cosine of a zero vector is 0 (:func:`lib.embedding.similarity`). ρ is SciPy's ``spearmanr`` (ties
     get average ranks). Raises ``ValueError`` when fewer than 2 pairs are usable ("2 of 353 pairs ...")
-    or when the human scores or the cosines of the usable pairs are all equal (ρ undefined), and for
-    a table that does not match the vocabulary or holds NaN.
+    or when the human scores or the cosines of the usable pairs are all equal (ρ undefined), for a human
+    score that is NaN or infinite (naming the pair, whether or not its words have rows), and for a table
+    that does not match the vocabulary or holds NaN; ``TypeError`` for a pair that is not
+    ``(str, str, number)``.
+
+    >>> table = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]
+    >>> word_similarity(table, ["cat", "dog", "car"], [("cat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)])
+    SimilarityResult(rho=1.0, n_used=3, n_total=3)
     """
-    index = _index(vocab)
-    table = _table(vectors, index)
-    pairs = list(pairs)
+    table, index = vocabulary_table(vectors, vocab)
+    pairs = _check_pairs(pairs)
     if not pairs:
         raise ValueError("no word pairs given")
     used = [(index[a], index[b], s) for a, b, s in pairs if a in index and b in index]
@@ -198,17 +203,29 @@ def similarity_by_frequency(
     ``[edges[i], edges[i+1])``; ``edges`` are increasing (use ``np.inf`` as the last to close the top
     stratum). ``counts`` ``(V,)`` are the token counts of the rows. Labels read ``"10-49"`` or ``"50+"``.
     ``n_total`` of each result is the number of usable pairs in the stratum (all of them in-vocabulary).
-    Raises ``ValueError`` for fewer than two edges, edges not increasing, counts of the wrong length,
-    or a stratum with fewer than 2 pairs (as :func:`word_similarity`).
+    Raises ``ValueError`` for fewer than two edges, edges not increasing, an edge that is NaN or
+    infinite (only the last may be ``np.inf``), counts of the wrong length or negative, a human score
+    that is NaN or infinite, or a stratum with fewer than 2 pairs (as :func:`word_similarity`);
+    ``TypeError`` for counts that are not integers and pairs as in :func:`word_similarity`.
     """
-    index = _index(vocab)
-    table = _table(vectors, index)
+    table, index = vocabulary_table(vectors, vocab)
     counts = np.asarray(counts)
+    if counts.dtype == bool or not np.issubdtype(counts.dtype, np.integer):
+        raise TypeError(f"counts must be integers, got dtype {counts.dtype}")
     if counts.shape != (len(index),):
         raise ValueError(f"counts must have shape ({len(index)},), got {counts.shape}")
-    edges = [float(e) for e in edges]
-    if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
+    if (counts < 0).any():
+        raise ValueError("counts must be >= 0")
+    edges = list(edges)
+    if len(edges) < 2:
         raise ValueError(f"edges must be at least two increasing numbers, got {edges}")
+    last = edges[-1]
+    edges = [validate.number(e, f"edges[{i}]") for i, e in enumerate(edges[:-1])]
+    top_open = isinstance(last, (float, np.floating)) and last == math.inf  # np.inf closes the top stratum
+    edges.append(math.inf if top_open else validate.number(last, "the last edge", hint="or np.inf"))
+    if any(b <= a for a, b in zip(edges, edges[1:])):
+        raise ValueError(f"edges must be at least two increasing numbers, got {edges}")
+    pairs = _check_pairs(pairs)
     usable = [(a, b, s) for a, b, s in pairs if a in index and b in index]
     rarer = np.array([min(counts[index[a]], counts[index[b]]) for a, b, _ in usable], dtype=np.float64)
     out = []
@@ -252,16 +269,20 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     For each question the answer is the row maximising the cosine with ``b̂ - â + ĉ`` (unit rows), the
     three query rows excluded, ties to the smaller row index: the same answer as
     ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, computed for many questions with one matrix product
-    per ``chunk``. ``expected`` ``(n,)`` (the rows of the right answers), if given, is used only for the
-    rounding-margin report (:func:`lib.notebook.record_gap`): how close the closest question came to
-    changing from right to wrong or back. Raises ``ValueError`` for ids outside the table or fewer than 4 rows.
-    """
-    from lib.embedding import check_ids
+    per ``chunk`` (an integer >= 1) questions. ``expected`` ``(n,)`` (the rows of the right answers), if
+    given, is used only for the rounding-margin report (:func:`lib.notebook.record_gap`): how close the
+    closest question came to changing from right to wrong or back. Raises ``ValueError`` for ids outside the
+    table, fewer than 4 rows or ``chunk < 1``, ``TypeError`` for a ``chunk`` that is not an integer.
 
+    >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
+    >>> analogy_predictions(table, np.array([[0, 1, 2]]))
+    array([3])
+    """
+    chunk = validate.integer(chunk, "chunk", low=1, hint="questions per matrix product")
     table = check_table(vectors).astype(np.float64, copy=False)
     if table.shape[0] < 4:
         raise ValueError(f"an analogy needs at least 4 rows (3 are excluded), got {table.shape[0]}")
-    q = check_ids(questions, table.shape[0], "analogy row")
+    q = validate.ids(questions, table.shape[0], "analogy row")
     if q.ndim != 2 or q.shape[1] != 3:
         raise ValueError(f"questions must have shape (n, 3), got {q.shape}")
     unit = normalize_rows(table)
@@ -293,8 +314,7 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
     :func:`analogy_predictions` returns the row of the fourth word. Raises ``ValueError`` when no
     question is attempted (accuracy undefined), and for a table that does not match the vocabulary.
     """
-    index = _index(vocab)
-    table = _table(vectors, index)
+    table, index = vocabulary_table(vectors, vocab)
     rows, expected, owner = [], [], []
     by_section: Dict[str, Tuple[int, int, int]] = {}
     names = list(sections)
@@ -316,54 +336,11 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
     return AnalogyResult(int(hits.sum()), len(rows), total, by_section)
 
 
-# --- neighbours ----------------------------------------------------------------------------------------------
-
-
-def nearest_words(vectors, vocab, word: str, k: int = 5) -> List[Tuple[str, float]]:
-    """The ``k`` words closest in cosine to ``word``, itself excluded: ``[(word, cosine), ...]`` best first
-    (:func:`lib.embedding.nearest_neighbours`, ties by row). Raises ``ValueError`` for a word without
-    a row or ``k < 1``."""
-    index = _index(vocab)
-    table = _table(vectors, index)
-    if word not in index:
-        raise ValueError(f"word {word!r} is not in the vocabulary of {len(index)}")
-    tokens = sorted(index, key=index.get)
-    i = index[word]
-    return [(tokens[j], s) for j, s in nearest_neighbours(table, table[i], k, metric="cosine", exclude=(i,))]
-
-
-def _top_k(table: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
-    unit = normalize_rows(table)
-    scores = unit[rows] @ unit.T
-    scores[np.arange(rows.shape[0]), rows] = -np.inf  # a word is not its own neighbour
-    return np.argsort(-scores, axis=1, kind="stable")[:, :k]  # ties: smaller row first
-
-
-def neighbour_overlap(table_a, table_b, rows, k: int = 10) -> np.ndarray:
-    """For each row id in ``rows``, the share of its ``k`` cosine neighbours that two tables agree on:
-    ``(n,) float64`` in [0, 1] (``|N_a ∩ N_b| / k``). Both tables ``(V, d_a)``, ``(V, d_b)`` must index
-    the same vocabulary; widths may differ. Raises ``ValueError`` for mismatched row counts, ``k`` not in
-    ``[1, V-1]``, or bad row ids."""
-    from lib.embedding import check_ids
-
-    a, b = check_table(table_a).astype(np.float64), check_table(table_b).astype(np.float64)
-    if a.shape[0] != b.shape[0]:
-        raise ValueError(f"the tables must have the same rows, got {a.shape[0]} and {b.shape[0]}")
-    V = a.shape[0]
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= V - 1:
-        raise ValueError(f"k must be an integer in [1, {V - 1}], got {k!r}")
-    rows = check_ids(rows, V, "row")
-    na, nb = _top_k(a, rows, int(k)), _top_k(b, rows, int(k))
-    return np.array([len(set(x) & set(y)) / k for x, y in zip(na, nb)], dtype=np.float64)
-
-
 __all__ = [
     "AnalogyResult",
     "SimilarityResult",
     "analogy_accuracy",
     "analogy_predictions",
-    "nearest_words",
-    "neighbour_overlap",
     "read_analogies",
     "read_word_pairs",
     "similarity_by_frequency",

@@ -1,18 +1,28 @@
-"""Measurements on a fitted embedding space: metric tables, a fixed-sign projection, neighbour stability
-across seeds, anisotropy, and rare against frequent items.
+"""Measurements on a fitted embedding space: metrics, a fixed-sign projection, neighbours by name and
+their stability across seeds, anisotropy, and rare against frequent items.
 
-These are the checks of the "Embeddings" chapter's Level 4 made executable:
+Taught in: chapters/embeddings.md (Level 4) and chapters/real_text.md (neighbours and their agreement).
 
-- :func:`metric_table`: cosine, Euclidean distance and dot product of named vectors against a reference
-  (the chapter's four-vector figure), all from :func:`lib.embedding.similarity`;
+Follows the checks that the embeddings literature reports beside a benchmark score:
+
+- :func:`metric_table`: cosine, Euclidean distance and dot product of named vectors against a reference,
+  all from :func:`lib.embedding.similarity`;
 - :func:`principal_projection`: PCA coordinates of (optionally row-normalised) vectors with the sign
   convention of :func:`lib.ppmi.sign_convention`, so that a plot never flips between runs;
-- :func:`neighbour_overlap`: how many of an item's top-``k`` cosine neighbours two training runs share
-  (the stability a report should give when conclusions rest on small rank differences);
+- :func:`named_neighbours`: a word's nearest neighbours by name, the one neighbour query of ``lib`` above
+  the row-level :func:`lib.embedding.nearest_neighbours`;
+- :func:`neighbour_overlap`: how many of an item's top-``k`` cosine neighbours training runs share (the
+  stability a report should give when conclusions rest on small rank differences; Antoniak & Mimno 2018
+  make the same measurement);
 - :func:`anisotropy`: the mean cosine over all distinct pairs of rows, before and after removing the
   mean vector (Ethayarajh 2019 measured high values in contextual spaces; mean removal is a
   post-processing step and part of the method);
 - :func:`stability_by_frequency`: the mean neighbour overlap of rare and of frequent items.
+
+Departures: neighbour sets come from one matrix product per table (ties to the smaller row, as in
+:func:`lib.embedding.nearest_neighbours`), not from one query per item; a word missing from the
+vocabulary raises :class:`lib.corpus.UnknownTokenError` even under the ``"map"`` policy, since the
+neighbours of the unknown row say nothing about the word.
 """
 
 from __future__ import annotations
@@ -22,18 +32,11 @@ from typing import Dict, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
-from lib.embedding import _as_rows, check_ids, check_table, nearest_neighbours, normalize_rows, similarity
+from lib import tables, validate
+from lib.corpus import UnknownTokenError, token_index
+from lib.embedding import check_table, nearest_neighbours, normalize_rows, similarity
 from lib.notebook import fmt
 from lib.ppmi import truncated_svd
-
-#: The chapter's four vectors: a reference, the same direction three times longer, a short vector
-#: at another angle, and the opposite vector (figure "emb-metrics").
-FOUR_VECTORS: Dict[str, Tuple[float, float]] = {
-    "reference": (1.0, 0.5),
-    "same direction, larger": (3.0, 1.5),
-    "nearby, different angle": (0.65, 0.85),
-    "opposite": (-1.0, -0.5),
-}
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,11 @@ def metric_table(reference, vectors: Mapping[str, Sequence[float]]) -> List[Metr
     ``vectors`` maps names to ``(d,)`` vectors; rows come back in the mapping's order. A vector equal to
     the reference by name *and* value is still listed (callers drop it if they like). Raises
     ``ValueError`` for mismatched widths or non-finite values (see :func:`lib.embedding.similarity`).
+
+    >>> metric_table([1.0, 0.0], {"twice": [2.0, 0.0]})
+    [MetricRow(name='twice', cosine=1.0, euclidean=1.0, dot=2.0)]
     """
-    ref = _as_rows(reference, "reference")
+    ref = validate.vectors(reference, "reference")
     if ref.ndim != 1:
         raise ValueError(f"reference must be a vector (d,), got shape {ref.shape}")
     rows = []
@@ -71,12 +77,17 @@ def metric_table(reference, vectors: Mapping[str, Sequence[float]]) -> List[Metr
 
 
 def format_metric_table(rows: Sequence[MetricRow], digits: int = 4) -> str:
-    """``rows`` as a plain-text table with a header, values rounded to ``digits`` places."""
-    name_w = max([len("vector")] + [len(r.name) for r in rows])
-    lines = [f"{'vector':<{name_w}}  {'cosine':>9}  {'Euclidean':>9}  {'dot':>9}"]
-    for r in rows:
-        lines.append(f"{r.name:<{name_w}}  " + "  ".join(fmt(v, f">9.{digits}f") for v in (r.cosine, r.euclidean, r.dot)))
-    return "\n".join(lines)
+    """``rows`` as a plain-text table with a header, values rounded to ``digits`` places.
+
+    >>> print(format_metric_table(metric_table([1.0, 0.0], {"same": [2.0, 0.0]})))
+    vector     cosine  Euclidean        dot
+    same       1.0000     1.0000     2.0000
+    """
+    cells = [
+        [r.name] + [fmt(x, f".{digits}f") for x in (r.cosine, r.euclidean, r.dot)]  # fmt: no "-0.0000"
+        for r in rows
+    ]
+    return tables.text(["vector", "cosine", "Euclidean", "dot"], cells, align="<>>>", widths=[0, 9, 9, 9])
 
 
 def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.ndarray:
@@ -86,56 +97,91 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     projection), then centred; the coordinates are the centred rows times the top ``k`` right singular
     vectors, i.e. ``U_k S_k`` of :func:`lib.ppmi.truncated_svd` with its sign convention (largest entry
     of each column of ``U`` positive), so the figure does not flip between runs or machines.
-    Raises ``ValueError`` for ``k`` outside ``[1, min(V, D)]`` or non-finite input.
+    Scale-robust: the vectors are scaled by a power of two into [-1, 1] before the mean is taken (a mean
+    of rows of size 1e308 would overflow) and the coordinates scaled back, so vectors of any finite size
+    give their coordinates. Raises ``ValueError`` for ``k`` outside ``[1, min(V, D)]`` or non-finite input.
     """
     X = check_table(vectors).astype(np.float64)
     if not np.all(np.isfinite(X)):
         raise ValueError("vectors contain NaN or infinity")
     if normalize:
         X = normalize_rows(X)
+    X, e = _scaled(X)  # the coordinates scale with the vectors: 2**e goes back on at the end
     X = X - X.mean(axis=0)
     U, S, _ = truncated_svd(X, k, solver="dense")
-    return U * S
+    return U * np.ldexp(S, e)
 
 
-def named_neighbours(vectors, vocab, term: str, k: int = 4, *, metric: str = "cosine", normalize: bool = False):
-    """The ``k`` nearest items to ``term`` by name: ``[(token, score), ...]`` best first, ``term`` excluded.
+def _scaled(X):
+    """``(X * 2**-e, e)``: ``X`` scaled by the power of two ``2**e`` that puts its largest ``|entry|`` in
+    [0.5, 1) (``e = 0`` for a zero matrix). Exact: a power of two changes no rounding."""
+    e = int(np.frexp(np.max(np.abs(X)))[1])
+    return np.ldexp(X, -e), e
 
-    ``vectors`` ``(V, D)`` rows in the order of ``vocab`` (a :class:`lib.corpus.Vocabulary`); ``metric``
-    and ``normalize`` as in :func:`lib.embedding.nearest_neighbours` (ties by smaller id). Raises
-    ``KeyError``/``ValueError`` for a term without a row, and like ``nearest_neighbours``.
+
+# --- neighbours ----------------------------------------------------------------------------------
+
+
+def vocabulary_table(vectors, vocab) -> Tuple[np.ndarray, Dict[str, int]]:
+    """``vectors`` as a finite ``(V, D) float64`` table whose rows follow ``vocab``, and its ``{token: row}``.
+
+    ``vocab`` is a :class:`lib.corpus.Vocabulary` or the sequence of tokens of the rows. Raises
+    ``ValueError`` when the row count differs from the vocabulary's or an entry is not finite.
+
+    >>> vocabulary_table([[1, 0], [0, 1]], ["cat", "dog"])[1]
+    {'cat': 0, 'dog': 1}
     """
-    table = check_table(vectors)
-    if table.shape[0] != len(vocab):
-        raise ValueError(f"vectors have {table.shape[0]} rows but the vocabulary has {len(vocab)} items")
-    i = vocab.id(term)
+    index = token_index(vocab)
+    table = check_table(vectors).astype(np.float64, copy=False)
+    if table.shape[0] != len(index):
+        raise ValueError(f"vectors have {table.shape[0]} rows but the vocabulary has {len(index)} items")
+    if not np.all(np.isfinite(table)):
+        raise ValueError("vectors contain NaN or infinity")
+    return table, index
+
+
+def named_neighbours(
+    vectors, vocab, word: str, k: int = 4, *, metric: str = "cosine", normalize: bool = False
+) -> List[Tuple[str, float]]:
+    """The ``k`` items nearest to ``word``: ``[(token, score), ...]`` best first, ``word`` itself excluded.
+
+    ``vectors`` ``(V, D)`` has its rows in the order of ``vocab`` (a :class:`lib.corpus.Vocabulary` or a
+    sequence of tokens); ``metric`` and ``normalize`` as in :func:`lib.embedding.nearest_neighbours` (ties
+    by the smaller row). Raises :class:`lib.corpus.UnknownTokenError` (a ``KeyError`` and a
+    ``ValueError``) for a word without a row, and like :func:`vocabulary_table` and ``nearest_neighbours``.
+
+    >>> named_neighbours([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], ["a", "b", "c"], "a", 1)
+    [('b', 0.9939)]
+    """
+    table, index = vocabulary_table(vectors, vocab)
+    if word not in index:
+        raise UnknownTokenError(f"word {word!r} is not in the vocabulary of {len(index)}")
+    tokens = sorted(index, key=index.get)
+    i = index[word]
     hits = nearest_neighbours(table, table[i], k, metric=metric, normalize=normalize, exclude=[i])
-    return [(vocab.token(j), s) for j, s in hits]
-
-
-def compare_neighbours(got: Mapping[str, Sequence], published: Mapping[str, Sequence], digits: int = 4) -> str:
-    """A plain-text table of neighbours side by side: ``term, rank, this run, published, same``.
-
-    ``got`` and ``published`` map a query term to ``[(token, score), ...]``; scores are rounded to
-    ``digits`` places before they are compared, and "same" is ``yes`` when token and rounded score agree.
-    Raises ``ValueError`` when the two do not hold the same terms and the same number of neighbours.
-    """
-    if list(got) != list(published) or any(len(got[t]) != len(published[t]) for t in got):
-        raise ValueError("got and published must list the same terms with the same number of neighbours")
-    rows = [("term", "rank", "this chapter", "source", "same")]
-    for term in got:
-        for rank, ((tok_a, s_a), (tok_b, s_b)) in enumerate(zip(got[term], published[term]), start=1):
-            a, b = fmt(s_a, f".{digits}f"), fmt(s_b, f".{digits}f")
-            rows.append((term, str(rank), f"{tok_a} {a}", f"{tok_b} {b}", "yes" if (tok_a, a) == (tok_b, b) else "NO"))
-    widths = [max(len(r[c]) for r in rows) for c in range(5)]
-    return "\n".join("  ".join(f"{v:<{w}}" for v, w in zip(r, widths)).rstrip() for r in rows)
+    return [(tokens[j], s) for j, s in hits]
 
 
 def neighbour_sets(vectors, items: Sequence[int], k: int) -> List[frozenset]:
-    """The top-``k`` cosine neighbours of each row in ``items`` (the row itself excluded), as sets."""
-    table = check_table(vectors)
-    ids = check_ids(list(items), table.shape[0], "item")
-    return [frozenset(i for i, _ in nearest_neighbours(table, table[q], k, exclude=[q])) for q in ids]
+    """The top-``k`` cosine neighbours of each row in ``items`` (the row itself excluded), as sets of rows.
+
+    Ties go to the smaller row, as in :func:`lib.embedding.nearest_neighbours`. Raises ``ValueError`` for
+    a row id outside the table, ``k`` outside ``[1, V - 1]`` or a table with NaN.
+
+    >>> neighbour_sets([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], [0, 2], 1)
+    [frozenset({1}), frozenset({1})]
+    """
+    table = check_table(vectors).astype(np.float64)
+    if not np.all(np.isfinite(table)):
+        raise ValueError("table contains NaN or infinity")
+    V = table.shape[0]
+    k = validate.integer(k, "k", low=1, high=V - 1)
+    rows = validate.ids(list(items), V, "item")
+    unit = normalize_rows(table)
+    scores = unit[rows] @ unit.T  # (n, V) cosines
+    scores[np.arange(rows.shape[0]), rows] = -np.inf  # an item is not its own neighbour
+    top = np.argsort(-scores, axis=1, kind="stable")[:, :k]  # ties: smaller row first
+    return [frozenset(int(j) for j in row) for row in top]
 
 
 def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.ndarray:
@@ -146,6 +192,11 @@ def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.
     ``|N_a ∩ N_b| / k``; the result averages it over all pairs of runs. 1 means every run names the same
     ``k`` neighbours; coordinates are never compared, so rotations between runs do not matter.
     Raises ``ValueError`` for fewer than two tables, mismatched ``V``, ``k`` outside ``[1, V - 1]``.
+
+    >>> a = [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]
+    >>> b = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.1]]
+    >>> neighbour_overlap([a, b], [0, 1], k=1)
+    array([0., 1.])
     """
     if len(tables) < 2:
         raise ValueError(f"neighbour_overlap needs at least two tables, got {len(tables)}")
@@ -153,9 +204,8 @@ def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.
     V = tabs[0].shape[0]
     if any(t.shape[0] != V for t in tabs):
         raise ValueError(f"every table must have the same number of rows, got {[t.shape[0] for t in tabs]}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= V - 1:
-        raise ValueError(f"k must be an integer in [1, {V - 1}], got {k!r}")
-    sets = [neighbour_sets(t, items, int(k)) for t in tabs]
+    k = validate.integer(k, "k", low=1, high=V - 1)
+    sets = [neighbour_sets(t, items, k) for t in tabs]
     n = len(tabs)
     total = np.zeros(len(sets[0]))
     for a in range(n):
@@ -164,17 +214,27 @@ def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.
     return total / (n * (n - 1) / 2)
 
 
+# --- the shape of the space ---------------------------------------------------------------------------
+
+
 def anisotropy(vectors, *, center: bool = False) -> float:
     """Mean cosine similarity over all distinct pairs of rows of ``vectors`` ``(V, D)``, ``V >= 2``.
 
     ``center=True`` subtracts the mean row first (mean removal). About 0 for directions spread evenly;
-    near 1 when all rows share one direction (a narrow cone). Zero rows count as cosine 0. Raises
-    ``ValueError`` for fewer than two rows or non-finite input.
+    near 1 when all rows share one direction (a narrow cone). Zero rows count as cosine 0. Any finite
+    scale works (cosines are scale-robust, see :func:`lib.embedding.similarity`). Raises ``ValueError``
+    for fewer than two rows or non-finite input.
+
+    >>> anisotropy(np.eye(3)), anisotropy([[1.0, 0.0], [1.0, 0.0]])
+    (0.0, 1.0)
     """
     X = check_table(vectors).astype(np.float64)
     if X.shape[0] < 2:
         raise ValueError(f"anisotropy needs at least two rows, got {X.shape[0]}")
     if center:
+        if not np.all(np.isfinite(X)):
+            raise ValueError("vectors contain NaN or infinity")
+        X = _scaled(X)[0]  # cosines do not change with scale; the mean of rows of size 1e308 would overflow
         X = X - X.mean(axis=0)
     S = similarity(X, X, "cosine")
     V = X.shape[0]
@@ -187,6 +247,9 @@ def stability_by_frequency(overlap, counts, threshold: int) -> Dict[str, float]:
     ``overlap`` ``(n,)`` from :func:`neighbour_overlap` and ``counts`` ``(n,)`` the items' corpus counts,
     in the same order. Returns ``{"rare": mean, "frequent": mean, "n_rare": int, "n_frequent": int}``.
     Raises ``ValueError`` when the shapes differ or either group is empty.
+
+    >>> stability_by_frequency([1.0, 0.5, 0.0], [10, 1, 2], threshold=5)
+    {'rare': 0.25, 'frequent': 1.0, 'n_rare': 2, 'n_frequent': 1}
     """
     ov = np.asarray(overlap, dtype=np.float64)
     c = np.asarray(counts)
@@ -204,15 +267,14 @@ def stability_by_frequency(overlap, counts, threshold: int) -> Dict[str, float]:
 
 
 __all__ = [
-    "FOUR_VECTORS",
     "MetricRow",
     "anisotropy",
-    "compare_neighbours",
-    "named_neighbours",
     "format_metric_table",
     "metric_table",
+    "named_neighbours",
     "neighbour_overlap",
     "neighbour_sets",
     "principal_projection",
     "stability_by_frequency",
+    "vocabulary_table",
 ]

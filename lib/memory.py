@@ -1,5 +1,9 @@
 """Memory of an embedding table: the weights alone, and the training footprint with gradients and optimiser state.
 
+Taught in: chapters/scale.md ("A table's memory is rows times columns times bytes", "Training needs more than
+the weights") and
+chapters/embeddings.md (Level 4, systems costs).
+
 A table of ``V`` rows and ``D`` columns stored at ``q`` bytes per value occupies ``V · D · q`` bytes
 (the four-level chapter's Level 4, "Embedding tables create systems costs": for ``V = 250,000``,
 ``D = 1,024`` and two-byte weights, about 512 MB in decimal units). Training needs more than the weights:
@@ -25,10 +29,10 @@ binary (MiB = 2**20 bytes) units.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
+from lib import validate
 from lib.notebook import fmt
 
 # Bytes per stored value, by canonical dtype name.
@@ -52,21 +56,15 @@ OPTIMIZER_STATE: Dict[str, Tuple[str, ...]] = {
 }
 
 
-def _check_size(value, name: str) -> int:
-    # numbers.Integral covers int and NumPy integers; bool is an int subclass and is refused.
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value}")
-    return int(value)
-
-
 def canonical_dtype(dtype) -> str:
     """Return the canonical name (``"fp32"``, ``"fp16"``, ``"bf16"`` or ``"int8"``) of ``dtype``.
 
     ``dtype`` is a string (``"fp32"``, ``"float32"``, ``"bfloat16"``, ...; case-insensitive) or a
     ``torch.dtype`` / ``numpy.dtype`` of one of these four types. Raises ``ValueError`` naming the allowed
     dtypes for anything else (``"fp64"``, ``"int4"``) and ``TypeError`` for a non-dtype argument.
+
+    >>> canonical_dtype("bfloat16")
+    'bf16'
     """
     if isinstance(dtype, str):
         name = dtype
@@ -82,7 +80,11 @@ def canonical_dtype(dtype) -> str:
 
 
 def bytes_per_value(dtype) -> int:
-    """Bytes that one stored value of ``dtype`` takes: 4 (fp32), 2 (fp16, bf16) or 1 (int8)."""
+    """Bytes that one stored value of ``dtype`` takes: 4 (fp32), 2 (fp16, bf16) or 1 (int8).
+
+    >>> bytes_per_value("fp16")
+    2
+    """
     return DTYPE_BYTES[canonical_dtype(dtype)]
 
 
@@ -93,9 +95,12 @@ def table_bytes(V: int, D: int, dtype="fp32") -> int:
     ``int`` in bytes. int8 counts the stored values only; a quantised table also keeps a scale per row or
     per tensor, which is not included. Raises ``TypeError`` for a non-integer size, ``ValueError`` for a
     size below 1 or an unknown dtype. Source: the four-level chapter, Level 4 (``V D q`` bytes).
+
+    >>> table_bytes(250_000, 1_024, "bf16")
+    512000000
     """
-    V = _check_size(V, "V (vocabulary size)")
-    D = _check_size(D, "D (embedding width)")
+    V = validate.integer(V, "V (vocabulary size)", low=1)
+    D = validate.integer(D, "D (embedding width)", low=1)
     return V * D * bytes_per_value(dtype)
 
 
@@ -153,6 +158,9 @@ def training_footprint(
     Returns a :class:`Footprint` (all sizes in bytes). Raises ``TypeError`` / ``ValueError`` for bad
     sizes (see :func:`table_bytes`), an unknown or untrainable dtype, an unknown optimiser, or
     ``master_weights`` with fp32 weights (the copy would duplicate them).
+
+    >>> training_footprint(1_000, 10, "fp32", "adam").bytes_per_parameter  # weights, gradients, two moments
+    16.0
     """
     name = canonical_dtype(dtype)
     if name not in TRAINABLE_DTYPES:
@@ -160,11 +168,8 @@ def training_footprint(
             f"dtype {name!r} is a storage format and cannot be trained: "
             f"training dtypes are {', '.join(TRAINABLE_DTYPES)}"
         )
-    if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
-        raise ValueError(f"unknown optimizer {optimizer!r}: allowed {', '.join(OPTIMIZERS)}")
-    optimizer = optimizer.lower()
-    if not isinstance(master_weights, bool):
-        raise TypeError(f"master_weights must be True or False, got {master_weights!r}")
+    optimizer = validate.choice(optimizer.lower() if isinstance(optimizer, str) else optimizer, "optimizer", OPTIMIZERS)
+    validate.flag(master_weights, "master_weights")
     if master_weights and name == "fp32":
         raise ValueError(
             "master_weights=True needs 16-bit weights (fp16 or bf16); fp32 weights are their own master copy"
@@ -184,25 +189,34 @@ def training_footprint(
     )
 
 
-_DECIMAL = (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3))
-_BINARY = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+# Units from the smallest to the largest; exabytes cover every int64 byte count (up to 9.2 EB).
+_DECIMAL = (("kB", 10**3), ("MB", 10**6), ("GB", 10**9), ("TB", 10**12), ("PB", 10**15), ("EB", 10**18))
+_BINARY = (("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30), ("TiB", 2**40), ("PiB", 2**50), ("EiB", 2**60))
 
 
 def format_bytes(n: int, units: str = "decimal", digits: int = 1) -> str:
     """``n`` bytes as a short string: ``"512.0 MB"`` (``units="decimal"``, powers of 1000) or
     ``"488.3 MiB"`` (``units="binary"``, powers of 1024), with ``digits`` decimals.
 
-    Raises ``ValueError`` for a negative ``n``, an unknown ``units`` or a negative ``digits``.
+    The unit is the largest that ``n`` reaches (bytes below 1000, or 1024, are written as an integer,
+    ``"999 B"``), and the number is always below 1000 (1024): when rounding to ``digits`` decimals
+    would write 1000.0 of a unit, the next unit is used (``format_bytes(999_950)`` is ``"1.0 MB"``, not
+    ``"1000.0 kB"``); only the largest unit, EB (EiB), goes on past it. Raises ``ValueError`` for a
+    negative ``n``, an unknown ``units`` or a negative ``digits``, ``TypeError`` for a non-integer.
+
+    >>> format_bytes(512_000_000), format_bytes(512_000_000, "binary"), format_bytes(999_950)
+    ('512.0 MB', '488.3 MiB', '1.0 MB')
     """
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"n (bytes) must be an integer, got {n!r}")
-    if n < 0:
-        raise ValueError(f"n (bytes) must be >= 0, got {n}")
-    if units not in ("decimal", "binary"):
-        raise ValueError(f"units must be 'decimal' or 'binary', got {units!r}")
-    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
-        raise ValueError(f"digits must be an integer >= 0, got {digits!r}")
-    for unit, size in _DECIMAL if units == "decimal" else _BINARY:
-        if n >= size:
-            return f"{fmt(n / size, f'.{digits}f')} {unit}"
-    return f"{n} B"
+    n = validate.integer(n, "n (bytes)", low=0)
+    validate.choice(units, "units", ("decimal", "binary"))
+    digits = validate.integer(digits, "digits", low=0)
+    table = _DECIMAL if units == "decimal" else _BINARY
+    base = table[0][1]
+    if n < base:
+        return f"{n} B"
+    i = max(j for j, (_, size) in enumerate(table) if n >= size)
+    text = fmt(n / table[i][1], f".{digits}f")
+    if float(text) >= base and i + 1 < len(table):  # rounded up to 1000 of this unit: 1 of the next
+        i += 1
+        text = fmt(n / table[i][1], f".{digits}f")
+    return f"{text} {table[i][0]}"

@@ -1,5 +1,8 @@
 """Helpers for chapter notebooks: format a number, glue it into the prose, show a figure.
 
+Used by every chapter (its imports cell) and by the ``lib`` code that writes text for a chapter; not taught
+in a chapter.
+
 The book's rule for numbers (CONTRIBUTING.md, "Numbers a reader sees"): every float a chapter prints or
 glues is rounded here, once, to the precision the chapter shows, and nbval compares that text and
 nothing more. A float that went through float32 arithmetic, a BLAS reduction, an iterative solver or
@@ -47,8 +50,20 @@ from contextlib import contextmanager
 from typing import Iterator
 
 import numpy as np
+from IPython.display import Markdown, display
 
-PNG_DPI = 100  # one resolution for the book, the notebooks and the baseline images
+from lib.figures.style import book_style
+
+try:  # myst-nb stores glued values for the book; on a reader's machine without it (Colab) glue stores nothing
+    import myst_nb
+except ImportError:
+    myst_nb = None
+
+PNG_DPI = 100  # the baseline images' resolution (tests/test_figures.py compares drawings at it)
+# The book's and the notebooks' figures are drawn at twice that: the page shows a figure at the width of
+# the text column, and a reader on a phone taps it to open the image itself, whose text then stays sharp
+# when zoomed (tests/test_reader_page.py measures both).
+BOOK_DPI = 2 * PNG_DPI
 NUMBER_LOG = "EMBOOK_NUMBER_LOG"  # environment variable: a file to log every formatted number to
 
 # [[fill]align][sign][width][,][.precision]type, with a precision and one of the types below: a spec
@@ -56,21 +71,17 @@ NUMBER_LOG = "EMBOOK_NUMBER_LOG"  # environment variable: a file to log every fo
 _SPEC = re.compile(r"(?:.?[<>=^])?[+\- ]?\d*[,_]?\.(?P<precision>\d+)(?P<type>[fFeE%])")
 
 
-def figure_png(fig) -> bytes:
-    """Render a matplotlib ``Figure`` to PNG bytes (``PNG_DPI`` dots per inch, no timestamp metadata)."""
-    from lib.figures.style import book_style
-
+def figure_png(fig, dpi: int = PNG_DPI) -> bytes:
+    """Render a matplotlib ``Figure`` to PNG bytes at ``dpi`` dots per inch, with no timestamp metadata."""
     buf = io.BytesIO()
     with book_style():
-        fig.savefig(buf, format="png", dpi=PNG_DPI, metadata={"Software": None})
+        fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
     return buf.getvalue()
 
 
 def show(fig) -> None:
-    """Display ``fig`` in the notebook as a PNG and nothing else (no ``<Figure ...>`` text)."""
-    from IPython.display import display
-
-    data = base64.b64encode(figure_png(fig)).decode("ascii")
+    """Display ``fig`` in the notebook as a PNG at ``BOOK_DPI`` and nothing else (no ``<Figure ...>`` text)."""
+    data = base64.b64encode(figure_png(fig, dpi=BOOK_DPI)).decode("ascii")
     display({"image/png": data}, raw=True)
 
 
@@ -79,6 +90,9 @@ def plain(value):
     ``int`` / ``bool``.
 
     Raises ``TypeError`` for arrays of more than one element: glue one number at a time.
+
+    >>> plain(np.float64(0.5)), plain(np.int64(3))
+    (0.5, 3)
     """
     if not isinstance(value, np.ndarray) and hasattr(value, "__array__") and hasattr(value, "item"):
         value = np.asarray(value)  # a PyTorch tensor on the CPU, and the like
@@ -279,15 +293,11 @@ def glue(name: str, value, decimals: int | None = None, display: bool = False) -
             f"glue {name!r}: a float needs decimals, the number of decimals the prose shows "
             f"(glue({name!r}, value, 4) and {{glue:text}}`{name}:.4f`)"
         )
-    try:
-        from myst_nb import glue as _glue
-    except ImportError:  # only on a reader's machine without myst-nb (Colab)
+    if myst_nb is None:  # only on a reader's machine without myst-nb (Colab)
         return None
     if isinstance(stored, str):
-        from IPython.display import Markdown
-
         stored = Markdown(stored)
-    _glue(name, stored, display=display)
+    myst_nb.glue(name, stored, display=display)
 
 
 def runner_up_gap(scores, best: int) -> float:

@@ -1,5 +1,7 @@
 """Positional encodings: the sinusoidal table of Vaswani et al. (2017, §3.5) and a learned table.
 
+Taught in: chapters/lesson.md (learned and sinusoidal position tables) and chapters/trace_exercise.md.
+
 Sinusoidal encoding, for position ``pos`` and dimension ``k`` of a model of width ``d``::
 
     pair  = k // 2
@@ -29,24 +31,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from lib import validate
+
 BASE = 10000.0
 MAX_POSITION = 2**53  # positions above it are not exact in the float64 angle pos * ω
-
-
-def _check_width(d) -> int:
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"width d must be an integer >= 1, got {d!r}")
-    return int(d)
-
-
-def _check_base(base) -> float:
-    try:
-        base = float(base)
-    except (TypeError, ValueError):
-        raise ValueError(f"base must be a finite number > 1, got {base!r}") from None
-    if not np.isfinite(base) or base <= 1.0:
-        raise ValueError(f"base must be a finite number > 1, got {base!r}")
-    return base
 
 
 def _check_positions(pos, name: str = "position") -> np.ndarray:
@@ -64,8 +52,11 @@ def angular_frequencies(d: int, base: float = BASE) -> np.ndarray:
     """Angular frequency of each dimension, ``(d,)`` float64, radians per position: ``base ** (-2 (k // 2) / d)``.
 
     Dimensions ``2i`` and ``2i + 1`` share a value. Raises ``ValueError`` for ``d < 1`` or ``base <= 1``.
+
+    >>> angular_frequencies(4)
+    array([1.  , 1.  , 0.01, 0.01])
     """
-    d, base = _check_width(d), _check_base(base)
+    d, base = validate.integer(d, "width d", low=1), validate.number(base, "base", gt=1)
     pair = np.arange(d) // 2  # integer division: neighbouring dimensions share a frequency
     return base ** (-2.0 * pair / d)  # float exponent: never an integer power
 
@@ -76,6 +67,9 @@ def sinusoidal_encoding(pos, d: int, base: float = BASE) -> np.ndarray:
     Vaswani et al. (2017), §3.5, with ``pair = k // 2``. ``pos`` is a non-negative integer with no upper
     limit (no parameters are involved). Raises ``TypeError`` for a non-integer position and ``ValueError``
     for a negative one, for ``d < 1`` or ``base <= 1``.
+
+    >>> sinusoidal_encoding(3, 4)  # [sin 3, cos 3, sin 0.03, cos 0.03]
+    array([ 0.1411, -0.99  ,  0.03  ,  0.9996])
     """
     pos = _check_positions(pos)
     angles = pos[..., None] * angular_frequencies(d, base)  # (..., d) radians
@@ -89,9 +83,12 @@ def sinusoidal_table(n_positions: int, d: int, base: float = BASE) -> np.ndarray
     """The sinusoidal table for positions ``0 .. n_positions - 1``: ``(n_positions, d)`` float64.
 
     Raises ``ValueError`` for ``n_positions < 1`` and as :func:`sinusoidal_encoding`.
+
+    >>> sinusoidal_table(2, 4).round(4)
+    array([[0.    , 1.    , 0.    , 1.    ],
+           [0.8415, 0.5403, 0.01  , 1.    ]])
     """
-    if isinstance(n_positions, bool) or not isinstance(n_positions, (int, np.integer)) or n_positions < 1:
-        raise ValueError(f"n_positions must be an integer >= 1, got {n_positions!r}")
+    n_positions = validate.integer(n_positions, "n_positions", low=1)
     return sinusoidal_encoding(np.arange(n_positions), d, base)
 
 
@@ -99,6 +96,9 @@ def wavelengths(d: int, base: float = BASE) -> np.ndarray:
     """Wavelength of each (sin, cos) pair in positions, ``(ceil(d / 2),)`` float64: ``2π / ω_i``.
 
     The first pair repeats every ``2π ≈ 6.28`` positions; the last every ``2π · base ** ((d − 2) / d)``.
+
+    >>> wavelengths(4)  # 2π and 2π · 100 positions
+    array([  6.2832, 628.3185])
     """
     return 2.0 * np.pi / angular_frequencies(d, base)[0::2]
 
@@ -109,12 +109,15 @@ def shift_rotation(k: int, d: int, base: float = BASE) -> np.ndarray:
     Block diagonal: for each pair ``i`` the 2×2 block maps ``(sin a, cos a)`` to
     ``(sin(a + kω_i), cos(a + kω_i))``; it depends on ``k`` only, never on ``p``. For odd ``d`` the last,
     unpaired dimension has no exact rotation and ``ValueError`` is raised. ``k`` may be negative.
+
+    >>> R = shift_rotation(1, 2)
+    >>> bool(np.allclose(R @ sinusoidal_encoding(5, 2), sinusoidal_encoding(6, 2)))
+    True
     """
-    d = _check_width(d)
+    d = validate.integer(d, "width d", low=1)
     if d % 2:
         raise ValueError(f"the shift is a rotation of (sin, cos) pairs and needs an even width, got d = {d}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"offset k must be an integer, got {k!r}")
+    k = validate.integer(k, "offset k")
     theta = k * angular_frequencies(d, base)[0::2]  # (d/2,) radians
     c, s = np.cos(theta), np.sin(theta)
     R = np.zeros((d, d))
@@ -129,6 +132,9 @@ def dot_by_offset(start: int, offsets, d: int, base: float = BASE) -> np.ndarray
     """``PE[start] · PE[start + o]`` for each offset ``o``: ``(len(offsets),)`` float64.
 
     For even ``d`` this equals ``Σ_i cos(o ω_i)``, the same for every ``start``; at ``o = 0`` it is ``d/2``.
+
+    >>> dot_by_offset(10, [0, 1], 4)  # d / 2 = 2 at offset 0; cos 1 + cos 0.01 at offset 1
+    array([2.    , 1.5402])
     """
     start = int(_check_positions(start, "start"))
     offsets = np.atleast_1d(_check_positions(np.asarray(offsets), "offset"))
@@ -142,6 +148,9 @@ def add_positions(vectors, start: int = 0, base: float = BASE) -> np.ndarray:
 
     The input is never modified (adding in place to looked-up rows that alias the table would change the
     table itself). Raises ``ValueError`` unless ``vectors`` is 2-D.
+
+    >>> add_positions([[0.5, -0.5, 1.0, 0.0]], start=3)
+    array([[ 0.6411, -1.49  ,  1.03  ,  0.9996]])
     """
     vectors = np.asarray(vectors, dtype=np.float64)
     if vectors.ndim != 2:
@@ -160,13 +169,9 @@ class LearnedPositionTable:
     """
 
     def __init__(self, max_len: int, d: int, *, seed: int = 0, scale: float = 0.1):
-        if isinstance(max_len, bool) or not isinstance(max_len, (int, np.integer)) or max_len < 1:
-            raise ValueError(f"max_len must be an integer >= 1, got {max_len!r}")
-        self.max_len, self.d = int(max_len), _check_width(d)
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not np.isfinite(scale) or scale < 0:
-            raise ValueError(f"scale must be a finite number >= 0, got {scale!r}")
+        self.max_len, self.d = validate.integer(max_len, "max_len", low=1), validate.integer(d, "width d", low=1)
+        seed = validate.seed(seed)
+        scale = validate.number(scale, "scale", ge=0)
         self.weight = np.random.default_rng(seed).standard_normal((self.max_len, self.d)) * scale
 
     @property
@@ -187,8 +192,7 @@ class LearnedPositionTable:
 
     def for_length(self, n: int) -> np.ndarray:
         """Rows for positions ``0 .. n - 1``: ``(n, d)``. Raises ``ValueError`` if ``n > max_len``."""
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"sequence length n must be an integer >= 0, got {n!r}")
+        n = validate.integer(n, "sequence length n", low=0)
         if n > self.max_len:
             raise ValueError(
                 f"a sequence of {n} positions is longer than the learned table's maximum length of {self.max_len}"

@@ -1,5 +1,8 @@
 """Count-based embeddings: co-occurrence counts, positive PMI, and a truncated SVD with a fixed sign.
 
+Taught in: chapters/embeddings.md (Level 2, counts and PPMI-SVD) and chapters/real_text.md (PPMI-SVD on the
+Lee corpus).
+
 The pipeline of the chapter's Level 2 (and of Levy, Goldberg & Dagan 2015, "Improving Distributional
 Similarity with Lessons Learned from Word Embeddings", TACL 3, §2–3):
 
@@ -23,7 +26,7 @@ machine can flip a figure's axis.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Mapping, NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -31,7 +34,8 @@ import scipy.sparse
 import scipy.sparse.linalg
 import scipy.special
 
-from lib.corpus import _check_window, context_pairs, describe_context
+from lib import validate
+from lib.corpus import context_pairs, describe_context
 from lib.provenance import Provenance, for_corpus, software_versions
 
 WEIGHTINGS = (None, "harmonic", "linear")
@@ -67,22 +71,23 @@ def cooccurrence(
     ``sparse=True`` returns a ``scipy.sparse.csr_array`` with the same values. Raises ``ValueError`` for
     an id outside ``[0, vocab_size)``, ``window < 1``, an unknown weighting, or ``"linear"`` without a
     window; ``TypeError`` for non-integer ids.
+
+    >>> cooccurrence([[0, 1, 2]], 3, window=1)
+    array([[0., 1., 0.],
+           [1., 0., 1.],
+           [0., 1., 0.]])
     """
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, (int, np.integer)) or vocab_size < 1:
-        raise ValueError(f"vocab_size must be a positive integer, got {vocab_size!r}")
-    window = _check_window(window)
-    if weighting not in WEIGHTINGS:
-        raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+    V = validate.integer(vocab_size, "vocab_size", low=1)
+    validate.choice(weighting, "weighting", WEIGHTINGS)
     if weighting == "linear" and window is None:
         raise ValueError("weighting='linear' needs an integer window (the whole sentence has no window size)")
-    pairs, dist = context_pairs(sentences, window, symmetric=symmetric, vocab_size=int(vocab_size), return_distance=True)
+    pairs, dist = context_pairs(sentences, window, symmetric=symmetric, vocab_size=V, return_distance=True)
     if weighting is None:
         weights = np.ones(dist.shape[0], dtype=np.float64)
     elif weighting == "harmonic":
         weights = 1.0 / dist
     else:
         weights = (window - dist + 1) / window
-    V = int(vocab_size)
     if sparse:
         m = scipy.sparse.coo_array((weights, (pairs[:, 0], pairs[:, 1])), shape=(V, V)).tocsr()
         m.sum_duplicates()
@@ -94,15 +99,6 @@ def cooccurrence(
 
 
 # --- PPMI ---------------------------------------------------------------------------------------------
-
-
-def _check_alpha(alpha) -> float:
-    if isinstance(alpha, bool):
-        raise TypeError("alpha must be a number, got a bool")
-    alpha = float(alpha)
-    if not np.isfinite(alpha) or alpha <= 0:
-        raise ValueError(f"alpha must be a finite number > 0 (1 = no smoothing, 0.75 = Levy et al.), got {alpha!r}")
-    return alpha
 
 
 def _pmi_values(vals, i, j, row, col, alpha):
@@ -136,8 +132,12 @@ def ppmi(counts, alpha: float = 1.0):
 
     Raises ``ValueError`` for a matrix that is not 2-D, has negative or non-finite entries, or for
     ``alpha`` not finite and positive.
+
+    >>> ppmi([[0.0, 2.0], [2.0, 0.0]])  # log(P(w, c) / (P(w) P(c))) = log(0.5 / 0.25) = ln 2
+    array([[0.    , 0.6931],
+           [0.6931, 0.    ]])
     """
-    alpha = _check_alpha(alpha)
+    alpha = validate.number(alpha, "alpha", gt=0, hint="1 = no smoothing, 0.75 = Levy et al.")
     if scipy.sparse.issparse(counts):
         m = scipy.sparse.csr_array(counts, dtype=np.float64, copy=True)
         if m.ndim != 2:
@@ -201,6 +201,10 @@ def sign_convention(U: np.ndarray, Vt: np.ndarray | None = None):
 
     What no sign rule can fix: when two singular values are equal the singular vectors are only defined
     up to a rotation of their subspace, so the ``k``-th vector is reproducible only if ``σ_k > σ_{k+1}``.
+
+    >>> sign_convention(np.array([[0.6], [-0.8]]))[0]  # the largest |entry| (-0.8) becomes positive
+    array([[-0.6],
+           [ 0.8]])
     """
     U = np.array(U, dtype=np.float64, copy=True)
     if U.ndim != 2:
@@ -217,16 +221,6 @@ def sign_convention(U: np.ndarray, Vt: np.ndarray | None = None):
     return U, Vt
 
 
-def _check_k(k, shape, sparse_solver: bool) -> int:
-    limit = min(shape) - 1 if sparse_solver else min(shape)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= limit:
-        what = "1 <= k <= min(shape)"
-        if sparse_solver:
-            what = "the sparse solvers (ARPACK, PROPACK) need 1 <= k < min(shape)"
-        raise ValueError(f"k must be an integer with {what} = {limit}, got {k!r}")
-    return int(k)
-
-
 def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVDResult:
     """The ``k`` largest singular triplets of ``matrix`` ``(n, m)``, descending, with a fixed sign.
 
@@ -239,17 +233,31 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
     :func:`sign_convention` is applied, so the result is the same on every run, solver and machine up to
     rounding, as long as ``σ_k > σ_{k+1}``.
 
+    Scale-robust: the matrix is scaled by a power of two into [-1, 1] before any solver sees it and the
+    singular values are scaled back, so entries of 1e-200 or 1e+200 give their true singular values. The
+    zero matrix is answered without a solver (ARPACK cannot start on it): ``S`` is ``k`` zeros and ``U``,
+    ``Vt`` are the first ``k`` standard basis vectors (``np.eye``), since every unit vector is a singular
+    vector of it. The triplets of ARPACK and PROPACK are checked (:data:`TRIPLET_RTOL`) before they are
+    returned.
+
     Raises ``ValueError`` for ``k`` outside ``[1, min(shape)]`` (``[1, min(shape))`` for ARPACK and
-    PROPACK), an unknown solver, or non-finite entries.
+    PROPACK), an unknown solver, non-finite entries, a largest singular value beyond float64, or
+    triplets from ARPACK or PROPACK that are not singular triplets (a matrix of rank below ``k``, where
+    PROPACK can fail: use ``solver="dense"``); ``TypeError`` for entries that are not numbers.
+
+    >>> truncated_svd(np.diag([1.0, 3.0, 2.0]), 2).S
+    array([3., 2.])
     """
-    if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    validate.choice(solver, "solver", SOLVERS)
     is_sparse = scipy.sparse.issparse(matrix)
     if is_sparse:
         A = scipy.sparse.csr_array(matrix, dtype=np.float64)
         data = A.data
     else:
-        A = np.asarray(matrix, dtype=np.float64)
+        try:
+            A = np.asarray(matrix, dtype=np.float64)
+        except (TypeError, ValueError):  # strings, None, a ragged nesting
+            raise TypeError(f"matrix must be a 2-D array of numbers, got {type(matrix).__name__}") from None
         data = A
     if A.ndim != 2 or min(A.shape) < 1:
         raise ValueError(f"matrix must be 2-D and non-empty, got shape {A.shape}")
@@ -257,7 +265,22 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
         raise ValueError("matrix contains NaN or infinity")
     if solver == "auto":
         solver = "sparse" if is_sparse and isinstance(k, (int, np.integer)) and 1 <= k < min(A.shape) else "dense"
-    k = _check_k(k, A.shape, solver in ("sparse", "propack"))
+    if solver in ("sparse", "propack"):
+        if min(A.shape) < 2:
+            raise ValueError(f"ARPACK and PROPACK need k < min(shape), impossible for shape {A.shape}: use solver='dense'")
+        k = validate.integer(k, "k", low=1, high=min(A.shape) - 1, hint="ARPACK and PROPACK need k < min(shape)")
+    else:
+        k = validate.integer(k, "k", low=1, high=min(A.shape))
+    n, m = A.shape
+    if not np.any(data):  # the zero matrix: every singular value is 0 and every unit vector a singular vector
+        return SVDResult(np.eye(n, k), np.zeros(k), np.eye(k, m))
+    # scale by the power of two that puts the largest |entry| in [0.5, 1): exact, and no solver then squares
+    # an entry of 1e200 into inf or one of 1e-200 into 0 (ARPACK works on A^T A); S is scaled back at the end
+    e = int(np.frexp(np.max(np.abs(data)))[1])
+    if is_sparse:
+        A = scipy.sparse.csr_array((np.ldexp(A.data, -e), A.indices, A.indptr), shape=A.shape)
+    else:
+        A = np.ldexp(A, -e)
     if solver == "dense":
         dense = A.toarray() if is_sparse else A
         U, S, Vt = scipy.linalg.svd(dense, full_matrices=False, lapack_driver="gesdd")
@@ -265,27 +288,52 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
     else:
         rng = np.random.default_rng(seed)
         v0 = rng.standard_normal(min(A.shape))
-        if solver == "sparse":
-            U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, v0=v0, solver="arpack")
-        else:
-            U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, solver="propack", random_state=rng)
+        try:
+            if solver == "sparse":
+                U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, v0=v0, solver="arpack")
+            else:
+                U, S, Vt = scipy.sparse.linalg.svds(A, k=k, tol=0, solver="propack", random_state=rng)
+        except (np.linalg.LinAlgError, scipy.sparse.linalg.ArpackError) as exc:  # e.g. PROPACK's "invariant subspace"
+            raise ValueError(
+                f"{SOLVER_NAMES[solver]} failed for k = {k} ({exc}); this happens when the matrix has fewer "
+                f"than k non-zero singular values: use solver='dense' or a smaller k"
+            ) from None
         order = np.argsort(-S, kind="stable")
-        U, S, Vt = U[:, order], S[order], Vt[order]
+        U, S, Vt = U[:, order], np.abs(S[order]), Vt[order]  # abs: ARPACK may return -0.0 for a zero value
+        _check_triplets(A, U, S, Vt, solver, k)
+    with np.errstate(over="ignore"):
+        S = np.ldexp(np.asarray(S, dtype=np.float64), e)
+    if not np.all(np.isfinite(S)):
+        raise ValueError("the largest singular value overflows float64 (it is above 1.8e308)")
     U, Vt = sign_convention(U, Vt)
-    return SVDResult(U, np.asarray(S, dtype=np.float64), Vt)
+    return SVDResult(U, S, Vt)
 
 
-def _check_power(power) -> float:
-    """The singular-value exponent p as a float; ``TypeError`` for a bool, ``ValueError`` unless finite >= 0."""
-    if isinstance(power, bool):
-        raise TypeError("power must be a number, got a bool")
-    try:
-        power = float(power)
-    except (TypeError, ValueError):
-        raise ValueError(f"power must be a finite number >= 0, got {power!r}") from None
-    if not np.isfinite(power) or power < 0:
-        raise ValueError(f"power must be a finite number >= 0, got {power!r}")
-    return power
+#: how far an iterative solver's triplets may be from exact before :func:`truncated_svd` refuses them:
+#: ``|A v - s u|`` and ``|A^T u - s v|`` relative to the largest singular value, and ``|U^T U - I|``, ``|V^T V - I|``
+TRIPLET_RTOL = 1e-6
+
+
+def _check_triplets(A, U, S, Vt, solver: str, k: int) -> None:
+    """Raise ``ValueError`` unless ``U (n, k)``, ``S (k,)``, ``Vt (k, m)`` are singular triplets of ``A``.
+
+    ARPACK and PROPACK return the triplets of a full-rank matrix to machine precision, but where the
+    matrix has fewer than ``k`` non-zero singular values PROPACK can return vectors that are neither
+    orthonormal nor singular (scipy/scipy#11406 reports the kind); that is caught here, not returned.
+    """
+    eye = np.eye(k)
+    residual = max(
+        np.max(np.linalg.norm(A @ Vt.T - U * S, axis=0)),
+        np.max(np.linalg.norm(A.T @ U - Vt.T * S, axis=0)),
+    )
+    drift = max(np.max(np.abs(U.T @ U - eye)), np.max(np.abs(Vt @ Vt.T - eye)))
+    if residual > TRIPLET_RTOL * S[0] or drift > TRIPLET_RTOL:
+        raise ValueError(
+            f"{SOLVER_NAMES[solver]} returned inaccurate singular triplets for k = {k} (residual "
+            f"{residual / S[0]:.1e} of the largest singular value, orthogonality error {drift:.1e}); this "
+            f"happens when the matrix has fewer than k non-zero singular values: use solver='dense' or a "
+            f"smaller k"
+        )
 
 
 def svd_vectors(matrix, k: int, *, power: float = 0.5, solver: str = "auto", seed: int = 0) -> np.ndarray:
@@ -294,8 +342,12 @@ def svd_vectors(matrix, k: int, *, power: float = 0.5, solver: str = "auto", see
     ``power=1`` gives the classic ``U S``, ``0.5`` the symmetric split of Levy et al. (2015, §3.3) and
     the chapter's source, ``0`` the bare singular vectors. Raises like :func:`truncated_svd` and
     ``ValueError`` for a non-finite ``power``.
+
+    >>> svd_vectors(np.diag([4.0, 1.0]), 1)  # U S^0.5
+    array([[2.],
+           [0.]])
     """
-    power = _check_power(power)
+    power = validate.number(power, "power", ge=0)
     U, S, _ = truncated_svd(matrix, k, solver=solver, seed=seed)
     return U * S**power
 
@@ -309,8 +361,8 @@ class CountEmbedding:
     sparse as requested), ``singular_values (k,)`` and the :class:`lib.provenance.Provenance` record."""
 
     vectors: np.ndarray
-    counts: object
-    ppmi: object
+    counts: np.ndarray | scipy.sparse.csr_array
+    ppmi: np.ndarray | scipy.sparse.csr_array
     singular_values: np.ndarray
     provenance: Provenance
 
@@ -335,6 +387,8 @@ def ppmi_svd_embedding(
     sparse: bool = False,
     solver: str | None = None,
     corpus: str = "unnamed corpus",
+    unit: str = "sentence",
+    extra: Mapping[str, object] | None = None,
 ) -> CountEmbedding:
     """Counts → PPMI → truncated SVD for tokenised ``sentences`` (sequences of ``str``) and a vocabulary.
 
@@ -342,12 +396,13 @@ def ppmi_svd_embedding(
     The other arguments go to :func:`cooccurrence`, :func:`ppmi` and :func:`svd_vectors`; ``sparse=True``
     uses the ``scipy.sparse`` path throughout. ``solver`` goes to :func:`truncated_svd`; ``None`` (or ``"auto"``) picks
     ARPACK (``"sparse"``) on the sparse path when ``k < V - 1`` and LAPACK (``"dense"``) otherwise. The
-    provenance names the corpus (``corpus``, plus its SHA-256), the context, α, k, p and the solver.
-    Raises like the functions it calls.
+    provenance names the corpus (``corpus``, plus its SHA-256), the context (:func:`lib.corpus.describe_context`;
+    ``unit`` says what one of ``sentences`` is, ``"sentence"`` or ``"document"``), α, k, p and the solver,
+    and adds ``extra`` (e.g. data-file hashes) after the solver's name. Raises like the functions it calls.
     """
     if not hasattr(vocab, "encode_sentences"):
         raise TypeError(f"vocab must be a lib.corpus.Vocabulary, got {type(vocab).__name__}")
-    power = _check_power(power)
+    power = validate.number(power, "power", ge=0)
     ids = vocab.encode_sentences(sentences)
     V = len(vocab)
     C = cooccurrence(ids, V, window, symmetric=symmetric, weighting=weighting, sparse=sparse)
@@ -356,9 +411,7 @@ def ppmi_svd_embedding(
         solver = "sparse" if sparse and k < V - 1 else "dense"
     U, S, _ = truncated_svd(P, k, solver=solver)
     vectors = U * S ** float(power)
-    context = describe_context(window, symmetric)
-    if weighting is not None:
-        context += f", {weighting} distance weighting"
+    context = describe_context(window, symmetric, unit=unit, weighting=weighting)
     prov = for_corpus(
         vocab,
         sentences,
@@ -374,7 +427,7 @@ def ppmi_svd_embedding(
         normalisation="none",
         dtype="float64",
         software=software_versions("numpy", "scipy"),
-        extra={"SVD solver": SOLVER_NAMES[solver]},
+        extra={"SVD solver": SOLVER_NAMES[solver], **dict(extra or {})},
     )
     return CountEmbedding(vectors, C, P, S, prov)
 
@@ -382,6 +435,7 @@ def ppmi_svd_embedding(
 __all__ = [
     "CountEmbedding",
     "SVDResult",
+    "TRIPLET_RTOL",
     "cooccurrence",
     "ppmi",
     "ppmi_svd_embedding",

@@ -1,5 +1,7 @@
 """Progress bars for long loops: tqdm's notebook bar in Jupyter, a text bar in a terminal, nothing in CI.
 
+Used by the long loops of ``lib`` (training, the real-text study, the race); not taught in a chapter.
+
 The book build and the test command set ``EMBOOK_QUIET=1`` (see the Makefile), so that no progress bar
 reaches the compared outputs of nbval or the HTML pages; a reader running a notebook sees the bar.
 """

@@ -1,5 +1,8 @@
 """The provenance record ("embedding audit") that every embedding returned by ``lib`` carries.
 
+Taught in: chapters/embeddings.md (Level 4, "Contextual representations require provenance"); every
+trainer in ``lib`` fills one in, and chapters/real_text.md prints one.
+
 A table of vectors says nothing about how it was made, yet every choice below changes its neighbours:
 the item inventory and its order, the unknown-item policy and the minimum count; the corpus, the
 context definition, subsampling; the objective, the negatives and their noise distribution; the
@@ -9,16 +12,22 @@ list of the "Embeddings" chapter groups them (items; data and context; objective
 geometry and storage), and renders them as a table (:meth:`Provenance.to_text`,
 :meth:`Provenance.to_markdown`).
 
-The trainers fill it in (:func:`lib.skipgram.train_skipgram`, :func:`lib.ppmi.ppmi_svd_embedding`);
-:func:`for_corpus` fills the item and data fields from a :class:`lib.corpus.Vocabulary` and a corpus.
+The trainers fill it in (:func:`lib.skipgram.train_skipgram`, :func:`lib.ppmi.ppmi_svd_embedding`,
+:func:`lib.sgns.train_sgns`, the three of :mod:`lib.race`); :func:`for_corpus` fills the item and data
+fields from a :class:`lib.corpus.Vocabulary` and a corpus. Departure from free-form model cards (Mitchell
+et al. 2019): a fixed set of fields, so that records of different methods can be compared line by line;
+anything else goes in ``extra``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import Dict, List, Mapping, Tuple
 
+from lib import tables
+from lib.corpus import corpus_hash
 from lib.notebook import exact
 
 NOT_APPLICABLE = "n/a"
@@ -132,19 +141,11 @@ class Provenance:
 
     def to_text(self, *, include_missing: bool = False) -> str:
         """The record as a plain-text table with aligned columns (``group | field | value``)."""
-        rows = [("group", "field", "value")] + self.rows(include_missing=include_missing)
-        w0 = max(len(r[0]) for r in rows)
-        w1 = max(len(r[1]) for r in rows)
-        lines = [f"{g:<{w0}}  {f:<{w1}}  {v}".rstrip() for g, f, v in rows]
-        lines.insert(1, "-" * w0 + "  " + "-" * w1 + "  " + "-" * max(len(r[2]) for r in rows))
-        return "\n".join(lines)
+        return tables.text(["group", "field", "value"], self.rows(include_missing=include_missing), rule="columns")
 
     def to_markdown(self, *, include_missing: bool = False) -> str:
         """The record as a Markdown table (``| group | field | value |``); ``|`` in values is escaped."""
-        lines = ["| group | field | value |", "| --- | --- | --- |"]
-        for g, f, v in self.rows(include_missing=include_missing):
-            lines.append(f"| {g} | {f} | {v.replace('|', chr(92) + '|')} |")
-        return "\n".join(lines)
+        return tables.markdown(["group", "field", "value"], self.rows(include_missing=include_missing))
 
     def __str__(self) -> str:
         return self.to_text()
@@ -167,8 +168,6 @@ def for_corpus(vocab, sentences, *, corpus: str, **fields) -> Provenance:
     ``str``) it was built from; ``corpus`` a human-readable name. Other fields are passed through.
     Raises ``TypeError`` for a malformed corpus or an unknown field.
     """
-    from lib.corpus import corpus_hash
-
     sents = [list(s) for s in sentences]
     base = dict(vocab.describe())
     base.update(
@@ -183,8 +182,6 @@ def for_corpus(vocab, sentences, *, corpus: str, **fields) -> Provenance:
 
 def software_versions(*names: str) -> str:
     """``"numpy 2.4.6, torch 2.13.0"`` for the named installed packages (``ValueError`` if one is missing)."""
-    from importlib import metadata
-
     out = []
     for name in names:
         try:

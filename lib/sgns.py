@@ -1,5 +1,7 @@
 """Skip-gram with negative sampling for real corpora: word2vec's training loop, batched in PyTorch.
 
+Taught in: chapters/real_text.md (the book's skip-gram with negative sampling, against gensim).
+
 :func:`lib.skipgram.train_skipgram` trains on a toy corpus with autograd and Adam, one full batch per
 step. On tens of thousands of words that is far too slow and not what word2vec does. This module
 follows word2vec (Mikolov et al. 2013b, "Distributed Representations of Words and Phrases and their
@@ -53,7 +55,8 @@ from typing import NamedTuple, Sequence, Tuple
 import numpy as np
 import torch
 
-from lib.corpus import keep_probability
+from lib import validate
+from lib.corpus import describe_context, keep_probability
 from lib.notebook import exact
 from lib.progress import progress
 from lib.provenance import Provenance, for_corpus, software_versions
@@ -62,21 +65,6 @@ from lib.threads import torch_threads
 
 
 # --- configuration ------------------------------------------------------------------------------------
-
-
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
-def _nonneg_float(value, name: str, *, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    value = float(value)
-    if not np.isfinite(value) or value < 0 or (positive and value == 0):
-        raise ValueError(f"{name} must be a finite number {'> 0' if positive else '>= 0'}, got {value!r}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -115,16 +103,23 @@ class SGNSConfig:
 
     def __post_init__(self):
         for name in ("dim", "window", "negatives", "epochs", "batch_windows", "workers"):
-            _positive_int(getattr(self, name), name)
-        _nonneg_float(self.sample, "sample")
-        alpha = _nonneg_float(self.alpha, "alpha", positive=True)
-        if _nonneg_float(self.min_alpha, "min_alpha") > alpha:
-            raise ValueError(f"min_alpha must lie in [0, alpha={alpha}], got {self.min_alpha!r}")
-        _nonneg_float(self.power, "power")
-        if not isinstance(self.dynamic_window, (bool, np.bool_)):
-            raise TypeError(f"dynamic_window must be a bool, got {self.dynamic_window!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+            validate.integer(getattr(self, name), name, low=1)
+        validate.number(self.sample, "sample", ge=0)
+        alpha = validate.number(self.alpha, "alpha", gt=0)
+        validate.number(self.min_alpha, "min_alpha", ge=0, le=alpha)
+        validate.number(self.power, "power", ge=0)
+        validate.flag(self.dynamic_window, "dynamic_window")
+        validate.seed(self.seed)
+
+    @property
+    def context_slots(self) -> int:
+        """``S = 2 · window``: the context positions of one window, both sides of the centre."""
+        return 2 * self.window
+
+    @property
+    def targets_per_window(self) -> int:
+        """``T = K + 1``: the centre word (the positive) and its ``K`` negatives."""
+        return self.negatives + 1
 
 
 # --- the noise distribution as an alias table ------------------------------------------------------------
@@ -146,6 +141,9 @@ def alias_table(probs) -> AliasTable:
     Item ``i`` is then drawn with probability ``(accept[i] + Σ_{j: alias[j]=i} (1 - accept[j])) / V``,
     which equals ``probs[i]`` up to rounding. Raises ``ValueError`` unless ``probs`` is a non-empty 1-D
     vector of finite non-negative numbers summing to 1 (within 1e-6).
+
+    >>> alias_table([0.5, 0.25, 0.25])  # column 1 gives half its share to item 0
+    AliasTable(accept=array([1. , 0.75, 0.75]), alias=array([0, 0, 0]))
     """
     p = np.asarray(probs, dtype=np.float64)
     if p.ndim != 1 or p.shape[0] < 1:
@@ -351,13 +349,10 @@ def _flatten(sentences, vocab_size: int) -> Tuple[np.ndarray, np.ndarray]:
             raise ValueError(f"sentences[{k}] must be 1-D, got shape {a.shape}")
         if a.size and (a.dtype == bool or not np.issubdtype(a.dtype, np.integer)):
             raise TypeError(f"sentences[{k}] must hold integer ids, got dtype {a.dtype}")
-    ids = np.concatenate(arrays).astype(np.int64) if arrays else np.zeros(0, np.int64)
+    ids = np.concatenate([a for a in arrays if a.size] or [np.zeros(0, np.int64)])  # an empty [] is float64
     if ids.size == 0:
         raise ValueError("the corpus is empty: no token to train on")
-    bad = (ids < 0) | (ids >= vocab_size)
-    if bad.any():
-        first = int(ids[bad][0])
-        raise ValueError(f"token id {first} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
+    ids = validate.ids(ids, vocab_size)  # on the ids' own dtype: a uint64 id cannot wrap around first
     doc = np.repeat(np.arange(len(arrays)), [a.shape[0] for a in arrays])
     return ids, doc
 
@@ -389,13 +384,13 @@ def train_sgns(
         keep = keep_probability(counts, config.sample, formula="word2vec")
     else:
         keep = np.ones(counts.shape[0])
-    V, D, K, S = counts.shape[0], config.dim, config.negatives, 2 * config.window
+    V, D, K, S = counts.shape[0], config.dim, config.negatives, config.context_slots
     ids, doc = _flatten(sentences, V)
     noise = alias_table(noise_distribution(counts, config.power))
     rng = np.random.default_rng(config.seed)
     w_in = torch.from_numpy(((rng.random((V, D), dtype=np.float32) - 0.5) / D))  # word2vec's initialisation
     w_out = torch.zeros(V, D)
-    buffers = [make_buffers(config.batch_windows, S, K + 1, D) for _ in range(config.workers)]
+    buffers = [make_buffers(config.batch_windows, S, config.targets_per_window, D) for _ in range(config.workers)]
     schedule = np.linspace(config.alpha, config.min_alpha, config.epochs + 1)
     n_pairs = 0
     pool = ThreadPoolExecutor(config.workers) if config.workers > 1 else None
@@ -454,7 +449,7 @@ def train_sgns(
         dtype="float32",
         software=software_versions("torch", "numpy"),
     )
-    ctx = f"{'dynamic' if config.dynamic_window else 'fixed'} window ±{config.window} within the document"
+    ctx = describe_context(config.window, unit="document", dynamic=config.dynamic_window)
     prov = (provenance or Provenance()).replace(context=ctx, **fields)
     n_words = int(ids.shape[0]) * config.epochs
     return SGNSResult(w_in.numpy().copy(), w_out.numpy().copy(), n_words, int(n_pairs), seconds, prov)

@@ -1,5 +1,7 @@
 """Skip-gram in PyTorch: full softmax and negative sampling, with a small full-batch trainer.
 
+Taught in: chapters/embeddings.md (Level 3, predictive training on the constructed corpus).
+
 The model (Mikolov et al. 2013a, "Efficient Estimation of Word Representations in Vector Space", §3.2;
 Mikolov et al. 2013b, "Distributed Representations of Words and Phrases and their Compositionality")
 keeps two tables, input vectors ``v_w`` for centre items and output vectors ``u_c`` for context items,
@@ -36,22 +38,14 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from lib.corpus import _check_seed, _check_window, context_pairs, describe_context, keep_probability, subsample
-from lib.embedding import check_ids
+from lib import validate
+from lib.corpus import context_pairs, describe_context, keep_probability, subsample
 from lib.progress import progress
 from lib.provenance import Provenance, for_corpus, software_versions
 from lib.threads import torch_threads
 
 OBJECTIVES = ("full_softmax", "negative_sampling")
 
-#: The cosine neighbours the chapter's source printed after its full-softmax run (constructed corpus,
-#: seed 17, D = 8, Adam 0.04, 350 full-batch steps), at the precision it printed them: the external
-#: reference that :func:`train_skipgram` reproduces (``tests/test_skipgram.py`` pins it to 4 decimals).
-SOURCE_NEIGHBOURS = {
-    "cat": (("kitten", 0.5262460708618164), ("soft", 0.45443016290664673), ("dog", 0.3860318064689636), ("pet", 0.19947943091392517)),
-    "truck": (("people", 0.4025770127773285), ("vehicle", 0.3929774761199951), ("road", 0.21301373839378357), ("pet", 0.17421948909759521)),
-    "pet": (("young", 0.6845836639404297), ("puppy", 0.43096989393234253), ("kitten", 0.40482303500175476), ("people", 0.38753506541252136)),
-}
 NEGATIVE_POLICIES = ("mask", "resample", "allow")
 
 
@@ -68,6 +62,9 @@ def noise_distribution(counts, power: float = 0.75) -> np.ndarray:
 
     Raises ``TypeError`` for non-numeric counts, ``ValueError`` for negative or non-finite counts, all
     zero counts, or ``power`` negative or not finite.
+
+    >>> noise_distribution([1, 8, 27, 64])
+    array([0.0249, 0.1182, 0.2944, 0.5625])
     """
     c = np.asarray(counts)
     if c.dtype == bool or not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
@@ -77,11 +74,7 @@ def noise_distribution(counts, power: float = 0.75) -> np.ndarray:
         raise ValueError(f"counts must be a non-empty 1-D array, got shape {c.shape}")
     if not np.all(np.isfinite(c)) or (c < 0).any():
         raise ValueError("counts must be finite and >= 0")
-    if isinstance(power, bool):
-        raise TypeError("power must be a number, got a bool")
-    power = float(power)
-    if not np.isfinite(power) or power < 0:
-        raise ValueError(f"power must be a finite number >= 0, got {power!r}")
+    power = validate.number(power, "power", ge=0)
     if not (c > 0).any():
         raise ValueError("counts must not all be zero")
     # in log space, so that neither tiny nor huge counts under- or overflow: w ∝ exp(power · log c)
@@ -97,7 +90,7 @@ def _as_pairs(pairs, vocab_size: int) -> np.ndarray:
         raise ValueError(f"pairs must have shape (n, 2) (centre, context), got {arr.shape}")
     if arr.shape[0] == 0:
         raise ValueError("pairs must not be empty")
-    return check_ids(arr, vocab_size, "pair id")
+    return validate.ids(arr, vocab_size, "pair id")
 
 
 def pair_batches(pairs, batch_size: int, *, shuffle: bool = True, seed=0, drop_last: bool = False) -> Iterator[Tuple[torch.Tensor, torch.Tensor]]:
@@ -108,8 +101,7 @@ def pair_batches(pairs, batch_size: int, *, shuffle: bool = True, seed=0, drop_l
     ``torch.Generator``); the global RNG is not used. The last batch is shorter unless ``drop_last``.
     Raises ``ValueError`` for ``batch_size < 1``, malformed pairs, or negative ids.
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    batch_size = validate.integer(batch_size, "batch_size", low=1)
     arr = np.asarray(pairs)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(f"pairs must have shape (n, 2) (centre, context), got {arr.shape}")
@@ -120,7 +112,7 @@ def pair_batches(pairs, batch_size: int, *, shuffle: bool = True, seed=0, drop_l
     t = torch.as_tensor(arr.astype(np.int64))
     n = t.shape[0]
     if shuffle:
-        gen = seed if isinstance(seed, torch.Generator) else torch.Generator().manual_seed(_check_seed(seed))
+        gen = seed if isinstance(seed, torch.Generator) else torch.Generator().manual_seed(validate.seed(seed))
         t = t[torch.randperm(n, generator=gen)]
     stop = n - n % batch_size if drop_last else n
     for start in range(0, stop, int(batch_size)):
@@ -138,10 +130,13 @@ def softmax_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.
     log-softmax is part of this loss (PyTorch's ``cross_entropy``, which subtracts the maximum before
     exponentiating). ``targets`` ``(B,)`` int64 in ``[0, V)``. Logits ``[2, 0, 0]`` with target 0 give
     ``log(1 + 2 e^{-2}) = 0.2395``. Raises ``ValueError`` on mismatched shapes or a target out of range.
+
+    >>> round(float(softmax_cross_entropy(torch.tensor([[2.0, 0.0, 0.0]]), torch.tensor([0]))), 4)
+    0.2395
     """
     if logits.ndim != 2 or targets.ndim != 1 or logits.shape[0] != targets.shape[0]:
         raise ValueError(f"logits must be (B, V) and targets (B,), got {tuple(logits.shape)} and {tuple(targets.shape)}")
-    check_ids(targets.detach().cpu().numpy(), logits.shape[1], "target")
+    validate.ids(targets.detach().cpu().numpy(), logits.shape[1], "target")
     return F.cross_entropy(logits, targets)
 
 
@@ -156,6 +151,10 @@ def negative_sampling_loss(
     those of the sampled items, ``mask`` ``(B, K)`` bool (or 0/1 float): ``False`` leaves a negative
     out (default: all in). ``log σ`` is ``F.logsigmoid``, finite for any finite score (a score of
     ``-1000`` costs 1000 nats instead of ``inf``). Raises ``ValueError`` on mismatched shapes.
+
+    >>> v = torch.tensor([[1.0, 0.0]])
+    >>> round(float(negative_sampling_loss(v, v, torch.zeros(1, 1, 2))), 4)  # -log σ(1) - log σ(0)
+    1.0064
     """
     if centre.ndim != 2 or positive.shape != centre.shape:
         raise ValueError(f"centre and positive must both be (B, D), got {tuple(centre.shape)} and {tuple(positive.shape)}")
@@ -183,14 +182,12 @@ def sample_negatives(
     ``"allow"`` (kept, ``keep`` all ``True``). Raises ``ValueError`` for ``k < 1``, an unknown policy, a
     noise vector that is not a distribution, or ``"resample"`` when some positive holds all the noise mass.
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k (negatives per positive) must be a positive integer, got {k!r}")
-    if policy not in NEGATIVE_POLICIES:
-        raise ValueError(f"policy must be one of {NEGATIVE_POLICIES}, got {policy!r}")
+    k = validate.integer(k, "k (negatives per positive)", low=1)
+    validate.choice(policy, "policy", NEGATIVE_POLICIES)
     p = torch.as_tensor(np.asarray(noise, dtype=np.float64))
     if p.ndim != 1 or not torch.isfinite(p).all() or (p < 0).any() or abs(float(p.sum()) - 1.0) > 1e-6:
         raise ValueError("noise must be a 1-D probability vector (finite, >= 0, summing to 1)")
-    check_ids(positives.detach().cpu().numpy(), p.shape[0], "positive id")
+    validate.ids(positives.detach().cpu().numpy(), p.shape[0], "positive id")
     B = positives.shape[0]
     draws = torch.multinomial(p, B * int(k), replacement=True, generator=generator).view(B, int(k))
     same = draws == positives[:, None]
@@ -220,12 +217,6 @@ class SkipGramResult:
     losses: np.ndarray
     provenance: Provenance
 
-
-
-def _check_positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def _fit(P, V, dim, objective, steps, lr, seed, negatives, noise, negative_policy, desc):
@@ -288,24 +279,21 @@ def train_skipgram(
     ``provenance`` (optional) carries the item and data fields (see :func:`lib.provenance.for_corpus`);
     the training fields are filled in here. Progress is shown with ``desc`` through :mod:`lib.progress`.
     ``num_threads`` (default 1) sets PyTorch's intra-op threads for the run and restores the previous
-    value afterwards (``None`` leaves it alone): tensors this small gain nothing from threads, and on a
-    busy machine waiting for them made the chapter's run 10 to 25 times slower. Results do not depend on it.
+    value afterwards (``None`` leaves it alone): tensors this small gain nothing from a second thread, and
+    waiting for one costs time on a machine whose cores are shared. Results do not depend on it.
     Raises ``ValueError`` for an unknown objective or policy, non-positive ``dim``/``steps``/
     ``negatives``, ``lr`` not finite and positive, ids out of range, or a bad noise vector.
     """
-    V = _check_positive_int(vocab_size, "vocab_size")
+    V = validate.integer(vocab_size, "vocab_size", low=1)
     P = _as_pairs(pairs, V)
-    dim = _check_positive_int(dim, "dim")
-    steps = _check_positive_int(steps, "steps")
-    seed = _check_seed(seed)
-    if objective not in OBJECTIVES:
-        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
-    if isinstance(lr, bool) or not np.isfinite(float(lr)) or float(lr) <= 0:
-        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+    dim = validate.integer(dim, "dim", low=1)
+    steps = validate.integer(steps, "steps", low=1)
+    seed = validate.seed(seed)
+    validate.choice(objective, "objective", OBJECTIVES)
+    lr = validate.number(lr, "lr", gt=0)
     if objective == "negative_sampling":
-        negatives = _check_positive_int(negatives, "negatives")
-        if negative_policy not in NEGATIVE_POLICIES:
-            raise ValueError(f"negative_policy must be one of {NEGATIVE_POLICIES}, got {negative_policy!r}")
+        negatives = validate.integer(negatives, "negatives", low=1)
+        validate.choice(negative_policy, "negative_policy", NEGATIVE_POLICIES)
         noise_desc = "given"
         if noise is None:
             noise = noise_distribution(np.bincount(P[:, 1], minlength=V), 0.75)
@@ -315,7 +303,7 @@ def train_skipgram(
             raise ValueError(f"noise must have shape ({V},), got {noise.shape}")
 
     if num_threads is not None:
-        num_threads = _check_positive_int(num_threads, "num_threads")
+        num_threads = validate.integer(num_threads, "num_threads", low=1)
     with torch_threads(num_threads):
         w_in, w_out, losses = _fit(P, V, dim, objective, steps, float(lr), seed, negatives, noise, negative_policy, desc)
 
@@ -372,7 +360,6 @@ def skipgram_embedding(
     ``train_kwargs`` go to :func:`train_skipgram`. The provenance records all of it.
     Raises like the functions it calls, and ``ValueError`` if no pair is left.
     """
-    _check_window(window)
     ids = vocab.encode_sentences(sentences)
     counts = np.bincount(np.concatenate(ids), minlength=len(vocab)) if ids else np.zeros(len(vocab), np.int64)
     if subsample_t is None:
@@ -404,7 +391,6 @@ def skipgram_embedding(
 __all__ = [
     "NEGATIVE_POLICIES",
     "OBJECTIVES",
-    "SOURCE_NEIGHBOURS",
     "SkipGramResult",
     "negative_sampling_loss",
     "noise_distribution",

@@ -1,5 +1,8 @@
 """Sparse against dense updates of an embedding table: what one training step touches, costs and moves.
 
+Taught in: chapters/scale.md ("A batch touches few rows", "Sparse against dense updates", "Adam moves rows
+that had no gradient").
+
 A batch of ``B`` ids reads at most ``B`` rows of a ``(V, D)`` table, so the gradient of the lookup is
 non-zero on at most ``B`` rows (:func:`lib.embedding.lookup_grad`). PyTorch can store it two ways:
 
@@ -32,40 +35,21 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import torch
 
+from lib import validate
 from lib.threads import torch_threads
 
 METHODS = ("dense_adam", "sparse_adam", "sparse_sgd", "dense_sgd")
 DISTRIBUTIONS = ("uniform", "zipf")
 
 
-def _check_int(value, name: str, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value}")
-    return int(value)
-
-
-def _check_positive(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {value!r}")
-    value = float(value)
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
-    return value
-
-
 def _check_betas(betas) -> Tuple[float, float]:
-    b1, b2 = (float(b) for b in betas)
-    for name, b in (("betas[0]", b1), ("betas[1]", b2)):
-        if not 0.0 <= b < 1.0:
-            raise ValueError(f"{name} must lie in [0, 1), got {b}")
-    return b1, b2
+    b1, b2 = betas
+    return validate.number(b1, "betas[0]", ge=0, lt=1), validate.number(b2, "betas[1]", ge=0, lt=1)
 
 
 # --- which rows a batch touches --------------------------------------------------------------------
@@ -77,13 +61,15 @@ def id_probabilities(V: int, distribution: str = "uniform", exponent: float = 1.
     ``"uniform"``: ``1 / V`` each. ``"zipf"``: ``p_r ∝ 1 / (r + 1) ** exponent`` for id ``r`` (id 0 the most
     frequent), the rank-frequency law of word counts (Zipf 1949), truncated to ``V`` ids. Raises
     ``ValueError`` for ``V < 1``, an unknown distribution or ``exponent <= 0``.
+
+    >>> id_probabilities(3, "zipf")  # 1, 1/2, 1/3, normalised by 11/6
+    array([0.5455, 0.2727, 0.1818])
     """
-    V = _check_int(V, "V (vocabulary size)")
-    if distribution not in DISTRIBUTIONS:
-        raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {distribution!r}")
+    V = validate.integer(V, "V (vocabulary size)", low=1)
+    validate.choice(distribution, "distribution", DISTRIBUTIONS)
     if distribution == "uniform":
         return np.full(V, 1.0 / V)
-    exponent = _check_positive(exponent, "exponent")
+    exponent = validate.number(exponent, "exponent", gt=0)
     w = 1.0 / np.arange(1, V + 1, dtype=np.float64) ** exponent
     return w / w.sum()
 
@@ -96,7 +82,7 @@ def sample_ids(
     Seeded with ``numpy.random.default_rng(seed)``. Raises like :func:`id_probabilities`, and
     ``ValueError`` for ``batch < 1``.
     """
-    batch = _check_int(batch, "batch")
+    batch = validate.integer(batch, "batch", low=1)
     p = id_probabilities(V, distribution, exponent)
     rng = np.random.default_rng(seed)
     if distribution == "uniform":
@@ -113,8 +99,11 @@ def expected_touched_fraction(V: int, batch: int, distribution: str = "uniform",
     number of distinct rows is ``Σ_i 1 − (1 − p_i) ** batch``; for uniform ids this is
     ``V (1 − (1 − 1/V) ** batch)``, close to ``batch / V`` when ``batch ≪ V``. Computed with ``log1p`` /
     ``expm1`` so that tiny ``p_i`` do not round to zero. Raises like :func:`sample_ids`.
+
+    >>> round(expected_touched_fraction(2, 2), 4)  # two uniform draws over two rows: 1 - (1/2)^2 of each
+    0.75
     """
-    batch = _check_int(batch, "batch")
+    batch = validate.integer(batch, "batch", low=1)
     p = id_probabilities(V, distribution, exponent)
     missed = np.exp(batch * np.log1p(-p)) if p.size > 1 else np.zeros(1)  # p_i < 1 when V > 1
     return float(np.sum(1.0 - missed) / p.size)
@@ -122,10 +111,12 @@ def expected_touched_fraction(V: int, batch: int, distribution: str = "uniform",
 
 def touched_fraction(ids, V: int) -> float:
     """Measured share of rows that ``ids`` touch: ``len(unique(ids)) / V``. ``ids`` are checked with
-    :func:`lib.embedding.check_ids` (``ValueError`` for an id outside ``[0, V)``)."""
-    from lib.embedding import check_ids
+    :func:`lib.validate.ids` (``ValueError`` for an id outside ``[0, V)``).
 
-    ids = check_ids(ids, V)
+    >>> touched_fraction([3, 3, 0], 10)
+    0.2
+    """
+    ids = validate.ids(ids, V)
     return float(np.unique(ids).size / V)
 
 
@@ -201,23 +192,21 @@ def measure_step(
     dense Adam changes them too, SparseAdam does not.
 
     ``threads``: PyTorch threads during the steps (restored afterwards; ``None`` leaves the setting as it
-    is). The default, one, makes the methods comparable on a shared machine: measured on the book's
-    two-core build machine under load, a sparse SGD step took about 4 ms on one thread and over 100 ms
-    on two, most of it waiting for the second thread.
+    is). The default, one, makes the methods comparable on a shared machine, where a step that waits for
+    a second thread can take many times longer than the work it does.
 
     Returns a :class:`StepResult`. Raises ``ValueError`` for an unknown method or a size / ``steps`` /
     ``lr`` / ``threads`` out of range. Memory: ``V · D · 4`` bytes for the table, as much again for a dense gradient,
     twice as much for (either) Adam's state, plus one copy of the table while counting changed rows.
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    V = _check_int(V, "V (vocabulary size)")
-    D = _check_int(D, "D (embedding width)")
-    batch = _check_int(batch, "batch")
-    steps = _check_int(steps, "steps")
-    lr = _check_positive(lr, "lr")
+    validate.choice(method, "method", METHODS)
+    V = validate.integer(V, "V (vocabulary size)", low=1)
+    D = validate.integer(D, "D (embedding width)", low=1)
+    batch = validate.integer(batch, "batch", low=1)
+    steps = validate.integer(steps, "steps", low=1)
+    lr = validate.number(lr, "lr", gt=0)
     if threads is not None:
-        threads = _check_int(threads, "threads")
+        threads = validate.integer(threads, "threads", low=1)
     with torch_threads(threads):
         return _measure(method, V, D, batch, steps, lr, seed)
 
@@ -262,24 +251,6 @@ def _measure(method, V, D, batch, steps, lr, seed) -> StepResult:
     )
 
 
-def compare_steps(
-    methods: Sequence[str] = ("dense_adam", "sparse_adam", "sparse_sgd"),
-    V: int = 1_000_000,
-    D: int = 64,
-    batch: int = 4096,
-    *,
-    steps: int = 3,
-    lr: float = 0.01,
-    seed: int = 0,
-    threads: Optional[int] = 1,
-) -> Dict[str, StepResult]:
-    """:func:`measure_step` for each of ``methods`` with the same sizes, seed and threads: ``{method: StepResult}``.
-
-    The tables are built one after another and freed in between, so peak memory is that of one method.
-    """
-    return {m: measure_step(m, V, D, batch, steps=steps, lr=lr, seed=seed, threads=threads) for m in methods}
-
-
 # --- Adam and rows without gradient ----------------------------------------------------------------
 
 
@@ -301,10 +272,10 @@ def untouched_row_drift(
     :func:`adam_untouched_step_closed_form`). Raises ``ValueError`` for ``steps < 2``, ``lr <= 0`` or betas
     outside ``[0, 1)``.
     """
-    steps = _check_int(steps, "steps", low=2)
-    lr = _check_positive(lr, "lr")
+    steps = validate.integer(steps, "steps", low=2)
+    lr = validate.number(lr, "lr", gt=0)
     b1, b2 = _check_betas(betas)
-    eps = _check_positive(eps, "eps")
+    eps = validate.number(eps, "eps", gt=0)
     out = {}
     for name in ("adam", "sparse_adam"):
         sparse = name == "sparse_adam"
@@ -334,60 +305,14 @@ def adam_untouched_step_closed_form(
     ``m̂_2 = β1 g / (1 + β1)``, ``v̂_2 = β2 g² / (1 + β2)``; the step is ``lr · |m̂_2| / (√v̂_2 + ε)``, about
     ``0.67 lr`` for the default betas, although the row had no gradient. Raises ``ValueError`` for
     ``lr <= 0``, betas outside ``[0, 1)`` or ``eps <= 0``.
+
+    >>> round(float(adam_untouched_step_closed_form(lr=1.0)), 4)  # two thirds of a step, with no gradient
+    0.6701
     """
-    lr = _check_positive(lr, "lr")
+    lr = validate.number(lr, "lr", gt=0)
     b1, b2 = _check_betas(betas)
-    eps = _check_positive(eps, "eps")
+    eps = validate.number(eps, "eps", gt=0)
     g = float(g)
     m_hat = b1 * g / (1.0 + b1)
     v_hat = b2 * g * g / (1.0 + b2)
     return lr * abs(m_hat) / (np.sqrt(v_hat) + eps)
-
-
-# --- printing -----------------------------------------------------------------------------------------
-
-
-def step_table(results: Dict[str, StepResult]) -> List[dict]:
-    """The reproducible columns of :func:`compare_steps`' results, one dict per method, timings left out.
-
-    Keys: ``method``, ``rows touched``, ``rows changed``, ``gradient`` and ``optimiser state`` (bytes,
-    formatted by :func:`lib.memory.format_bytes`). Timings change from run to run and are formatted
-    separately by :func:`format_duration`.
-    """
-    from lib.memory import format_bytes
-
-    return [
-        {
-            "method": r.method,
-            "rows touched": r.rows_touched,
-            "rows changed": r.rows_changed,
-            "gradient": format_bytes(r.grad_bytes),
-            "optimiser state": format_bytes(r.state_bytes),
-        }
-        for r in results.values()
-    ]
-
-
-def format_duration(seconds: float) -> str:
-    """A measured duration as ``"12.3 ms"`` (milliseconds, one decimal).
-
-    Every duration the book prints or glues has this form, which ``tests/nbval_sanitize.cfg`` masks
-    before comparing notebook outputs. Raises ``ValueError`` for a negative or non-finite value.
-    """
-    seconds = float(seconds)
-    if not np.isfinite(seconds) or seconds < 0:
-        raise ValueError(f"seconds must be a finite number >= 0, got {seconds}")
-    return f"{seconds * 1e3:.1f} ms"
-
-
-def format_ratio(slow: float, fast: float) -> str:
-    """How many times ``slow`` is ``fast``, as ``"37-fold"`` (whole number; ``"<1-fold"`` below one).
-
-    The ``-fold`` form of a measured ratio is masked by ``tests/nbval_sanitize.cfg`` like a duration.
-    Raises ``ValueError`` unless both are finite and ``fast > 0``.
-    """
-    slow, fast = float(slow), float(fast)
-    if not (np.isfinite(slow) and np.isfinite(fast)) or fast <= 0 or slow < 0:
-        raise ValueError(f"need finite slow >= 0 and fast > 0, got slow={slow}, fast={fast}")
-    ratio = slow / fast
-    return f"{ratio:.0f}-fold" if ratio >= 1 else "<1-fold"

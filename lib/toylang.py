@@ -1,5 +1,7 @@
 """A toy language of 34 tokens: its grammar (as data), seeded sampling, and a train / validation split.
 
+Taught in: chapters/lesson.md (the corpus of its bigram models) and chapters/toy_language.md (the grammar).
+
 The lesson chapter trains bigram models on a small artificial language whose structure is known exactly,
 so that what the models learn can be checked against the grammar. This module is that language. The
 lesson it serves assumes a generator from an earlier lesson which the book does not have; this one is the
@@ -29,7 +31,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from lib.embedding import check_ids
+from lib import tables, validate
 from lib.notebook import fmt
 
 # --- the grammar, as data -------------------------------------------------------------------------
@@ -135,15 +137,23 @@ def grammar_rows() -> List[Dict[str, object]]:
 
 
 def grammar_markdown() -> str:
-    """The grammar as a Markdown table (part, expansion, probability), for the appendix page."""
-    lines = ["| part | expansion | probability |", "| --- | --- | ---: |"]
-    for row in grammar_rows():
-        lines.append(f"| {row['part']} | `{row['expansion']}` | {fmt(row['probability'], '.2f')} |")
-    return "\n".join(lines)
+    """The grammar as a Markdown table (part, expansion, probability), for the appendix page.
+
+    >>> print("\\n".join(grammar_markdown().splitlines()[:3]))
+    | part | expansion | probability |
+    | --- | --- | ---: |
+    | subject | `the cat` | 0.05 |
+    """
+    rows = [[r["part"], f"`{r['expansion']}`", fmt(r["probability"], ".2f")] for r in grammar_rows()]
+    return tables.markdown(["part", "expansion", "probability"], rows, align="<<>")
 
 
 def tokens_by_role() -> List[str]:
-    """The 34 tokens ordered by role (``ROLE_ORDER``), then by order of first use in the grammar."""
+    """The 34 tokens ordered by role (``ROLE_ORDER``), then by order of first use in the grammar.
+
+    >>> tokens_by_role()[:4]
+    ['the', 'a', 'cat', 'dog']
+    """
     seen: List[str] = []
     for part in PARTS:
         for exp, _ in GRAMMAR[part]:
@@ -160,6 +170,9 @@ def encode(text) -> np.ndarray:
     """Token ids ``(N,) int64`` of ``text``, a string of space-separated tokens or a list of tokens.
 
     Raises ``TypeError`` for anything else and ``ValueError`` naming the first token not in ``VOCAB``.
+
+    >>> encode("the cat chased a bird .")
+    array([29, 10, 11,  1,  6,  0])
     """
     if isinstance(text, str):
         words = text.split()
@@ -174,37 +187,30 @@ def encode(text) -> np.ndarray:
 
 
 def decode(ids) -> str:
-    """The tokens of ``ids`` (any integer array-like) joined by spaces. Raises like :func:`lib.embedding.check_ids`."""
-    ids = check_ids(ids, V)
+    """The tokens of ``ids`` (any integer array-like) joined by spaces. Raises like :func:`lib.validate.ids`.
+
+    >>> decode([29, 10, 11, 1, 6, 0])
+    'the cat chased a bird .'
+    """
+    ids = validate.ids(ids, V)
     return " ".join(VOCAB[i] for i in ids.reshape(-1))
 
 
 def split_sentences(ids) -> List[str]:
     """Cut a stream of token ids into sentences, each a string ending in "." (a trailing fragment is kept).
 
-    ``ids`` is any 1-D integer array-like of ids into ``VOCAB``. Raises like :func:`lib.embedding.check_ids`.
+    ``ids`` is any 1-D integer array-like of ids into ``VOCAB``. Raises like :func:`lib.validate.ids`.
+
+    >>> split_sentences(encode("the cat saw the ball . a fox"))
+    ['the cat saw the ball .', 'a fox']
     """
-    ids = check_ids(ids, V).reshape(-1)
+    ids = validate.ids(ids, V).reshape(-1)
     ends = np.flatnonzero(ids == STOI["."]) + 1
     pieces = np.split(ids, ends)
     return [decode(p) for p in pieces if p.size]
 
 
 # --- sampling -------------------------------------------------------------------------------------
-
-
-def _check_count(n, name: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {n!r}")
-    return int(n)
-
-
-def _rng(seed) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer or a numpy Generator, got {seed!r}")
-    return np.random.default_rng(int(seed))
 
 
 def sample_sentences(n: int, seed=SEED) -> List[str]:
@@ -214,8 +220,8 @@ def sample_sentences(n: int, seed=SEED) -> List[str]:
     sentences. Each part is drawn independently, in the order subject, verb, object, ending, with one
     vectorised ``Generator.choice`` per part. Raises ``ValueError`` for ``n < 1`` or a bad seed.
     """
-    n = _check_count(n, "n")
-    rng = _rng(seed)
+    n = validate.integer(n, "n", low=1)
+    rng = validate.rng(seed)
     picks = {}
     for part in PARTS:
         options = GRAMMAR[part]
@@ -246,13 +252,11 @@ def make_corpus(n_sentences: int = N_SENTENCES, val_fraction: float = VAL_FRACTI
     sentence is cut in two. Returns a :class:`Corpus`. Raises ``ValueError`` for ``n_sentences < 2``,
     ``val_fraction`` outside the open interval (0, 1), or a bad seed.
     """
-    n_sentences = _check_count(n_sentences, "n_sentences")
+    n_sentences = validate.integer(n_sentences, "n_sentences", low=1)
     if n_sentences < 2:
         raise ValueError(f"n_sentences must be >= 2 to leave a sentence on each side, got {n_sentences}")
-    if not isinstance(val_fraction, (float, int)) or isinstance(val_fraction, bool) or not 0.0 < val_fraction < 1.0:
-        raise ValueError(f"val_fraction must be a number in the open interval (0, 1), got {val_fraction!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    validate.number(val_fraction, "val_fraction", gt=0, lt=1)
+    seed = validate.seed(seed)
     sentences = sample_sentences(n_sentences, seed)
     n_val = min(max(int(round(n_sentences * val_fraction)), 1), n_sentences - 1)
     n_train = n_sentences - n_val
@@ -302,6 +306,9 @@ def bigram_entropy() -> float:
 
     This is the validation loss that the full bigram table tends to as the corpus grows: no bigram model
     can do better on average. ``−Σ_ij π_ij log P(j | i)`` with ``π`` from :func:`bigram_distribution`.
+
+    >>> round(bigram_entropy(), 4)
+    1.1633
     """
     joint = bigram_distribution()
     cond = joint / joint.sum(axis=1, keepdims=True)

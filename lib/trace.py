@@ -1,5 +1,7 @@
 """The trace exercise: a tiny command language for embeddings plus sinusoidal positions, and a checker.
 
+Taught in: chapters/trace_exercise.md (the exercise's language, its interpreter and its checker).
+
 A program is plain text, one command per line; ``#`` starts a comment; blank lines are ignored::
 
     WIDTH 4                        # model width d (1 .. 1024), first command
@@ -10,6 +12,10 @@ A program is plain text, one command per line; ``#`` starts a comment; blank lin
     POSENC 3                       # the sinusoidal encoding of position 3
     ADD 3                          # the model input at position 3: its token's row + POSENC 3
     SIM 1 3                        # cosine similarity of the inputs at positions 1 and 3
+
+Numbers are written with the ASCII digits 0-9: an integer (``WIDTH``, positions) as optional sign and
+digits, a value of ``TOKEN`` also with a decimal point and an exponent (``-0.5``, ``1e-3``); the digits
+of other scripts (``٣``, ``३``, ``３``) are an error naming the line, wherever they stand.
 
 Each query prints one line with values to 4 decimals, e.g. ``ADD 3 (cat) = [0.6411, -1.4900, 1.0300,
 0.9996]``. The interpreter (the exercise's "starter") parses and checks everything and calls two
@@ -39,7 +45,8 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from lib import embedding, positional
+from lib import embedding, positional, validate
+from lib.datasets import read_text, text_lines
 from lib.notebook import fmt
 
 MAX_WIDTH = 1024
@@ -68,13 +75,21 @@ REFERENCE = Functions(lookup=embedding.lookup, pos_encoding=positional.sinusoida
 
 
 def format_vector(v) -> str:
-    """``[0.6411, -1.4900, ...]``: 4 decimals, and ``-0.0000`` written as ``0.0000``."""
+    """``[0.6411, -1.4900, ...]``: 4 decimals, and ``-0.0000`` written as ``0.0000``.
+
+    >>> format_vector([0.14112, -0.0000001])
+    '[0.1411, 0.0000]'
+    """
     return "[" + ", ".join(format_number(x) for x in np.asarray(v, dtype=float).ravel()) + "]"
 
 
 def format_number(x: float) -> str:
-    """One value to 4 decimals with no negative zero (:func:`lib.notebook.fmt`)."""
-    return fmt(float(x), ".4f")
+    """One value to 4 decimals with no negative zero.
+
+    >>> format_number(-0.00001)
+    '0.0000'
+    """
+    return fmt(float(x), ".4f")  # lib.notebook.fmt: rounded as the book prints every float
 
 
 # --- parsing --------------------------------------------------------------------------------------
@@ -88,9 +103,14 @@ class Command:
 
 
 def parse(text: str) -> List[Command]:
-    """Split a program into commands, checking names and argument counts. Raises :class:`TraceError`."""
+    """Split a program into commands, checking names and argument counts. Raises :class:`TraceError`.
+
+    Lines are numbered as an editor numbers them (:func:`lib.datasets.text_lines`: a line ends at
+    ``\\n``, ``\\r\\n`` or ``\\r``), and a byte-order mark at the start of ``text`` is not part of the
+    first command.
+    """
     commands = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text_lines(text), start=1):
         words = raw.split("#", 1)[0].split()
         if not words:
             continue
@@ -111,25 +131,24 @@ def parse(text: str) -> List[Command]:
     return commands
 
 
+# Every number in a program (WIDTH, the values of TOKEN, positions) follows one rule, lib.validate.read_number:
+# a sign and ASCII digits, for a value also a decimal point and an exponent. int() and float() would take
+# 1_0 and the digits of every script (int("٣") is 3), so that TOKEN accepted what WIDTH refused.
+
+
 def _integer(cmd: Command, text: str, what: str, low: int, high: int) -> int:
-    if not (text.isascii() and text.lstrip("+-").isdigit()):  # int() also takes 1_0 and other scripts' digits
-        raise TraceError(cmd.line, f"{what} must be an integer, got {text!r}")
-    try:
-        value = int(text)
-    except ValueError:
-        raise TraceError(cmd.line, f"{what} must be an integer, got {text!r}") from None
+    value = validate.read_number(text, integer=True)
+    if value is None:
+        raise TraceError(cmd.line, f"{what} must be an integer, got {text!r}{validate.digits_hint(text)}")
     if not low <= value <= high:
         raise TraceError(cmd.line, f"{what} {value} out of range; expected {low}..{high}")
     return value
 
 
 def _number(cmd: Command, text: str) -> float:
-    if "_" in text:  # float() accepts 1_0; a trace file does not
-        raise TraceError(cmd.line, f"expected a number, got {text!r}")
-    try:
-        value = float(text)
-    except ValueError:
-        raise TraceError(cmd.line, f"expected a number, got {text!r}") from None
+    value = validate.read_number(text)
+    if value is None:
+        raise TraceError(cmd.line, f"expected a number, got {text!r}{validate.digits_hint(text)}")
     if not math.isfinite(value):
         raise TraceError(cmd.line, f"expected a finite number, got {text!r}")
     return value
@@ -140,10 +159,12 @@ def _number(cmd: Command, text: str) -> float:
 
 @dataclass
 class State:
-    """What a program has defined so far: width, token names, table rows and the sequence."""
+    """What a program has defined so far: width, token names (in id order, and ``index``: name → id, so
+    that finding a token costs the same however many there are), table rows and the sequence."""
 
     width: int = 0
     names: List[str] = field(default_factory=list)
+    index: Dict[str, int] = field(default_factory=dict)
     rows: List[List[float]] = field(default_factory=list)
     table: Optional[np.ndarray] = None  # (V, d) float64, built at the first query
     sequence: List[int] = field(default_factory=list)
@@ -168,11 +189,18 @@ def _learner(fn, args, call: str, shape, line: int) -> np.ndarray:
     return arr
 
 
+#: an unknown token's error lists at most this many of the defined ones
+SHOWN_TOKENS = 10
+
+
 def _token(state: State, cmd: Command, name: str) -> int:
-    if name not in state.names:
-        known = ", ".join(state.names) or "none yet"
+    token_id = state.index.get(name)
+    if token_id is None:
+        known = ", ".join(state.names[:SHOWN_TOKENS]) or "none yet"
+        if len(state.names) > SHOWN_TOKENS:
+            known += f", ... ({len(state.names)} in all)"
         raise TraceError(cmd.line, f"unknown token {name!r}; defined tokens: {known}")
-    return state.names.index(name)
+    return token_id
 
 
 def _position(state: State, cmd: Command, text: str) -> int:
@@ -198,7 +226,14 @@ def _input_vector(state: State, fns: Functions, cmd: Command, pos: int) -> np.nd
 
 
 def run(text: str, functions: Functions = REFERENCE) -> List[str]:
-    """Run a program and return its output lines. Raises :class:`TraceError` on the first bad line."""
+    """Run a program and return its output lines. Raises :class:`TraceError` on the first bad line.
+
+    Time grows linearly with the program: a token is found by name in a dictionary, never by a scan of
+    the defined names (``benchmarks/trace_interpreter.py`` measures it).
+
+    >>> run("WIDTH 4\\nTOKEN cat 0.5 -0.5 1 0\\nSEQUENCE cat cat cat cat\\nADD 3")
+    ['ADD 3 (cat) = [0.6411, -1.4900, 1.0300, 0.9996]']
+    """
     fns, state, out = functions, State(), []
     for cmd in parse(text):
         if cmd.name == "WIDTH":
@@ -209,10 +244,11 @@ def run(text: str, functions: Functions = REFERENCE) -> List[str]:
             if state.table is not None:
                 raise TraceError(cmd.line, "TOKEN rows must all come before the first query")
             name, values = cmd.args[0], cmd.args[1:]
-            if name in state.names:
+            if name in state.index:
                 raise TraceError(cmd.line, f"token {name!r} is already defined")
             if len(values) != state.width:
                 raise TraceError(cmd.line, f"TOKEN {name} needs {state.width} values (the WIDTH), got {len(values)}")
+            state.index[name] = len(state.names)
             state.names.append(name)
             state.rows.append([_number(cmd, v) for v in values])
         elif cmd.name == "SEQUENCE":
@@ -259,8 +295,10 @@ def run_or_error(text: str, functions: Functions = REFERENCE) -> List[str]:
 
 
 def run_file(path, functions: Functions = REFERENCE) -> List[str]:
-    """Run the program in ``path`` (a text file). Raises :class:`TraceError` and ``OSError``."""
-    return run(Path(path).read_text(encoding="utf-8"), functions)
+    """Run the program in ``path``, a text file read by :func:`lib.datasets.read_text` (UTF-8, or the
+    encoding a byte-order mark names, the mark removed). Raises :class:`TraceError`, ``OSError`` and
+    ``UnicodeDecodeError``."""
+    return run(read_text(path), functions)
 
 
 def example(name: str) -> Path:
@@ -422,7 +460,7 @@ def check(lookup: Callable, pos_encoding: Callable) -> CheckReport:
     cases.append(CaseResult("lookup(table, 1)", ok, error or (format_vector(got) if ok else
                  f"got {format_vector(got)}, expected {format_vector(_CHECK_TABLE[1])}")))
     learner = Functions(lookup, pos_encoding)
-    program = example("worked_trace").read_text()
+    program = read_text(example("worked_trace"))
     try:
         got_lines, ok = run(program, learner), None
         want = run(program, REFERENCE)

@@ -1,5 +1,7 @@
 """Weight tying: a small language model whose output matrix is its input embedding table.
 
+Taught in: chapters/scale.md ("Tying the output matrix to the input table").
+
 A language model reads token ``x`` through an input table ``E`` ``(V, d)`` and scores every next token
 with an output matrix ``O`` ``(V, d)`` (``logits = h @ Oᵀ + b``). Both have one row per vocabulary item, so
 they can be the same matrix: ``O = E``. Press & Wolf (2017) and Inan et al. (2017) tie them and
@@ -32,11 +34,12 @@ nats per predicted token; the floor is the grammar's conditional entropy
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Optional
 
 import numpy as np
 import torch
 
+from lib import validate
 from lib.threads import torch_threads
 
 VARIANTS = ("untied", "tied", "tied_no_hidden")
@@ -44,12 +47,6 @@ STEPS = 1500  # full-batch Adam steps: enough for d >= 4 to reach the floor on t
 LR = 0.03  # the peak learning rate; it decays to 0 along a cosine over the steps
 INIT_SCALE = 0.1
 WIDTHS = (2, 4, 8)
-
-
-def _check_int(value, name: str, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
 
 
 class TinyLM(torch.nn.Module):
@@ -64,10 +61,9 @@ class TinyLM(torch.nn.Module):
 
     def __init__(self, V: int, d: int, variant: str = "untied", seed: int = 0):
         super().__init__()
-        if variant not in VARIANTS:
-            raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-        V = _check_int(V, "V (vocabulary size)", 2)
-        d = _check_int(d, "d (width)")
+        validate.choice(variant, "variant", VARIANTS)
+        V = validate.integer(V, "V (vocabulary size)", low=2)
+        d = validate.integer(d, "d (width)", low=1)
         self.variant = variant
         gen = torch.Generator().manual_seed(int(seed))
         self.embed = torch.nn.Embedding(V, d, dtype=torch.float64)
@@ -100,11 +96,14 @@ def num_parameters(model: torch.nn.Module) -> int:
 
 
 def expected_parameters(V: int, d: int, variant: str) -> int:
-    """The closed-form parameter count of :class:`TinyLM` (see the module docstring)."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-    V = _check_int(V, "V (vocabulary size)", 2)
-    d = _check_int(d, "d (width)")
+    """The closed-form parameter count of :class:`TinyLM` (see the module docstring).
+
+    >>> expected_parameters(34, 8, "untied"), expected_parameters(34, 8, "tied")
+    (650, 378)
+    """
+    validate.choice(variant, "variant", VARIANTS)
+    V = validate.integer(V, "V (vocabulary size)", low=2)
+    d = validate.integer(d, "d (width)", low=1)
     tables = (2 if variant == "untied" else 1) * V * d
     hidden = 0 if variant == "tied_no_hidden" else d * d + d
     return tables + hidden + V
@@ -152,9 +151,8 @@ def train(
         raise ValueError(f"train_counts must be a square (V, V) matrix, got {tuple(train_counts.shape)}")
     if val_counts.shape != train_counts.shape:
         raise ValueError(f"val_counts must have shape {tuple(train_counts.shape)}, got {tuple(val_counts.shape)}")
-    steps = _check_int(steps, "steps")
-    if not (isinstance(lr, (int, float)) and np.isfinite(lr) and lr > 0):
-        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
+    steps = validate.integer(steps, "steps", low=1)
+    lr = validate.number(lr, "lr", gt=0)
     model = TinyLM(train_counts.shape[0], d, variant, seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
@@ -170,68 +168,6 @@ def train(
         with torch.no_grad():
             tr, va = float(counts_loss(model, train_counts)), float(counts_loss(model, val_counts))
     return TyingResult(variant, int(d), num_parameters(model), tr, va, losses)
-
-
-def toy_counts(corpus=None):
-    """Bigram count matrices ``(34, 34)`` int64 of the toy language's training and validation splits.
-
-    ``corpus`` is a ``lib.toylang.Corpus`` (default: ``lib.toylang.make_corpus`` with its default
-    size and seed). Returns ``(train_counts, val_counts)``.
-    """
-    from lib.bigram import bigram_counts
-    from lib.toylang import V, make_corpus
-
-    corpus = make_corpus() if corpus is None else corpus
-    return bigram_counts(corpus.train, V), bigram_counts(corpus.val, V)
-
-
-def compare_tying(
-    widths: Sequence[int] = WIDTHS,
-    variants: Sequence[str] = VARIANTS,
-    *,
-    corpus=None,
-    steps: int = STEPS,
-    lr: float = LR,
-    seed: int = 0,
-) -> List[TyingResult]:
-    """:func:`train` every variant at every width on the toy language; results in (width, variant) order."""
-    tr, va = toy_counts(corpus)
-    return [train(v, d, tr, va, steps=steps, lr=lr, seed=seed) for d in widths for v in variants]
-
-
-def entropy_floor() -> float:
-    """The lowest expected loss of any next-token-from-previous model of the toy language, in nats
-    (``lib.toylang.bigram_entropy``)."""
-    from lib.toylang import bigram_entropy
-
-    return float(bigram_entropy())
-
-
-def rows(results: Sequence[TyingResult]) -> List[dict]:
-    """The results as printable rows: ``{"variant", "d", "parameters", "train loss", "val loss"}``,
-    losses rounded to 4 decimals."""
-    return [
-        {
-            "variant": r.variant,
-            "d": r.d,
-            "parameters": r.n_params,
-            "train loss": round(r.train_loss, 4),
-            "val loss": round(r.val_loss, 4),
-        }
-        for r in results
-    ]
-
-
-def table_text(results: Sequence[TyingResult], decimals: int = 4) -> str:
-    """The results as an aligned text table (variant, width, parameters, training and validation loss),
-    losses to ``decimals`` places (:func:`lib.notebook.fmt`)."""
-    from lib.notebook import fmt
-
-    spec = f">10.{decimals}f"
-    lines = [f"{'variant':<15} {'d':>2} {'parameters':>10} {'train loss':>10} {'val loss':>10}"]
-    for r in results:
-        lines.append(f"{r.variant:<15} {r.d:>2} {r.n_params:>10,} {fmt(r.train_loss, spec)} {fmt(r.val_loss, spec)}")
-    return "\n".join(lines)
 
 
 def score_asymmetry(model: TinyLM) -> Optional[float]:

@@ -8,6 +8,7 @@ Chromium executable, and fresh virtual environments. Nothing here is a test.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import http.server
 import os
@@ -15,12 +16,14 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional
 
 import pytest
 import yaml
+from jupyter_cache import get_cache
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -141,8 +144,6 @@ def build_book(dest: Path, *, execute: bool = True) -> Path:
     exe = Path(sys.executable).with_name("jupyter-book")
     source = ROOT
     if not execute:
-        from jupyter_cache import get_cache
-
         source = dest / "source"
         shutil.copytree(ROOT, source, ignore=NOT_THE_BOOK)
         cache_dir = dest / "jupyter_cache"
@@ -170,6 +171,41 @@ def build_book(dest: Path, *, execute: bool = True) -> Path:
     html = dest / "_build" / "html"
     assert (html / "index.html").exists(), f"no index.html in {html}"
     return html
+
+
+def book_for_this_run() -> Path:
+    """The HTML folder of the book, built once per test run and shared by every module that reads it.
+
+    ``EMBOOK_BOOK_HTML`` names an already built book (relative to the repository root) to use instead.
+    Otherwise the first caller builds the book with :func:`build_book` (from the executed notebooks: ``make
+    test`` has already executed every chapter, under several code paths) into a folder of the system's temp
+    directory named after the run (pytest-xdist's ``PYTEST_XDIST_TESTRUNUID``, the same in every worker,
+    else this process), while a lock makes every other caller, in this process or another worker, wait for
+    it and reuse it. A failed build is raised again to every caller, without building twice.
+    """
+    given = os.environ.get("EMBOOK_BOOK_HTML")
+    if given:
+        html_dir = (ROOT / given).resolve()
+        assert (html_dir / "index.html").exists(), f"EMBOOK_BOOK_HTML={given} holds no built book"
+        return html_dir
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
+    dest = Path(tempfile.gettempdir()) / f"embook-book-{run}"
+    dest.mkdir(exist_ok=True)
+    with open(dest / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        failed = dest / "failed.txt"
+        if failed.exists():
+            raise AssertionError(failed.read_text())
+        html = dest / "_build" / "html"
+        if (dest / "built").exists():
+            return html
+        try:
+            html = build_book(dest, execute=False)
+        except AssertionError as error:
+            failed.write_text(str(error))
+            raise
+        (dest / "built").touch()
+        return html
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

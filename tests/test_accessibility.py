@@ -27,7 +27,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 import booksite
-from lib.figures import registry, style
+from lib.figures import registry, slow, style
 
 # Okabe & Ito (2008), "Color Universal Design (CUD): how to make figures and presentations that are
 # friendly to colorblind people", the eight-colour set as RGB 0-255.
@@ -49,6 +49,8 @@ SAFE_COLORMAPS = {"viridis", "cividis", "magma", "inferno", "plasma",
                   "RdBu", "PuOr", "BrBG"}
 
 FIGURES = registry()
+# figures whose data take more than a few seconds run under `make test`, not `make test-unit`
+FIGURE_NAMES = [pytest.param(n, marks=pytest.mark.slow) if n in slow() else n for n in sorted(FIGURES)]
 
 
 @functools.lru_cache(maxsize=None)
@@ -152,7 +154,7 @@ def _shape_key(handle):
     return (type(handle).__name__,)
 
 
-@pytest.mark.parametrize("name", sorted(FIGURES))
+@pytest.mark.parametrize("name", FIGURE_NAMES)
 def test_figure_draws_in_the_palette(name):
     fig = _drawn(name)
     palette = {_rgb255(c) for c in style.PALETTE}
@@ -163,7 +165,7 @@ def test_figure_draws_in_the_palette(name):
     assert maps == [], f"{name} uses colour maps {maps}; use style.DIVERGING or style.SEQUENTIAL"
 
 
-@pytest.mark.parametrize("name", sorted(FIGURES))
+@pytest.mark.parametrize("name", FIGURE_NAMES)
 def test_groups_in_a_legend_differ_by_more_than_colour(name):
     fig = _drawn(name)
     for legend in _legends(fig):

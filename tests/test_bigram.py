@@ -239,13 +239,13 @@ def test_bad_training_arguments_are_rejected():
         bg.train_factored(counts, 0)
     with pytest.raises(ValueError, match="lr must be a finite number > 0"):
         bg.train_factored(counts, 2, lr=0.0)
-    with pytest.raises(TypeError, match="lr must be a number"):
+    with pytest.raises(TypeError, match="lr must be a finite number > 0"):
         bg.train_factored(counts, 2, lr="10")
     with pytest.raises(ValueError, match="steps must be an integer >= 0"):
         bg.train_factored(counts, 2, steps=-1)
     with pytest.raises(ValueError, match="alpha must be a finite number >= 0"):
         bg.count_table(counts, alpha=-1)
-    with pytest.raises(TypeError, match="alpha must be a number"):
+    with pytest.raises(TypeError, match="alpha must be a finite number >= 0"):
         bg.count_table(counts, alpha="1")
     with pytest.raises(ValueError, match="widths must name at least one width"):
         bg.width_sweep(counts, counts, [])

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import urllib.error
 import urllib.parse
@@ -46,6 +45,8 @@ import nbformat
 import pytest
 
 import booksite
+
+pytestmark = pytest.mark.slow  # builds the book and opens every page
 
 # One xdist worker runs this whole module (`make test` passes --dist loadfile): the book is built once.
 
@@ -272,14 +273,8 @@ def browser(chromium):
 
 
 @pytest.fixture(scope="module")
-def book_html(tmp_path_factory) -> Path:
-    given = os.environ.get("EMBOOK_BOOK_HTML")
-    if given:
-        html_dir = (ROOT / given).resolve()
-        assert (html_dir / "index.html").exists(), f"EMBOOK_BOOK_HTML={given} holds no built book"
-        return html_dir
-    # the chapters' outputs come from their executed notebooks: nbval and tools/codepaths.py execute them
-    return booksite.build_book(tmp_path_factory.mktemp("book"), execute=False)
+def book_html() -> Path:
+    return booksite.book_for_this_run()  # one build per test run, shared with tests/test_reader_page.py
 
 
 @pytest.fixture(scope="module")

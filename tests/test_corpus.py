@@ -1,4 +1,5 @@
-"""lib.corpus: vocabulary order and policies, context pairs, subsampling (Mikolov et al. 2013, §2.3)."""
+"""lib.corpus: tokens, vocabulary order and policies, context pairs and their description, subsampling
+(Mikolov et al. 2013, §2.3), subsets and repetitions of a corpus."""
 
 import hashlib
 import json
@@ -7,34 +8,48 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from gensim.utils import deaccent
 
+from lib.chapters.embeddings import animal_vehicle_corpus
 from lib.corpus import (
-    ANIMAL_VEHICLE_CORPUS,
-    FOCUS_TERMS,
+    TOKEN_PATTERN,
     UnknownTokenError,
     Vocabulary,
-    animal_vehicle_corpus,
     context_pairs,
+    corpus_fraction,
     corpus_hash,
     describe_context,
+    fold,
     keep_probability,
+    repeat_corpus,
     subsample,
     token_counts,
+    token_index,
+    tokenize,
 )
 
 
-# --- the constructed corpus ------------------------------------------------------------------------
+# --- tokens ------------------------------------------------------------------------------------------
 
 
-def test_constructed_corpus_matches_the_source():
-    corpus = animal_vehicle_corpus()
-    assert len(corpus) == 13
-    assert sum(len(s) for s in corpus) == 39
-    assert corpus[0] == ["cat", "pet", "soft"] and corpus[-1] == ["puppy", "young", "dog"]
-    assert len({t for s in corpus for t in s}) == 15
-    assert set(FOCUS_TERMS) <= {t for s in corpus for t in s}
-    corpus[0][0] = "changed"  # a copy: the module constant is untouched
-    assert ANIMAL_VEHICLE_CORPUS[0][0] == "cat"
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        ("New Year's Eve", ["new", "year's", "eve"]),
+        ("south-west of Sydney, at 4:00pm AEDT.", ["south", "west", "of", "sydney", "at", "pm", "aedt"]),
+        ("It\u2019s 100 km", ["it's", "km"]),
+        ("'quoted' don't", ["quoted", "don't"]),
+        ("", []),
+    ],
+)
+def test_tokenize_by_hand(text, tokens):
+    assert tokenize(text) == tokens
+    assert all(TOKEN_PATTERN.fullmatch(t) for t in tokens)
+
+
+def test_tokenize_rejects_non_strings():
+    with pytest.raises(TypeError, match="str"):
+        tokenize(["a"])
 
 
 def test_corpus_hash_is_sha256_of_the_json_and_sees_sentence_boundaries():
@@ -143,8 +158,26 @@ def test_token_and_decode_reject_ids_out_of_range_without_wraparound():
         vocab.token(-1)
     with pytest.raises(ValueError, match="token id 2 out of range"):
         vocab.decode([0, 2])
-    with pytest.raises(TypeError, match="integers"):
+    with pytest.raises(TypeError, match=r"token id must be one integer in \[0, 1\], got 1.0"):
         vocab.token(1.0)
+
+
+@pytest.mark.parametrize("bad", [[0], (0,), np.array([0]), np.array(0), True, "0", None])
+def test_token_takes_one_integer_id(bad):
+    vocab = Vocabulary(["a", "b"])
+    with pytest.raises(TypeError, match=r"token id must be one integer in \[0, 1\], got"):  # was NumPy's error
+        vocab.token(bad)
+    assert vocab.token(np.int32(1)) == "b" and vocab.decode([1]) == ["b"]
+
+
+def test_a_token_that_is_not_a_string_is_a_type_error_under_every_policy():
+    for unknown in ("error", "skip", "map"):
+        vocab = Vocabulary(["<unk>", "a"], unknown=unknown)
+        with pytest.raises(TypeError, match=r"tokens\[1\] must be a str, got 3"):  # "skip" used to drop it
+            vocab.encode(["a", 3])
+        with pytest.raises(TypeError, match=r"token must be a str, got \['a'\]"):
+            vocab.id(["a"])
+        assert ["a"] not in vocab and 3 not in vocab and "a" in vocab
 
 
 # --- context pairs -----------------------------------------------------------------------------------
@@ -207,7 +240,7 @@ def test_pairs_never_cross_sentences():
 def test_context_pairs_rejects_bad_input():
     with pytest.raises(ValueError, match="window must be None"):
         context_pairs([[0, 1]], 0)
-    with pytest.raises(ValueError, match="window must be None"):
+    with pytest.raises(TypeError, match="window must be None"):  # a flag is not a window size
         context_pairs([[0, 1]], True)
     with pytest.raises(ValueError, match="token id 5 out of range for vocabulary of 3"):
         context_pairs([[0, 5]], vocab_size=3)
@@ -292,3 +325,88 @@ def test_huge_counts_and_unsigned_ids_do_not_overflow():
     np.testing.assert_allclose(keep_probability([2**62, 2**62], 1e-5), [np.sqrt(2e-5)] * 2)
     with pytest.raises(ValueError, match=r"above 2\*\*63 - 1"):
         context_pairs([np.array([0, 2**64 - 1], dtype=np.uint64)])
+
+
+def test_describe_context_for_documents_dynamic_windows_and_weighting():
+    assert describe_context(5, unit="document", dynamic=True) == "dynamic window ±5 within the document"
+    assert describe_context(5, unit="document", weighting="linear") == "±5 positions within the document, linear distance weighting"
+    assert describe_context(None, symmetric=False) == "every other word of the sentence that follows the centre"
+    with pytest.raises(ValueError, match="dynamic window needs an integer window"):
+        describe_context(None, dynamic=True)
+    with pytest.raises(ValueError, match="window must be None"):
+        describe_context(0)
+
+
+def test_token_index_of_a_vocabulary_and_of_a_token_list():
+    assert token_index(Vocabulary(["b", "a"])) == {"b": 0, "a": 1}
+    assert token_index(("x", "y")) == {"x": 0, "y": 1}
+    with pytest.raises(ValueError, match="twice"):
+        token_index(["x", "x"])
+    with pytest.raises(TypeError, match="single string"):
+        token_index("xy")
+
+
+# --- subsets and repetitions -------------------------------------------------------------------------
+
+
+def test_corpus_fraction_is_nested_ordered_and_seeded():
+    docs = [[f"d{i}"] for i in range(40)]
+    quarter, half = corpus_fraction(docs, 0.25, seed=3), corpus_fraction(docs, 0.5, seed=3)
+    assert len(quarter) == 10 and len(half) == 20
+    assert all(d in half for d in quarter)
+    for part in (quarter, half):
+        numbers = [int(d[0][1:]) for d in part]
+        assert numbers == sorted(numbers)  # original order kept
+    assert corpus_fraction(docs, 0.25, seed=4) != quarter
+    assert corpus_fraction(docs, 1.0) == docs
+    assert len(corpus_fraction(docs, 0.001)) == 1
+
+
+@pytest.mark.parametrize("fraction, error", [(0.0, ValueError), (1.5, ValueError), (-0.2, ValueError), (True, TypeError), ("0.5", TypeError)])
+def test_corpus_fraction_rejects_bad_fractions(fraction, error):
+    with pytest.raises(error, match="fraction"):
+        corpus_fraction([["a"]], fraction)
+
+
+def test_repeat_corpus():
+    docs = [["a", "b"], ["c"]]
+    assert repeat_corpus(docs, 3) == [["a", "b"], ["c"]] * 3
+    with pytest.raises(ValueError, match="times"):
+        repeat_corpus(docs, 0)
+    with pytest.raises(TypeError, match="single string"):
+        repeat_corpus("abc", 2)
+    with pytest.raises(ValueError, match="at least one document"):
+        repeat_corpus([], 2)
+
+
+# --- one case rule for the corpus and the benchmarks -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, folded",
+    [
+        ("İstanbul", "istanbul"),  # str.lower() gives 'i̇stanbul': an i and a combining dot above
+        ("ISTANBUL", "istanbul"),
+        ("Café", "cafe"),
+        ("cafe\u0301", "cafe"),  # the same word with a combining accent (NFD as typed on some systems)
+        ("Straße", "strasse"),
+        ("ﬁle", "file"),  # a ligature
+        ("ＮＡＳＡ", "nasa"),  # full-width letters
+        ("year’s", "year's"),
+        ("ΟΔΟΣ", "οδοσ"),  # casefold: no final sigma
+    ],
+)
+def test_fold_by_hand(text, folded):
+    assert fold(text) == folded
+
+
+def test_fold_agrees_with_gensims_deaccent_where_both_apply():
+    """gensim's simple_preprocess(deacc=True) lower-cases and then drops accents (gensim.utils.deaccent)."""
+    for text in ["İstanbul", "Café Crème", "Ångström", "naïve résumé", "Šéf chomutovských komunistů", "Zürich"]:
+        assert fold(text) == deaccent(text.lower())
+
+
+def test_tokenize_folds_case_and_accents():
+    assert tokenize("İstanbul's CAFÉ, Zürich") == ["istanbul's", "cafe", "zurich"]  # were 'i', "stanbul's", 'caf', ...
+    with pytest.raises(TypeError, match="text must be a str"):
+        fold(3)

@@ -1,5 +1,6 @@
 """Tests for lib.distributed: shard arithmetic, sharded lookups and vocabulary-parallel softmax on real
-gloo process groups of 1, 2 and 3 ranks, byte counts against the closed forms, and clean failures.
+gloo process groups of 1, 2 and 3 ranks (started by lib.processes, checked on every rank by the scale
+chapter's check_sharding), and byte counts against the closed forms.
 
 The references are independent: ``table[ids]`` for lookups, torch autograd on the unsharded table for
 gradients, ``torch.nn.functional.log_softmax`` / ``cross_entropy`` for the softmax, and byte counts
@@ -7,33 +8,22 @@ worked out by hand for small cases. One process group per world size runs every 
 slow part); every rank returns its evidence and the assertions run here.
 """
 
-import os
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
 import torch.distributed as dist
 
+from lib.chapters.scale import check_many, make_case, summarise
 from lib.distributed import (
-    RankError,
     RowShardedEmbedding,
-    check_many,
-    make_case,
     plan_exchange,
     row_owner,
     shard_offsets,
     shard_sizes,
-    sharded_lookup,
-    spawn,
-    summarise,
     vocab_parallel_log_softmax,
 )
+from lib.processes import spawn
 
-ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 120  # seconds for one process group, start-up included; a healthy run takes a few
 
 
@@ -114,7 +104,7 @@ def test_plan_exchange_single_rank_sends_nothing():
 
 
 def test_plan_exchange_errors():
-    with pytest.raises(ValueError, match="scheme must be 'row' or 'column'"):
+    with pytest.raises(ValueError, match="scheme must be one of \\('row', 'column'\\)"):
         plan_exchange([[0]], 5, 2, scheme="diagonal")
     with pytest.raises(ValueError, match="cannot shard 3 columns over 4 ranks"):
         plan_exchange([[0]] * 4, 10, 3, scheme="column")
@@ -165,6 +155,7 @@ def runs(request):
     return W, cases, out
 
 
+@pytest.mark.slow
 def test_lookup_is_exactly_the_unsharded_lookup(runs):
     _, _, out = runs
     for key, results in out.items():
@@ -173,6 +164,7 @@ def test_lookup_is_exactly_the_unsharded_lookup(runs):
         assert s["col_lookup_err"] == 0.0, key
 
 
+@pytest.mark.slow
 def test_shard_gradients_equal_unsharded_autograd(runs):
     _, _, out = runs
     for (name, dtype, dedupe), results in out.items():
@@ -182,6 +174,7 @@ def test_shard_gradients_equal_unsharded_autograd(runs):
             assert s[k] <= tol, (name, dtype, dedupe, k, s[k])
 
 
+@pytest.mark.slow
 def test_vocab_parallel_log_softmax_equals_single_process(runs):
     W, cases, out = runs
     for (name, dtype, dedupe), results in out.items():
@@ -197,6 +190,7 @@ def test_vocab_parallel_log_softmax_equals_single_process(runs):
         assert abs(summarise(results)["ce"] - float(ce)) <= (1e-12 if dtype == "float64" else 1e-5)
 
 
+@pytest.mark.slow
 def test_measured_bytes_equal_the_plan(runs):
     W, cases, out = runs
     for (name, dtype, dedupe), results in out.items():
@@ -209,6 +203,7 @@ def test_measured_bytes_equal_the_plan(runs):
         assert [r["col_stats"] for r in results] == col_plan, (name, dtype, dedupe)
 
 
+@pytest.mark.slow
 def test_one_shard_case_loads_only_the_owner(runs):
     W, cases, out = runs
     served = summarise(out[("one_shard", "float64", True)])["row_rows_served_per_rank"]
@@ -217,6 +212,7 @@ def test_one_shard_case_loads_only_the_owner(runs):
     assert served[-1] >= distinct  # every distinct id, once per rank that asked for it
 
 
+@pytest.mark.slow
 def test_dedupe_saves_bytes_only_when_ids_repeat(runs):
     W, _, out = runs
     if W == 1:
@@ -227,121 +223,9 @@ def test_dedupe_saves_bytes_only_when_ids_repeat(runs):
     assert with_d < without
 
 
-# --- failures are reported, never hang ------------------------------------------------------------
-
-
-def _fail_on_rank(rank, world_size, bad_rank):
-    if rank == bad_rank:
-        raise ValueError(f"bad input on rank {rank}")
-    x = torch.ones(1)
-    dist.all_reduce(x)  # blocks: the bad rank never joins
-    return float(x)
-
-
-def _hang_on_rank(rank, world_size, hung_rank):
-    if rank == hung_rank:
-        time.sleep(600)
-    x = torch.ones(1)
-    dist.all_reduce(x)
-    return float(x)
-
-
-def _exit_on_rank(rank, world_size, dead_rank):
-    if rank == dead_rank:
-        os._exit(3)
-    dist.all_reduce(torch.ones(1))
-    return rank
-
-
-def _bad_id_lookup(rank, world_size):
-    table = torch.zeros(10, 2)
-    emb = RowShardedEmbedding.from_full(table)
-    ids = torch.tensor([1, 2]) if rank == 0 else torch.tensor([3, 10])
-    return emb(ids).shape
-
-
-def _sum_of_ranks(rank, world_size):
-    x = torch.tensor([float(rank)])
-    dist.all_reduce(x)
-    return float(x)
-
-
-def test_spawn_returns_results_in_rank_order():
-    assert spawn(_sum_of_ranks, 3, timeout=TIMEOUT) == [3.0, 3.0, 3.0]
-
-
-def test_failing_rank_raises_its_error_promptly():
-    t0 = time.monotonic()
-    with pytest.raises(RankError, match="rank 1 failed: ValueError: bad input on rank 1") as info:
-        spawn(_fail_on_rank, 3, 1, timeout=TIMEOUT)
-    assert time.monotonic() - t0 < TIMEOUT / 2  # not by timing out
-    assert info.value.rank == 1
-    assert "_fail_on_rank" in info.value.remote_traceback
-
-
-def test_bad_id_inside_a_rank_is_the_ranks_value_error():
-    with pytest.raises(RankError, match="rank 1 failed: ValueError: token id 10 out of range for vocabulary of 10"):
-        spawn(_bad_id_lookup, 2, timeout=TIMEOUT)
-
-
-def test_hung_rank_times_out_and_names_the_ranks():
-    t0 = time.monotonic()
-    with pytest.raises(TimeoutError, match=r"ranks \[0, 1\] of 2 did not finish within 6 s"):
-        spawn(_hang_on_rank, 2, 1, timeout=6)
-    assert time.monotonic() - t0 < 6 + 10  # timeout plus termination, not the 600 s sleep
-
-
-def test_rank_that_dies_silently_is_reported():
-    with pytest.raises(RankError, match="rank 1 failed: exited with code 3 without reporting a result"):
-        spawn(_exit_on_rank, 2, 1, timeout=TIMEOUT)
-
-
-def test_spawn_argument_errors():
-    with pytest.raises(TypeError, match="module-level function"):
-        spawn(lambda r, w: r, 2)
-    with pytest.raises(ValueError, match="world_size must be an integer >= 1"):
-        spawn(_sum_of_ranks, 0)
-    with pytest.raises(ValueError, match="timeout must be a finite number of seconds > 0"):
-        spawn(_sum_of_ranks, 1, timeout=0)
-    with pytest.raises(ValueError, match="threads_per_rank"):
-        spawn(_sum_of_ranks, 1, threads_per_rank=0)
-
-
 def test_collectives_outside_a_process_group_are_a_clear_error():
     assert not dist.is_initialized()
     with pytest.raises(RuntimeError, match="torch.distributed is not initialised"):
         RowShardedEmbedding(torch.zeros(3, 2), 3)
     with pytest.raises(RuntimeError, match="not initialised"):
         vocab_parallel_log_softmax(torch.zeros(2, 3))
-
-
-# --- the command line, under torchrun --------------------------------------------------------------
-
-
-def test_runs_under_torchrun():
-    torchrun = Path(sys.executable).with_name("torchrun")
-    cmd = [
-        str(torchrun),
-        "--standalone",
-        "--nproc-per-node",
-        "2",
-        "-m",
-        "lib.distributed",
-        "--V",
-        "101",
-        "--batch",
-        "32",
-    ]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "world_size=2" in done.stdout and done.stdout.strip().endswith("OK")
-
-
-def test_sharded_lookup_worker_returns_each_ranks_rows():
-    table = np.arange(30.0).reshape(10, 3)
-    ids = [[9, 0, 4], [[5, 5], [1, 2]], [7]]
-    for scheme in ("row", "column"):
-        got = spawn(sharded_lookup, 3, table, ids, scheme=scheme, timeout=TIMEOUT)
-        for r in range(3):
-            np.testing.assert_array_equal(got[r], table[np.asarray(ids[r])])

@@ -1,4 +1,4 @@
-"""lib.evaluation: benchmark readers, Spearman with coverage, 3CosAdd, strata and neighbours.
+"""lib.evaluation: benchmark readers, Spearman with coverage, 3CosAdd and frequency strata.
 
 References: the published sizes of the benchmarks, SciPy's spearmanr, gensim's own evaluations
 (``KeyedVectors.evaluate_word_pairs`` / ``evaluate_word_analogies``), lib.embedding.analogy, and small
@@ -12,14 +12,13 @@ import pytest
 import scipy.stats
 from gensim.models import KeyedVectors
 
+from lib.corpus import Vocabulary, tokenize
 from lib.embedding import analogy
 from lib.evaluation import (
     AnalogyResult,
     SimilarityResult,
     analogy_accuracy,
     analogy_predictions,
-    nearest_words,
-    neighbour_overlap,
     read_analogies,
     read_word_pairs,
     similarity_by_frequency,
@@ -147,8 +146,6 @@ def test_table_and_vocabulary_must_match():
 
 
 def test_accepts_a_vocabulary_object():
-    from lib.corpus import Vocabulary
-
     vocab = Vocabulary(TOKENS)
     pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5)]
     assert word_similarity(TABLE, vocab, pairs) == word_similarity(TABLE, TOKENS, pairs)
@@ -250,39 +247,178 @@ def test_result_types():
     assert isinstance(word_similarity(TABLE, TOKENS, [("cat", "dog", 1.0), ("car", "pet", 2.0)]), SimilarityResult)
 
 
-# --- neighbours ---------------------------------------------------------------------------------------------------------
-
-
-def test_nearest_words_by_hand():
-    got = nearest_words(TABLE, TOKENS, "cat", k=2)
-    assert [w for w, _ in got] == ["dog", "pet"]
-    unit = TABLE / np.linalg.norm(TABLE, axis=1, keepdims=True)
-    assert got[0][1] == pytest.approx(float(unit[0] @ unit[1]))
-    with pytest.raises(ValueError, match="'zebra' is not in the vocabulary"):
-        nearest_words(TABLE, TOKENS, "zebra")
-
-
-def test_neighbour_overlap_is_one_under_a_rotation():
-    rng = np.random.default_rng(4)
-    table = rng.standard_normal((50, 6))
-    q, _ = np.linalg.qr(rng.standard_normal((6, 6)))
-    np.testing.assert_allclose(neighbour_overlap(table, table @ q, np.arange(50), k=5), 1.0)
-
-
-def test_neighbour_overlap_by_hand():
-    a = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
-    b = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.1], [0.1, 0.9]])
-    # row 0: neighbours in a are 1 then 3; in b 2 then 3: k=1 -> 0, k=2 -> 1/2
-    assert neighbour_overlap(a, b, [0], k=1).tolist() == [0.0]
-    assert neighbour_overlap(a, b, [0], k=2).tolist() == [0.5]
-    with pytest.raises(ValueError, match="same rows"):
-        neighbour_overlap(a, b[:3], [0])
-    with pytest.raises(ValueError, match="k must be"):
-        neighbour_overlap(a, b, [0], k=4)
-    with pytest.raises(ValueError, match="out of range"):
-        neighbour_overlap(a, b, [7], k=2)
-
-
 def test_oov_rate_is_a_fraction():
     r = SimilarityResult(0.5, 3, 4)
     assert r.oov_rate == pytest.approx(0.25) and not math.isnan(r.rho)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e300])
+def test_evaluations_do_not_depend_on_the_size_of_the_vectors(scale):
+    rng = np.random.default_rng(6)
+    vocab = [f"w{i}" for i in range(20)]
+    vectors = rng.standard_normal((20, 5))
+    pairs = [(f"w{a}", f"w{b}", float(rng.uniform(0, 10))) for a, b in rng.integers(0, 20, size=(30, 2)) if a != b]
+    assert word_similarity(vectors * scale, vocab, pairs).rho == pytest.approx(word_similarity(vectors, vocab, pairs).rho, abs=1e-12)
+    questions = rng.integers(0, 20, size=(40, 3))
+    np.testing.assert_array_equal(analogy_predictions(vectors * scale, questions), analogy_predictions(vectors, questions))
+    counts = np.arange(20) + 1
+    by_freq = similarity_by_frequency(vectors * scale, vocab, counts, pairs, [0, 8, np.inf])
+    assert [(label, round(r.rho, 12)) for label, r in by_freq] == [
+        (label, round(r.rho, 12)) for label, r in similarity_by_frequency(vectors, vocab, counts, pairs, [0, 8, np.inf])
+    ]
+
+
+# --- human scores that are not finite numbers -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf"), np.float64("nan"), np.float32("inf")])
+def test_a_non_finite_human_score_is_an_error_naming_the_pair(bad):
+    pairs = [("cat", "dog", 9.0), ("cat", "car", bad), ("car", "truck", 8.5)]
+    with pytest.raises(ValueError, match=r"the human score of pair 1 \('cat', 'car'\) must be a finite number, got"):
+        word_similarity(TABLE, TOKENS, pairs)  # was rho = nan, no error
+    # also when the pair is out of the vocabulary: the file is broken whether or not the words have rows
+    with pytest.raises(ValueError, match=r"pair 1 \('cat', 'zebra'\)"):
+        word_similarity(TABLE, TOKENS, [("cat", "dog", 9.0), ("cat", "zebra", bad), ("car", "truck", 8.5)])
+    with pytest.raises(ValueError, match=r"pair 1 \('cat', 'car'\) must be a finite number"):
+        similarity_by_frequency(TABLE, TOKENS, np.array([5, 5, 50, 50, 5]), pairs, [0, np.inf])
+
+
+@pytest.mark.parametrize(
+    "pairs, match",
+    [
+        ([("cat", "dog", "9.0"), ("car", "truck", 1.0)], r"human score of pair 0 \('cat', 'dog'\) must be a finite number, got '9.0'"),
+        ([("cat", "dog", None), ("car", "truck", 1.0)], "got None"),
+        ([("cat", "dog", True), ("car", "truck", 1.0)], "got True"),
+        ([("cat", "dog"), ("car", "truck", 1.0)], r"pairs\[0\] must be \(word1, word2, score\)"),
+        ([("cat", 3, 1.0), ("car", "truck", 1.0)], r"pairs\[0\] must have two str words"),
+        ("cat dog 1.0", "single string"),
+    ],
+)
+def test_malformed_pairs_are_type_errors(pairs, match):
+    with pytest.raises(TypeError, match=match):
+        word_similarity(TABLE, TOKENS, pairs)
+
+
+def test_numpy_scores_are_accepted_and_give_scipys_rho():
+    pairs = [("cat", "dog", np.float32(9.0)), ("cat", "car", np.int64(1)), ("car", "truck", 8.5)]
+    unit = TABLE / np.linalg.norm(TABLE, axis=1, keepdims=True)
+    cos = [unit[0] @ unit[1], unit[0] @ unit[2], unit[2] @ unit[3]]
+    assert word_similarity(TABLE, TOKENS, pairs).rho == pytest.approx(scipy.stats.spearmanr(cos, [9, 1, 8.5]).statistic)
+
+
+@pytest.mark.parametrize("text", ["a\tb\tnan\n", "a\tb\tinf\n", "a\tb\t-Infinity\n", "a\tb\t1e999\n"])
+def test_word_pair_reader_names_the_pair_of_a_non_finite_score(tmp_path, text):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("x\ty\t1.0\n" + text)
+    with pytest.raises(ValueError, match=r"pairs.tsv, line 2: the score of \('a', 'b'\) is not finite"):
+        read_word_pairs(path)
+
+
+@pytest.mark.parametrize(
+    "edges, kind, match",
+    [
+        ([0, float("nan")], ValueError, "the last edge must be a finite number .or np.inf., got nan"),
+        ([float("nan"), 10], ValueError, r"edges\[0\] must be a finite number, got nan"),
+        ([-np.inf, 10], ValueError, r"edges\[0\] must be a finite number"),
+        ([0, "10"], TypeError, "the last edge must be a finite number"),
+        ([0], ValueError, "at least two increasing"),
+    ],
+)
+def test_similarity_by_frequency_rejects_edges_that_are_not_numbers(edges, kind, match):
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5)]
+    with pytest.raises(kind, match=match):
+        similarity_by_frequency(TABLE, TOKENS, np.array([5, 5, 50, 50, 5]), pairs, edges)
+
+
+def test_similarity_by_frequency_rejects_counts_that_are_not_counts():
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5)]
+    with pytest.raises(TypeError, match="counts must be integers, got dtype float64"):
+        similarity_by_frequency(TABLE, TOKENS, np.array([5, np.nan, 50, 50, 5]), pairs, [0, np.inf])
+    with pytest.raises(ValueError, match="counts must be >= 0"):
+        similarity_by_frequency(TABLE, TOKENS, np.array([5, -5, 50, 50, 5]), pairs, [0, np.inf])
+
+
+# --- benchmark files saved with a byte-order mark ------------------------------------------------------------
+
+MARKS = {
+    "utf-8 BOM": lambda t: t.encode("utf-8-sig"),
+    "utf-16 BOM": lambda t: t.encode("utf-16"),  # Python writes the mark of the machine's byte order
+    "utf-8 BOM, CRLF": lambda t: t.replace("\n", "\r\n").encode("utf-8-sig"),
+}
+
+
+@pytest.mark.parametrize("mark", sorted(MARKS))
+def test_word_pair_file_with_a_byte_order_mark_keeps_its_first_pair(tmp_path, mark):
+    path = tmp_path / "pairs.tsv"
+    path.write_bytes(MARKS[mark]("cat\tdog\t9.0\ncat\tcar\t1.0\ncar\ttruck\t8.5\n"))
+    pairs = read_word_pairs(path)
+    assert pairs == [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5)]  # was 2 pairs: '\ufeffcat'
+    result = word_similarity(TABLE, TOKENS, pairs)
+    assert (result.n_used, result.n_total) == (3, 3)
+    path.write_bytes(MARKS[mark]("# a header\ncat\tdog\t9.0\n"))
+    assert read_word_pairs(path) == [("cat", "dog", 9.0)]  # the header is still a comment
+    path.write_bytes(MARKS[mark]("cat\tdog\tnine\n"))
+    with pytest.raises(ValueError, match="pairs.tsv, line 1: score 'nine' is not a number"):  # line 1, not 0 or 2
+        read_word_pairs(path)
+
+
+@pytest.mark.parametrize("mark", sorted(MARKS))
+def test_analogy_file_with_a_byte_order_mark_opens_its_first_section(tmp_path, mark):
+    path = tmp_path / "q.txt"
+    path.write_bytes(MARKS[mark](": royal\nman woman king queen\n: other\na b c d\n"))
+    assert read_analogies(path) == {"royal": [("man", "woman", "king", "queen")], "other": [("a", "b", "c", "d")]}
+    path.write_bytes(MARKS[mark](": royal\nman woman king\n"))
+    with pytest.raises(ValueError, match="q.txt, line 2: expected four words"):
+        read_analogies(path)
+
+
+@pytest.mark.parametrize("chunk, kind, match", [
+    (0, ValueError, r"chunk must be an integer >= 1 \(questions per matrix product\), got 0"),  # was range()'s error
+    (-5, ValueError, "got -5"),
+    (2.0, TypeError, "got 2.0"),
+    (True, TypeError, "got True"),
+    ([16], TypeError, r"got \[16\]"),
+])
+def test_analogy_chunk_must_be_a_positive_integer(chunk, kind, match):
+    with pytest.raises(kind, match=match):
+        analogy_predictions(TABLE, [[0, 1, 2]], chunk=chunk)
+
+
+def test_every_chunk_size_gives_the_same_answers():
+    rng = np.random.default_rng(4)
+    table, questions = rng.standard_normal((15, 4)), rng.integers(0, 15, size=(23, 3))
+    expected = [analogy(table, a, b, c, k=1)[0][0] for a, b, c in questions]
+    for chunk in (1, 2, 7, 23, 1000):
+        assert analogy_predictions(table, questions, chunk=chunk).tolist() == expected
+
+
+# --- benchmark words are folded by the corpus tokeniser's rule ----------------------------------------------
+
+
+def test_benchmark_words_match_corpus_tokens_under_one_case_rule(tmp_path):
+    corpus = [tokenize("İstanbul and Ankara; Café and CAFÉ; Zürich and İzmir")]
+    vocab = Vocabulary.from_sentences(corpus)
+    assert "istanbul" in vocab and "cafe" in vocab and "izmir" in vocab
+    path = tmp_path / "pairs.tsv"
+    path.write_text("İstanbul\tAnkara\t7.0\nCafé\tZürich\t1.0\nİzmir\tİstanbul\t8.0\n", encoding="utf-8")
+    pairs = read_word_pairs(path)
+    assert pairs == [("istanbul", "ankara", 7.0), ("cafe", "zurich", 1.0), ("izmir", "istanbul", 8.0)]  # was 'i̇stanbul'
+    rng = np.random.default_rng(0)
+    assert word_similarity(rng.standard_normal((len(vocab), 3)), vocab, pairs).n_used == 3  # was 1 of 3
+    path = tmp_path / "q.txt"
+    path.write_text(": cities\nİstanbul Ankara İzmir Zürich\n", encoding="utf-8")
+    assert read_analogies(path) == {"cities": [("istanbul", "ankara", "izmir", "zurich")]}
+    assert read_analogies(path, lowercase=False)["cities"][0][0] == "İstanbul"
+    with pytest.raises(TypeError, match="lowercase must be True or False"):
+        read_word_pairs(path, lowercase="yes")
+
+
+@pytest.mark.parametrize("score", ["\u0667", "\u0967.\u0665", "\uff17", "\u00b9", "7_0", "0x7"])
+def test_word_pair_scores_follow_the_one_rule_for_numbers(tmp_path, score):
+    path = tmp_path / "pairs.tsv"
+    path.write_text(f"a\tb\t1.5\nc\td\t{score}\n", encoding="utf-8")
+    hint = "" if score.isascii() else r" \(numbers are written with the ASCII digits 0-9\)"
+    with pytest.raises(ValueError, match=rf"pairs.tsv, line 2: score '{score}' is not a number{hint}$"):
+        read_word_pairs(path)  # float() reads '٧' as 7.0
+    path.write_text("a\tb\t+7.5e-1\n", encoding="utf-8")
+    assert read_word_pairs(path) == [("a", "b", 0.75)]

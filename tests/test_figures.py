@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from matplotlib.testing.compare import compare_images
 
-from lib.figures import registry
+from lib.figures import registry, slow
 from lib.notebook import figure_png
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +26,8 @@ ARTIFACTS = ROOT / "test-artifacts" / "figures"
 TOLERANCE = FIGURE_TOLERANCE
 
 FIGURES = registry()
+# figures whose data take more than a few seconds run under `make test`, not `make test-unit`
+FIGURE_NAMES = [pytest.param(n, marks=pytest.mark.slow) if n in slow() else n for n in sorted(FIGURES)]
 
 
 def test_registry_is_not_empty():
@@ -37,7 +39,7 @@ def test_every_baseline_has_a_figure():
     assert orphans == [], f"baseline images with no figure function: {orphans}"
 
 
-@pytest.mark.parametrize("name", sorted(FIGURES))
+@pytest.mark.parametrize("name", FIGURE_NAMES)
 def test_figure_matches_baseline(name):
     baseline = BASELINE / f"{name}.png"
     assert baseline.exists(), f"no baseline for {name}: run `make baselines` and commit the image"

@@ -1,4 +1,5 @@
-"""lib.geometry: metric tables, fixed-sign projection, neighbour stability, anisotropy."""
+"""lib.geometry: metric tables, fixed-sign projection, neighbours by name and their stability across runs,
+anisotropy."""
 
 import math
 
@@ -7,10 +8,10 @@ import pytest
 from scipy.stats import ortho_group
 from sklearn.decomposition import PCA
 
+from lib.chapters.embeddings import FOUR_VECTORS
+from lib.corpus import UnknownTokenError, Vocabulary
 from lib.geometry import (
-    FOUR_VECTORS,
     anisotropy,
-    compare_neighbours,
     format_metric_table,
     metric_table,
     named_neighbours,
@@ -18,6 +19,9 @@ from lib.geometry import (
     principal_projection,
     stability_by_frequency,
 )
+
+TOKENS = ["cat", "dog", "car", "truck", "pet"]
+TABLE = np.array([[1.0, 0.1], [0.9, 0.3], [0.0, 1.0], [0.1, 0.9], [0.8, 0.5]])
 
 
 def test_four_vector_table_closed_forms():
@@ -94,19 +98,78 @@ def test_stability_by_frequency():
         stability_by_frequency([1.0, 2.0], [3], threshold=1)
 
 
-def test_named_neighbours_and_comparison_table():
-    from lib.corpus import Vocabulary
-
+def test_named_neighbours_by_hand():
     vocab = Vocabulary(["a", "b", "c"])
     table = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]])
     got = named_neighbours(table, vocab, "a", 2)
     assert [t for t, _ in got] == ["b", "c"] and got[0][1] == pytest.approx(0.9 / math.hypot(0.9, 0.1))
-    text = compare_neighbours({"a": got}, {"a": [("b", got[0][1] + 1e-7), ("b", 0.0)]}).splitlines()
-    assert text[0].split() == ["term", "rank", "this", "chapter", "source", "same"]
-    assert text[1].split()[-1] == "yes" and text[2].split()[-1] == "NO"
-    with pytest.raises(ValueError, match="same terms"):
-        compare_neighbours({"a": got}, {"b": got})
+    assert named_neighbours(table, ["a", "b", "c"], "a", 2) == got  # a token list works as a vocabulary
     with pytest.raises(ValueError, match="3 items"):
         named_neighbours(table[:2], vocab, "a")
     with pytest.raises(KeyError):
         named_neighbours(table, vocab, "zzz")
+
+
+def test_named_neighbours_cosine_by_hand():
+    got = named_neighbours(TABLE, TOKENS, "cat", k=2)
+    assert [w for w, _ in got] == ["dog", "pet"]
+    unit = TABLE / np.linalg.norm(TABLE, axis=1, keepdims=True)
+    assert got[0][1] == pytest.approx(float(unit[0] @ unit[1]))
+    with pytest.raises(UnknownTokenError, match="'zebra' is not in the vocabulary"):
+        named_neighbours(TABLE, TOKENS, "zebra")
+
+
+def test_neighbour_overlap_is_one_under_a_rotation_of_a_random_table():
+    rng = np.random.default_rng(4)
+    table = rng.standard_normal((50, 6))
+    q, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    np.testing.assert_allclose(neighbour_overlap([table, table @ q], np.arange(50), k=5), 1.0)
+
+
+def test_neighbour_overlap_of_two_tables_by_hand():
+    a = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    b = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.1], [0.1, 0.9]])
+    # row 0: neighbours in a are 1 then 3; in b 2 then 3: k=1 -> 0, k=2 -> 1/2
+    assert neighbour_overlap([a, b], [0], k=1).tolist() == [0.0]
+    assert neighbour_overlap([a, b], [0], k=2).tolist() == [0.5]
+    with pytest.raises(ValueError, match="out of range"):
+        neighbour_overlap([a, b], [7], k=2)
+
+
+# --- scale: every measurement is right for vectors of any finite size -------------------------------------
+
+
+def test_metric_table_of_tiny_and_huge_vectors():
+    tiny = metric_table([3e-200, 0.0], {"b": [0.0, 4e-200], "c": [6e-200, 0.0]})
+    assert [(r.cosine, r.euclidean) for r in tiny] == [(0.0, 5e-200), (1.0, 3e-200)]  # distances were 0.0
+    assert [r.dot for r in tiny] == [0.0, 0.0]  # 1.8e-399 is below float64's smallest number: rounded to 0
+    huge = {"b": [0.0, 4e200], "c": [-6e200, 0.0]}
+    with pytest.raises(ValueError, match="dot product of these vectors overflows float64"):
+        metric_table([3e200, 0.0], huge)  # 1.8e401 has no float64: a clear error, not inf
+    row = metric_table([3e150, 0.0], {"c": [-6e150, 0.0]})[0]
+    assert (row.cosine, row.euclidean, row.dot) == (-1.0, 9e150, pytest.approx(-1.8e301, rel=1e-15))
+
+
+@pytest.mark.parametrize("scale", [2.0**-700, 2.0**650])
+def test_neighbours_overlap_anisotropy_and_projection_do_not_depend_on_scale(scale):
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((12, 4))
+    words = [f"w{i}" for i in range(12)]
+    for metric in ("cosine", "euclidean", "dot"):
+        if metric == "dot" and scale > 1:  # products of size 2**1300 have no float64
+            with pytest.raises(ValueError, match="overflows float64"):
+                named_neighbours(X * scale, words, "w0", 11, metric=metric)
+            continue
+        plain = named_neighbours(X, words, "w0", 11, metric=metric)
+        scaled = named_neighbours(X * scale, words, "w0", 11, metric=metric)  # dot products of size 2**-1400
+        assert [w for w, _ in scaled] == [w for w, _ in plain], metric
+    np.testing.assert_array_equal(neighbour_overlap([X, X * scale], range(12), k=3), np.ones(12))
+    assert anisotropy(X * scale) == anisotropy(X)
+    assert anisotropy(X * scale, center=True) == anisotropy(X, center=True)  # a mean of 1e196-sized rows
+    np.testing.assert_array_equal(principal_projection(X * scale, normalize=False), principal_projection(X, normalize=False) * scale)
+
+
+def test_named_neighbours_by_distance_among_tiny_vectors_do_not_tie():
+    table = np.array([[0.0, 0.0], [3e-200, 0.0], [1e-200, 0.0], [2e-200, 0.0]])
+    got = named_neighbours(table, ["o", "c", "a", "b"], "o", 3, metric="euclidean")
+    assert got == [("a", 1e-200), ("b", 2e-200), ("c", 3e-200)]  # before: all 0.0, in row order

@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lib.memory import (
     bytes_per_value,
@@ -134,7 +136,7 @@ def test_non_dtype_argument_is_a_type_error():
 def test_training_errors():
     with pytest.raises(ValueError, match="int8.* cannot be trained"):
         training_footprint(3, 3, "int8")
-    with pytest.raises(ValueError, match="unknown optimizer 'rmsprop': allowed sgd, momentum, adam"):
+    with pytest.raises(ValueError, match=r"optimizer must be one of \('sgd', 'momentum', 'adam'\), got 'rmsprop'"):
         training_footprint(3, 3, "fp32", "rmsprop")
     with pytest.raises(ValueError, match="master_weights=True needs 16-bit"):
         training_footprint(3, 3, "fp32", "adam", master_weights=True)
@@ -143,7 +145,7 @@ def test_training_errors():
 
 
 def test_format_bytes_errors():
-    with pytest.raises(ValueError, match="n \\(bytes\\) must be >= 0"):
+    with pytest.raises(ValueError, match=r"n \(bytes\) must be an integer >= 0"):
         format_bytes(-1)
     with pytest.raises(ValueError, match="units must be"):
         format_bytes(10, "metric")
@@ -151,3 +153,65 @@ def test_format_bytes_errors():
         format_bytes(10, digits=-1)
     with pytest.raises(TypeError, match="must be an integer"):
         format_bytes(1.5)
+
+
+# --- format_bytes at every unit boundary ----------------------------------------------------------------
+
+UNITS = {
+    "decimal": [("kB", 10**3), ("MB", 10**6), ("GB", 10**9), ("TB", 10**12), ("PB", 10**15), ("EB", 10**18)],
+    "binary": [("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30), ("TiB", 2**40), ("PiB", 2**50), ("EiB", 2**60)],
+}
+
+
+@pytest.mark.parametrize(
+    "n, units, digits, expected",
+    [
+        (999_950, "decimal", 1, "1.0 MB"),  # was "1000.0 kB"
+        (999_949, "decimal", 1, "999.9 kB"),
+        (999_999_999, "decimal", 1, "1.0 GB"),
+        (999_950_000_000, "decimal", 1, "1.0 TB"),
+        (999_950 * 10**12, "decimal", 1, "1.0 EB"),
+        (999_500, "decimal", 0, "1 MB"),
+        (999_499, "decimal", 0, "999 kB"),
+        (999_999_500, "decimal", 3, "1.000 GB"),
+        (1_048_575, "binary", 1, "1.0 MiB"),  # 1023.999 KiB
+        (1_048_524, "binary", 1, "1023.9 KiB"),
+        (1023, "binary", 1, "1023 B"),
+        (2**63 - 1, "decimal", 1, "9.2 EB"),
+        (2**63 - 1, "binary", 2, "8.00 EiB"),
+        (10**21, "decimal", 1, "1000.0 EB"),  # the largest unit goes on
+    ],
+)
+def test_format_bytes_rolls_over_at_every_unit(n, units, digits, expected):
+    assert format_bytes(n, units, digits) == expected
+
+
+def _near_a_boundary():
+    """Byte counts near 1 of a unit and near 1000 (or 1024) of it, where rounding may roll over."""
+    sizes = [size for table in UNITS.values() for _, size in table]
+    return st.sampled_from(sizes).flatmap(
+        lambda size: st.one_of(st.integers(size - 3, size + 3), st.integers(size * 999, size * 1025))
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(n=st.one_of(st.integers(0, 2**63 - 1), _near_a_boundary()), units=st.sampled_from(["decimal", "binary"]),
+       digits=st.integers(0, 4))
+def test_format_bytes_property(n, units, digits):
+    text, unit = format_bytes(n, units, digits).split(" ")
+    table = UNITS[units]
+    base = table[0][1]
+    if unit == "B":
+        assert n < base and text == str(n)
+        return
+    sizes = dict(table)
+    value, size = float(text), sizes[unit]
+    assert len(text.partition(".")[2]) == digits
+    assert abs(value - n / size) <= 0.5 * 10.0**-digits * (1 + 1e-12)  # rounded, not truncated
+    assert value >= 1.0
+    reached = [name for name, s in table if n >= s][-1]  # the largest unit that n reaches
+    if value >= base:
+        assert unit == table[-1][0]  # only past the largest unit
+    elif unit != reached:  # rounding reached 1000 (1024) of a unit: written as 1 of the next one
+        assert [name for name, _ in table].index(unit) == [name for name, _ in table].index(reached) + 1
+        assert value == 1.0

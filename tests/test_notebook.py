@@ -33,6 +33,21 @@ def test_figure_png_is_a_png_without_timestamp():
     assert png == figure_png(fig)  # deterministic bytes
 
 
+def test_book_figures_are_drawn_at_twice_the_baseline_resolution():
+    import io
+
+    from PIL import Image
+
+    from lib.notebook import BOOK_DPI, PNG_DPI
+
+    fig = Figure(figsize=(2, 1))
+    fig.add_subplot().plot([0, 1], [1, 0])
+    baseline = Image.open(io.BytesIO(figure_png(fig)))
+    book = Image.open(io.BytesIO(figure_png(fig, dpi=BOOK_DPI)))
+    assert BOOK_DPI == 2 * PNG_DPI
+    assert baseline.size == (2 * PNG_DPI, PNG_DPI) and book.size == (4 * PNG_DPI, 2 * PNG_DPI)
+
+
 def _glued(monkeypatch):
     import myst_nb
 

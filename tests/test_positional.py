@@ -58,11 +58,17 @@ def test_lesson_distances():
     t = positional.sinusoidal_table(33, 16)
     assert round(float(np.linalg.norm(t[0] - t[1])), 3) == 1.015
     assert round(float(np.linalg.norm(t[0] - t[32])), 3) == 2.986
+    # |PE[i] - PE[j]|^2 = d - 2 PE[i].PE[j], with PE[i].PE[i] = d / 2
+    assert float(np.linalg.norm(t[0] - t[1])) ** 2 == pytest.approx(16 - 2 * float(t[0] @ t[1]), abs=1e-12)
 
 
 def test_lesson_rotation_k5_from_7():
     t = positional.sinusoidal_table(13, 16)
     assert np.allclose(t[12], positional.shift_rotation(5, 16) @ t[7])
+    for j in range(8):  # the lesson's own check, written independently: one 2x2 rotation per (sin, cos) pair
+        w = 1 / 10000 ** (2 * j / 16)
+        R = np.array([[np.cos(w * 5), np.sin(w * 5)], [-np.sin(w * 5), np.cos(w * 5)]])
+        np.testing.assert_allclose(R @ t[7, 2 * j : 2 * j + 2], t[12, 2 * j : 2 * j + 2], atol=1e-12)
 
 
 @settings(max_examples=50, deadline=None)
@@ -106,9 +112,9 @@ def test_table_matches_per_position_encoding():
         np.testing.assert_array_equal(table[p], positional.sinusoidal_encoding(p, 10))
 
 
-@pytest.mark.parametrize("d", [0, -4, 2.5, True, "4"])
-def test_bad_width_is_a_clear_error(d):
-    with pytest.raises(ValueError, match="width d must be an integer >= 1"):
+@pytest.mark.parametrize("d, kind", [(0, ValueError), (-4, ValueError), (2.5, TypeError), (True, TypeError), ("4", TypeError)])
+def test_bad_width_is_a_clear_error(d, kind):
+    with pytest.raises(kind, match="width d must be an integer >= 1"):
         positional.sinusoidal_encoding(3, d)
 
 
@@ -167,7 +173,7 @@ def test_huge_and_unsigned_positions_are_errors_not_wraparounds():
 
 
 def test_argument_errors_name_the_argument():
-    with pytest.raises(ValueError, match="base must be a finite number > 1, got 'x'"):
+    with pytest.raises(TypeError, match="base must be a finite number > 1, got 'x'"):
         positional.sinusoidal_encoding(3, 4, base="x")
     with pytest.raises(ValueError, match="start must be >= 0"):
         positional.add_positions(np.ones((2, 4)), start=-1)
@@ -177,7 +183,7 @@ def test_argument_errors_name_the_argument():
         positional.LearnedPositionTable(4, 2, scale=float("nan"))
     with pytest.raises(ValueError, match="sequence length n must be an integer >= 0"):
         positional.LearnedPositionTable(4, 2).for_length(-1)
-    with pytest.raises(ValueError, match="sequence length n must be an integer >= 0"):
+    with pytest.raises(TypeError, match="sequence length n must be an integer >= 0"):
         positional.LearnedPositionTable(4, 2).for_length("3")
 
 

@@ -7,12 +7,13 @@ import pytest
 import scipy.sparse
 from sklearn.decomposition import TruncatedSVD
 
-from lib.corpus import ANIMAL_VEHICLE_NAME, Vocabulary, animal_vehicle_corpus
+from lib.chapters.embeddings import ANIMAL_VEHICLE_NAME, animal_vehicle_corpus
+from lib.corpus import Vocabulary
 from lib.ppmi import cooccurrence, ppmi, ppmi_svd_embedding, sign_convention, svd_vectors, truncated_svd
 
-ISSUE_COUNTS = np.array([[0, 2, 1, 0], [2, 0, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]])
-ISSUE_PPMI = np.array([[0, 0.5754, 0.2877, 0], [0.5754, 0, 0.2877, 0], [0.2877, 0.2877, 0, 0], [0, 0, 0, 0]])
-ISSUE_PPMI_075 = np.array([[0, 0.6017, 0.2126, 0], [0.6017, 0, 0.2126, 0], [0.3140, 0.3140, 0, 0], [0, 0, 0, 0]])
+HAND_COUNTS = np.array([[0, 2, 1, 0], [2, 0, 1, 0], [1, 1, 0, 0], [0, 0, 0, 0]])
+HAND_PPMI = np.array([[0, 0.5754, 0.2877, 0], [0.5754, 0, 0.2877, 0], [0.2877, 0.2877, 0, 0], [0, 0, 0, 0]])
+HAND_PPMI_075 = np.array([[0, 0.6017, 0.2126, 0], [0.6017, 0, 0.2126, 0], [0.3140, 0.3140, 0, 0], [0, 0, 0, 0]])
 
 
 @pytest.fixture(scope="module")
@@ -72,17 +73,17 @@ def test_cooccurrence_rejects_bad_input():
         cooccurrence([[0, 1]], 2, 2, weighting="gaussian")
     with pytest.raises(ValueError, match="token id 2 out of range for vocabulary of 2"):
         cooccurrence([[0, 2]], 2)
-    with pytest.raises(ValueError, match="vocab_size must be a positive integer"):
+    with pytest.raises(ValueError, match="vocab_size must be an integer >= 1"):
         cooccurrence([[0, 1]], 0)
 
 
 # --- PPMI ----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("alpha, expected", [(1.0, ISSUE_PPMI), (0.75, ISSUE_PPMI_075)])
+@pytest.mark.parametrize("alpha, expected", [(1.0, HAND_PPMI), (0.75, HAND_PPMI_075)])
 @pytest.mark.parametrize("as_sparse", [False, True])
-def test_ppmi_issue_case_without_warnings(alpha, expected, as_sparse):
-    counts = scipy.sparse.csr_array(ISSUE_COUNTS) if as_sparse else ISSUE_COUNTS
+def test_ppmi_hand_case_without_warnings(alpha, expected, as_sparse):
+    counts = scipy.sparse.csr_array(HAND_COUNTS) if as_sparse else HAND_COUNTS
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with np.errstate(all="raise"):
@@ -125,8 +126,8 @@ def test_sparse_and_dense_ppmi_agree_on_random_counts():
         (np.array([[1.0, -1.0]]), 1.0, ValueError, ">= 0"),
         (np.array([[1.0, np.nan]]), 1.0, ValueError, "NaN or infinity"),
         (np.array([1.0, 2.0]), 1.0, ValueError, "2-D"),
-        (ISSUE_COUNTS, 0.0, ValueError, "alpha must be a finite number > 0"),
-        (ISSUE_COUNTS, float("inf"), ValueError, "alpha must be a finite number > 0"),
+        (HAND_COUNTS, 0.0, ValueError, "alpha must be a finite number > 0"),
+        (HAND_COUNTS, float("inf"), ValueError, "alpha must be a finite number > 0"),
         (scipy.sparse.csr_array(np.array([[1.0, -1.0]])), 1.0, ValueError, ">= 0"),
         (np.array([["a"]]), 1.0, TypeError, "numeric"),
     ],
@@ -272,7 +273,78 @@ def test_pipeline_validates_power_and_vocabulary():
         ppmi_svd_embedding(sentences, vocab, power=float("nan"))
     with pytest.raises(ValueError, match="power must be a finite number >= 0, got -1"):
         ppmi_svd_embedding(sentences, vocab, power=-1)
-    with pytest.raises(ValueError, match="power must be a finite number >= 0, got 'x'"):
+    with pytest.raises(TypeError, match="power must be a finite number >= 0, got 'x'"):
         ppmi_svd_embedding(sentences, vocab, power="x")
     with pytest.raises(TypeError, match="vocab must be a lib.corpus.Vocabulary, got list"):
         ppmi_svd_embedding(sentences, ["a", "b", "c"])
+
+
+# --- the zero matrix, rank below k, and any scale ---------------------------------------------------------
+
+SOLVER_INPUTS = [("dense", False), ("dense", True), ("sparse", True), ("sparse", False), ("propack", True), ("auto", True)]
+
+
+@pytest.mark.parametrize("solver, as_sparse", SOLVER_INPUTS)
+def test_the_zero_matrix_has_singular_values_zero_on_every_solver(solver, as_sparse):
+    zero = scipy.sparse.csr_array((5, 4)) if as_sparse else np.zeros((5, 4))
+    U, S, Vt = truncated_svd(zero, 2, solver=solver)  # ARPACK used to fail: "starting vector is zero"
+    np.testing.assert_array_equal(S, [0.0, 0.0])
+    np.testing.assert_array_equal(U, np.eye(5, 2))  # every unit vector is a singular vector: the standard basis
+    np.testing.assert_array_equal(Vt, np.eye(2, 4))
+    np.testing.assert_array_equal(svd_vectors(zero, 2, solver=solver), np.zeros((5, 2)))
+    np.testing.assert_array_equal(np.linalg.svd(np.zeros((5, 4)), compute_uv=False)[:2], S)  # NumPy agrees on S
+
+
+def test_ppmi_svd_of_a_corpus_without_co_occurrences_gives_zero_vectors():
+    sentences = [["a"], ["b"], ["c"], ["a"], ["d"]]  # no sentence has two words: every count is 0
+    vocab = Vocabulary.from_sentences(sentences)
+    for sparse in (False, True):
+        emb = ppmi_svd_embedding(sentences, vocab, k=2, sparse=sparse)
+        np.testing.assert_array_equal(emb.vectors, np.zeros((4, 2)))
+        np.testing.assert_array_equal(emb.singular_values, [0.0, 0.0])
+
+
+@pytest.mark.parametrize("solver, as_sparse", SOLVER_INPUTS)
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e300])
+def test_singular_values_at_any_scale(solver, as_sparse, scale):
+    rng = np.random.default_rng(11)
+    A = rng.standard_normal((7, 5))
+    want = np.linalg.svd(A, compute_uv=False)[:3] * scale
+    M = scipy.sparse.csr_array(A * scale) if as_sparse else A * scale
+    U, S, Vt = truncated_svd(M, 3, solver=solver)  # ARPACK squares: 1e-200 underflowed, 1e200 overflowed
+    np.testing.assert_allclose(S, want, rtol=1e-12)
+    np.testing.assert_allclose(U.T @ U, np.eye(3), atol=1e-12)
+    U1, _, Vt1 = truncated_svd(A, 3, solver=solver if solver != "auto" else "dense")
+    np.testing.assert_allclose(U, U1, atol=1e-9)  # the same vectors, the same signs
+    np.testing.assert_allclose(Vt, Vt1, atol=1e-9)
+
+
+def test_a_rank_below_k_gives_zero_singular_values_or_a_clear_error():
+    A = np.outer([1.0, 2.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 1.0])  # rank 1, sigma_1 = sqrt(5) sqrt(2)
+    for solver in ("dense", "sparse"):
+        U, S, Vt = truncated_svd(A, 2, solver=solver)
+        np.testing.assert_allclose(S, [np.sqrt(10), 0.0], atol=1e-12)
+        np.testing.assert_allclose(U.T @ U, np.eye(2), atol=1e-12)
+        np.testing.assert_allclose((U * S) @ Vt, A, atol=1e-12)
+    # PROPACK returns non-orthonormal vectors and a second singular value of about 2.3 here: refused, not returned
+    with pytest.raises(ValueError, match=r"PROPACK .* returned inaccurate singular triplets for k = 2 .* solver='dense'"):
+        truncated_svd(A, 2, solver="propack")
+    np.testing.assert_allclose(truncated_svd(A, 1, solver="propack").S, [np.sqrt(10)])
+
+
+def test_svd_of_non_numbers_is_a_type_error():
+    with pytest.raises(TypeError, match="matrix must be a 2-D array of numbers"):
+        truncated_svd([["a", "b"], ["c", "d"]], 1)
+    with pytest.raises(TypeError, match="matrix must be a 2-D array of numbers"):
+        truncated_svd([[1.0, 2.0], [3.0]], 1)
+    with pytest.raises(ValueError, match="overflows float64"):
+        truncated_svd(np.full((3, 3), 1.5e308), 1)  # sigma_1 = 3 * 1.5e308
+
+
+def test_solver_failures_inside_scipy_become_clear_errors():
+    with pytest.raises(ValueError, match=r"PROPACK .* failed for k = 3 .* use solver='dense'"):  # was SciPy's LinAlgError
+        truncated_svd(np.diag([3.0, 2.0, 0.0, 0.0, 0.0]), 3, solver="propack")
+    np.testing.assert_allclose(truncated_svd(np.diag([3.0, 2.0, 0.0, 0.0, 0.0]), 3, solver="sparse").S, [3, 2, 0], atol=1e-12)
+    with pytest.raises(ValueError, match=r"need k < min\(shape\), impossible for shape \(1, 4\): use solver='dense'"):
+        truncated_svd(np.ones((1, 4)), 1, solver="sparse")
+    np.testing.assert_allclose(truncated_svd(np.ones((1, 4)), 1).S, [2.0])

@@ -69,8 +69,6 @@ def test_alias_draw_needs_a_generator():
     [
         (dict(dim=0), "dim"),
         (dict(window=-1), "window"),
-        (dict(negatives=1.5), "negatives"),
-        (dict(epochs=True), "epochs"),
         (dict(batch_windows=0), "batch_windows"),
         (dict(workers=0), "workers"),
         (dict(sample=-1e-3), "sample"),
@@ -82,6 +80,12 @@ def test_alias_draw_needs_a_generator():
 )
 def test_config_names_the_bad_field(kwargs, match):
     with pytest.raises(ValueError, match=match):
+        SGNSConfig(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, match", [(dict(negatives=1.5), "negatives"), (dict(epochs=True), "epochs")])
+def test_config_names_a_field_of_the_wrong_type(kwargs, match):
+    with pytest.raises(TypeError, match=match):
         SGNSConfig(**kwargs)
 
 

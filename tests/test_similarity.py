@@ -1,8 +1,14 @@
 """The similarity cases of the four-level chapter, checked against lib.embedding.
 
 Cosine ignores length, dot and Euclidean do not; no query ranks a NaN first; ties are deterministic;
-analogy queries state their exclusions. References: SciPy's distance functions.
+analogy queries state their exclusions; every metric is right at every scale where its value is
+representable. References: SciPy's distance functions, and exact values computed with ``decimal``,
+``fractions`` and ``math.dist``.
 """
+
+import decimal
+import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -71,7 +77,7 @@ def test_analogy_exclusions_are_stated_and_applied():
 
 
 def test_neighbour_queries_reject_bad_arguments():
-    with pytest.raises(ValueError, match="k must be a positive integer"):
+    with pytest.raises(ValueError, match="k must be an integer >= 1"):
         nearest_neighbours(TABLE, A, 0)
     with pytest.raises(ValueError, match="metric must be one of"):
         nearest_neighbours(TABLE, A, 1, metric="manhattan")
@@ -80,3 +86,127 @@ def test_neighbour_queries_reject_bad_arguments():
     with pytest.raises(ValueError, match="candidate row -1 out of range"):
         nearest_neighbours(TABLE, A, 1, candidates=[-1])
     assert nearest_neighbours(TABLE, A, 3, candidates=[0], exclude=[0]) == []
+
+
+# --- every metric at every scale -------------------------------------------------------------------------
+# Exact references: the floats converted exactly to Decimal / Fraction, so that no reference can overflow or
+# underflow; a result is right when it is within a few units in the last place of the exact value.
+
+EXACT = decimal.Context(prec=60, Emin=-999_999, Emax=999_999)
+SCALES = [1e-300, 1e-200, 1e-100, 1.0, 1e100, 1e200, 1e300]
+
+
+def exact_distance(x, y) -> float:
+    squares = sum((EXACT.subtract(decimal.Decimal(a), decimal.Decimal(b))) ** 2 for a, b in zip(x, y))
+    return float(EXACT.sqrt(squares))
+
+
+def exact_dot(x, y) -> float:
+    return float(sum(Fraction(a) * Fraction(b) for a, b in zip(x, y)))  # correctly rounded; OverflowError above max
+
+
+def exact_cosine(x, y) -> float:
+    d = [decimal.Decimal(v) for v in x], [decimal.Decimal(v) for v in y]
+    dot = sum(EXACT.multiply(a, b) for a, b in zip(*d))
+    return float(EXACT.divide(dot, EXACT.sqrt(sum(a * a for a in d[0]) * sum(b * b for b in d[1]))))
+
+
+def test_the_reproducers_tiny_and_huge_distances():
+    assert similarity([3e-200, 0.0], [0.0, 4e-200], "euclidean") == 5e-200  # was 0.0
+    assert similarity([3e-200, 0.0], [0.0, 4e-200], "euclidean") == math.dist([3e-200, 0.0], [0.0, 4e-200])
+    assert similarity([3e200, 0.0], [0.0, -4e200], "euclidean") == pytest.approx(exact_distance([3e200, 0], [0, -4e200]), rel=1e-15)
+    assert similarity([1e300], [-1e300], "euclidean") == 2e300  # was an overflow error
+    # neighbours by distance among tiny rows: distinct distances, the right order (before: all 0, ranked by index)
+    table = np.array([[3e-200, 0.0], [1e-200, 0.0], [2e-200, 1e-200]])
+    got = nearest_neighbours(table, np.zeros(2), 3, metric="euclidean")
+    assert [i for i, _ in got] == [1, 2, 0]
+    assert [s for _, s in got] == [1e-200, exact_distance([2e-200, 1e-200], [0, 0]), 3e-200]
+
+
+@pytest.mark.parametrize("sx", SCALES)
+@pytest.mark.parametrize("sy", SCALES)
+def test_every_metric_is_right_at_every_scale(sx, sy):
+    rng = np.random.default_rng(7)
+    X, Y = rng.standard_normal((3, 5)) * sx, rng.standard_normal((4, 5)) * sy
+    dist, cos = similarity(X, Y, "euclidean"), similarity(X, Y, "cosine")
+    for i in range(3):
+        for j in range(4):
+            assert dist[i, j] == pytest.approx(exact_distance(X[i], Y[j]), rel=4e-16)
+            assert dist[i, j] == pytest.approx(math.dist(X[i], Y[j]), rel=4e-16)
+            assert cos[i, j] == pytest.approx(exact_cosine(X[i], Y[j]), rel=1e-14, abs=1e-15)
+    if sx * sy > 1e307:  # the true dot products are above float64's largest number
+        with pytest.raises(ValueError, match="the dot product of these vectors overflows float64"):
+            similarity(X, Y, "dot")
+        return
+    dot = similarity(X, Y, "dot")
+    for i in range(3):
+        for j in range(4):
+            want = exact_dot(X[i], Y[j])
+            # correctly rounded: relative error of a few ulps, or one subnormal step where it underflows
+            assert dot[i, j] == pytest.approx(want, rel=1e-14, abs=2 * 5e-324)
+
+
+def test_a_power_of_two_scales_every_score_exactly():
+    rng = np.random.default_rng(8)
+    X, Y = rng.standard_normal((6, 4)), rng.standard_normal((5, 4))
+    for e in (-1000, -600, 600, 1000):
+        small_x, small_y = np.ldexp(X, e // 2), np.ldexp(Y, e // 2)
+        np.testing.assert_array_equal(similarity(small_x, small_y, "euclidean"), np.ldexp(similarity(X, Y, "euclidean"), e // 2))
+        np.testing.assert_array_equal(similarity(small_x, small_y, "cosine"), similarity(X, Y, "cosine"))
+        if e < 0:  # 2**-1000 times a product of unit-sized numbers is still a normal float64
+            np.testing.assert_array_equal(similarity(small_x, small_y, "dot"), np.ldexp(X @ Y.T, e))
+
+
+def test_mixed_scales_within_a_table_and_within_a_vector():
+    table = np.array([[1e200, 0.0], [1e-200, 0.0], [2e-200, 0.0], [-1e200, 1.0]])
+    # dot: the rows of size 1e-200 keep their products (1e-200 and 2e-200), and rank between the others
+    got = nearest_neighbours(table, np.array([1.0, 0.0]), 4, metric="dot")
+    assert got == [(0, 1e200), (2, 2e-200), (1, 1e-200), (3, -1e200)]
+    got = nearest_neighbours(table, np.array([1.0, 0.0]), 4, metric="euclidean")
+    assert [i for i, _ in got] == [1, 2, 0, 3] and got[0][1] == 1.0 and got[2][1] == pytest.approx(1e200)
+    # one vector with entries 1e300 and 1e-20: the small entry carries the whole product
+    assert similarity([1e300, 1e-20], [0.0, 1e300], "dot") == pytest.approx(1e280, rel=1e-15)
+    assert similarity([1e300, -1e300], [1e10, 1e10], "dot") == 0.0  # 1e310 - 1e310: no overflow on the way
+    assert similarity([1e200, 1e-200], [1e-200, 1e200], "dot") == 2.0
+    assert similarity([1e-160, 1e-160], [1e-160, 1e-160], "dot") == exact_dot([1e-160] * 2, [1e-160] * 2)  # subnormal
+    assert similarity([1e300, 1e-300], [1e-300, 1e300], "euclidean") == pytest.approx(math.sqrt(2) * 1e300, rel=1e-15)
+
+
+def test_dot_products_that_underflow_still_rank_in_their_true_order():
+    table = np.array([[1e-200, 0.0], [3e-200, 0.0], [2e-200, 1e-200], [-1e-200, 0.0]])
+    got = nearest_neighbours(table, np.array([1e-200, 0.0]), 4, metric="dot")
+    assert [i for i, _ in got] == [1, 2, 0, 3]  # products 3e-400, 2e-400, 1e-400, -1e-400
+    assert [s for _, s in got] == [0.0, 0.0, 0.0, -0.0]  # each rounded to float64, as the module docstring says
+    got = nearest_neighbours(table, np.array([-1e-200, 0.0]), 4, metric="dot")
+    assert [i for i, _ in got] == [3, 0, 2, 1]
+
+
+@pytest.mark.parametrize("metric", ["cosine", "dot", "euclidean"])
+@pytest.mark.parametrize("scale", [2.0**-700, 2.0**-300, 2.0**300, 2.0**500])
+def test_neighbours_rank_alike_at_every_scale(metric, scale):
+    rng = np.random.default_rng(9)
+    table, query = rng.standard_normal((30, 6)), rng.standard_normal(6)
+    plain = nearest_neighbours(table, query, 30, metric=metric)
+    scaled = nearest_neighbours(table * scale, query * (1.0 if metric == "dot" else scale), 30, metric=metric)
+    assert [i for i, _ in scaled] == [i for i, _ in plain]
+    factor = 1.0 if metric == "cosine" else scale
+    assert [s for _, s in scaled] == [s * factor for _, s in plain]  # a power of two: exact
+    assert analogy(table * scale, 0, 1, 2, k=5) == analogy(table, 0, 1, 2, k=5)
+
+
+def test_scores_beyond_float64_are_a_clear_error():
+    with pytest.raises(ValueError, match="the dot product of these vectors overflows float64"):
+        similarity([1e200, 1e200], [1e200, 1e200], "dot")
+    with pytest.raises(ValueError, match="the Euclidean distance of these vectors overflows float64"):
+        similarity([1.5e308, 0.0], [-1.5e308, 0.0], "euclidean")  # the distance, 3e308, is not representable
+    with pytest.raises(ValueError, match="overflows float64"):
+        nearest_neighbours(np.array([[1e200, 1.0]]), np.array([1e200, 0.0]), 1, metric="dot")
+    assert similarity([1e300, 1e300], [1e300, 1e300], "cosine") == pytest.approx(1.0, rel=1e-15)
+
+
+@pytest.mark.parametrize("bad", [[0], np.array([0]), 0.0, True, None])
+def test_analogy_rows_are_single_integers(bad):
+    with pytest.raises(TypeError, match="analogy row must be one integer in \\[0, 2\\], got"):  # was NumPy's error
+        analogy(TABLE, bad, 1, 2)
+    with pytest.raises(ValueError, match="analogy row 3 out of range"):
+        analogy(TABLE, 0, 1, 3)

@@ -7,7 +7,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lib.corpus import ANIMAL_VEHICLE_NAME, Vocabulary, animal_vehicle_corpus, context_pairs
+from lib.chapters.embeddings import ANIMAL_VEHICLE_NAME, animal_vehicle_corpus
+from lib.corpus import Vocabulary, context_pairs
 from lib.embedding import nearest_neighbours
 from lib.skipgram import (
     negative_sampling_loss,
@@ -18,6 +19,7 @@ from lib.skipgram import (
     softmax_cross_entropy,
     train_skipgram,
 )
+from lib.threads import torch_threads
 
 # Printed by the chapter's source (cosine neighbours after 350 full-softmax steps), rounded to 4 places.
 PUBLISHED = {
@@ -49,7 +51,7 @@ def test_full_softmax_run_is_bit_identical_to_the_sources_code(run, vocab):
     corpus = animal_vehicle_corpus()
     pairs = [(vocab.id(a), vocab.id(b)) for s in corpus for i, a in enumerate(s) for j, b in enumerate(s) if i != j]
     centres, contexts = torch.tensor([p[0] for p in pairs]), torch.tensor([p[1] for p in pairs])
-    with torch.random.fork_rng():
+    with torch.random.fork_rng(), torch_threads(1):  # one thread, as train_skipgram runs: no wait for a busy core
         torch.manual_seed(17)
         inp, out = torch.nn.Embedding(len(vocab), 8), torch.nn.Embedding(len(vocab), 8)
         opt = torch.optim.Adam(list(inp.parameters()) + list(out.parameters()), lr=0.04)
@@ -84,7 +86,7 @@ def test_training_leaves_the_global_rng_and_thread_count_alone(vocab):
     assert torch.equal(state, torch.get_rng_state()) and torch.get_num_threads() == threads
     two = train_skipgram(pairs, len(vocab), steps=3, objective="negative_sampling", num_threads=2)
     np.testing.assert_array_equal(one.input_vectors, two.input_vectors)
-    with pytest.raises(ValueError, match="num_threads must be a positive integer"):
+    with pytest.raises(ValueError, match="num_threads must be an integer >= 1"):
         train_skipgram(pairs, len(vocab), steps=1, num_threads=0)
 
 
@@ -102,7 +104,7 @@ def test_provenance_records_the_run(run):
 # --- noise distribution -------------------------------------------------------------------------------
 
 
-def test_noise_distribution_issue_case_and_closed_form():
+def test_noise_distribution_hand_case_and_closed_form():
     got = noise_distribution([1, 8, 27, 64])
     np.testing.assert_allclose(got, [0.0249, 0.1182, 0.2944, 0.5625], atol=5e-5)
     weights = np.array([1, 8, 27, 64]) ** 0.75  # 1, 4.757, 11.84, 22.63
@@ -218,7 +220,7 @@ def test_negative_policies_on_draws_equal_to_the_positive():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(k=0), "positive integer"),
+        (dict(k=0), r"k \(negatives per positive\) must be an integer >= 1"),
         (dict(policy="skip"), "policy must be one of"),
         (dict(noise=np.array([0.5, 0.6])), "probability vector"),
         (dict(positives=torch.tensor([2])), "positive id 2 out of range"),
@@ -258,11 +260,11 @@ def test_subsampling_and_window_reach_the_provenance(vocab):
     "kwargs, match",
     [
         (dict(objective="hierarchical_softmax"), "objective must be one of"),
-        (dict(dim=0), "dim must be a positive integer"),
-        (dict(steps=0), "steps must be a positive integer"),
+        (dict(dim=0), "dim must be an integer >= 1"),
+        (dict(steps=0), "steps must be an integer >= 1"),
         (dict(lr=float("nan")), "lr must be a finite number > 0"),
         (dict(lr=-1.0), "lr must be a finite number > 0"),
-        (dict(seed=-3), "seed must be a non-negative integer"),
+        (dict(seed=-3), "seed must be an integer >= 0"),
         (dict(objective="negative_sampling", negative_policy="drop"), "negative_policy must be one of"),
         (dict(objective="negative_sampling", noise=np.ones(3) / 3), r"noise must have shape \(4,\)"),
     ],
@@ -295,7 +297,7 @@ def test_pair_batches_cover_every_pair_once_and_are_seeded():
     assert [len(c) for c, _ in pair_batches(pairs, 4, drop_last=True)] == [4, 4]
     ordered = list(pair_batches(pairs, 5, shuffle=False))
     assert ordered[0][0].tolist() == [0, 1, 2, 3, 4]
-    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+    with pytest.raises(ValueError, match="batch_size must be an integer >= 1"):
         list(pair_batches(pairs, 0))
     with pytest.raises(ValueError, match=">= 0"):
         list(pair_batches(np.array([[0, -1]]), 1))

@@ -254,3 +254,136 @@ def test_huge_values_give_a_true_similarity():
 def test_only_plain_ascii_integers(text):
     with pytest.raises(trace.TraceError, match="width must be an integer"):
         trace.run(f"WIDTH {text}")
+
+
+# --- programs saved with a byte-order mark, and how lines are counted ------------------------------------
+
+WORKED_OUTPUT = trace.run_file(WORKED)
+
+
+@pytest.mark.parametrize("encode", [
+    lambda t: t.encode("utf-8-sig"),
+    lambda t: t.encode("utf-16"),
+    lambda t: t.replace("\n", "\r\n").encode("utf-8-sig"),
+], ids=["utf-8 BOM", "utf-16 BOM", "utf-8 BOM CRLF"])
+def test_a_program_with_a_byte_order_mark_runs(tmp_path, encode):
+    path = tmp_path / "bom.trace"
+    path.write_bytes(encode(WORKED.read_text(encoding="utf-8")))
+    assert trace.run_file(path) == WORKED_OUTPUT  # was: unknown command '\ufeff#' / '\ufeffWIDTH'
+    result = _cli(str(path))
+    assert result.returncode == 0 and result.stdout.splitlines() == WORKED_OUTPUT and result.stderr == ""
+    path.write_bytes(encode("WIDTH 2\nTOKEN a 1 2\nFOO\n"))
+    result = _cli(str(path))
+    assert result.returncode == 2 and result.stderr.startswith(f"{path}:3: error: unknown command 'FOO'")
+
+
+def test_a_byte_order_mark_in_a_string_program():
+    assert trace.run("\ufeffWIDTH 1\nTOKEN a 2\nLOOKUP a") == ["LOOKUP a = [2.0000]"]
+    with pytest.raises(trace.TraceError) as info:  # a mark that is not at the start is a stray character
+        trace.run("WIDTH 1\n\ufeffTOKEN a 2")
+    assert info.value.line == 2 and "unknown command '\\ufeffTOKEN'" in info.value.message
+
+
+def test_lines_are_numbered_as_an_editor_numbers_them():
+    # a form feed or U+2028 inside a line does not start a new line (str.splitlines would count one)
+    with pytest.raises(trace.TraceError) as info:
+        trace.run("WIDTH 2 \x0c\nTOKEN a 1 2 # \u2028 comment\nFOO")
+    assert info.value.line == 3
+    with pytest.raises(trace.TraceError) as info:
+        trace.run("WIDTH 2\rTOKEN a 1 2\r\nFOO")  # old Mac and Windows line ends
+    assert info.value.line == 3
+
+
+# --- one rule for every number: ASCII digits ------------------------------------------------------------
+
+NOT_ASCII_DIGITS = {
+    "Arabic-Indic": "\u0663",
+    "extended Arabic-Indic": "\u06f3",
+    "Devanagari": "\u0969",
+    "Bengali": "\u09e9",
+    "Thai": "\u0e53",
+    "full-width": "\uff13",
+    "superscript": "\u00b3",
+    "subscript": "\u2083",
+    "mathematical bold": "\U0001d7d1",
+    "mixed with ASCII": "1\u0663",
+    "Arabic decimal separator": "\u0663\u066b\u0665",
+    "minus sign U+2212": "\u22121",
+    "full-width minus": "\uff0d1",
+}
+FIELDS = {  # where a number stands in a program: (program, line, message)
+    "WIDTH": ("WIDTH {}", 1, "width must be an integer, got {!r}"),
+    "TOKEN value": ("WIDTH 2\nTOKEN a 1 {}", 2, "expected a number, got {!r}"),
+    "POSENC": ("WIDTH 1\nTOKEN a 1\nPOSENC {}", 3, "position must be an integer, got {!r}"),
+    "ADD": ("WIDTH 1\nTOKEN a 1\nSEQUENCE a a a a\nADD {}", 4, "position must be an integer, got {!r}"),
+    "SIM i": ("WIDTH 1\nTOKEN a 1\nSEQUENCE a a a a\nSIM {} 0", 4, "position must be an integer, got {!r}"),
+    "SIM j": ("WIDTH 1\nTOKEN a 1\nSEQUENCE a a a a\nSIM 0 {}", 4, "position must be an integer, got {!r}"),
+}
+
+
+@pytest.mark.parametrize("field", sorted(FIELDS))
+@pytest.mark.parametrize("script", sorted(NOT_ASCII_DIGITS))
+def test_digits_of_other_scripts_are_refused_in_every_number(field, script):
+    text = NOT_ASCII_DIGITS[script]
+    template, line, message = FIELDS[field]
+    with pytest.raises(trace.TraceError) as info:  # TOKEN used to accept them (float("٣") is 3.0)
+        trace.run(template.format(text))
+    assert info.value.line == line
+    assert info.value.message == message.format(text) + " (numbers are written with the ASCII digits 0-9)"
+
+
+@pytest.mark.parametrize("field", sorted(FIELDS))
+@pytest.mark.parametrize("text", ["1_0", "0x1", "1e", "+-1", "--1", ".", "one"])
+def test_other_spellings_are_refused_in_every_number(field, text):
+    template, line, message = FIELDS[field]
+    with pytest.raises(trace.TraceError) as info:
+        trace.run(template.format(text))
+    assert (info.value.line, info.value.message) == (line, message.format(text))
+
+
+@pytest.mark.parametrize("text, value", [("3", "3.0000"), ("+3", "3.0000"), ("-0.5", "-0.5000"), (".25", "0.2500"),
+                                         ("3.", "3.0000"), ("1e-3", "0.0010"), ("2E+0", "2.0000"), ("007", "7.0000")])
+def test_plain_ascii_values_are_accepted(text, value):
+    assert trace.run(f"WIDTH 1\nTOKEN a {text}\nLOOKUP a") == [f"LOOKUP a = [{value}]"]
+
+
+def test_plain_ascii_integers_are_accepted_everywhere():
+    out = trace.run("WIDTH +2\nTOKEN a 1 0\nSEQUENCE a a a\nPOSENC 01\nADD +1\nSIM 0 02")
+    assert out[0] == "POSENC 1 = [0.8415, 0.5403]" and out[1].startswith("ADD 1 (a) = ")
+    assert out[2].startswith("SIM 0 2 = ")
+    with pytest.raises(trace.TraceError, match="width must be an integer, got '2.0'"):
+        trace.run("WIDTH 2.0")
+
+
+def test_cli_reports_a_foreign_digit_on_one_line(tmp_path):
+    path = tmp_path / "digits.trace"
+    path.write_text("WIDTH 2\nTOKEN a 1 \u0663\n", encoding="utf-8")
+    result = _cli(str(path))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == f"{path}:2: error: expected a number, got '\u0663' (numbers are written with the ASCII digits 0-9)"
+
+
+def test_an_unknown_token_among_many_lists_the_first_ten():
+    names = [f"t{i}" for i in range(12)]
+    program = "WIDTH 1\n" + "".join(f"TOKEN {n} 1\n" for n in names) + "SEQUENCE t0 t11 zz"
+    with pytest.raises(trace.TraceError) as info:
+        trace.run(program)
+    assert info.value.line == 14
+    assert info.value.message == "unknown token 'zz'; defined tokens: t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, ... (12 in all)"
+
+
+def test_a_program_with_thousands_of_tokens_finds_each_by_name():
+    n = 3000
+    program = "WIDTH 1\n" + "".join(f"TOKEN t{i} {i}\n" for i in range(n)) + "SEQUENCE " + " ".join(
+        f"t{i}" for i in reversed(range(n))) + "\nLOOKUP t2999\nADD 0\nADD 2999\n"
+    out = trace.run(program)
+    assert out[0] == "LOOKUP t2999 = [2999.0000]"
+    assert out[1] == "ADD 0 (t2999) = [2999.0000]" and out[2] == f"ADD 2999 (t0) = [{np.sin(2999):.4f}]"
+
+
+def test_cli_names_a_file_that_is_not_text(tmp_path):
+    path = tmp_path / "u16.trace"
+    path.write_bytes("WIDTH 1\nTOKEN a 1\nLOOKUP a\n".encode("utf-16-le"))  # no byte-order mark
+    result = _cli(str(path))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"{path}: error: cannot read the file (") and "UTF-16 without a byte-order mark" in result.stderr

@@ -23,16 +23,16 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 from matplotlib.transforms import Bbox
 
 from lib import embedding
-from lib.corpus import (
+from lib.chapters.embeddings import (
     ANIMAL_TERMS,
     ANIMAL_VEHICLE_NAME,
     FOCUS_TERMS,
-    Vocabulary,
+    FOUR_VECTORS,
     animal_vehicle_corpus,
-    context_pairs,
 )
+from lib.corpus import Vocabulary, context_pairs
 from lib.figures.style import MARKERS, PALETTE, new_figure, styled
-from lib.geometry import FOUR_VECTORS, metric_table, principal_projection
+from lib.geometry import metric_table, principal_projection
 from lib.ppmi import CountEmbedding, ppmi_svd_embedding
 from lib.skipgram import SkipGramResult, skipgram_embedding
 
@@ -58,16 +58,25 @@ def _group_style(term: str):
     return VEHICLE_COLOUR, VEHICLE_MARKER
 
 
+def _origin_axes(ax, xlim, ylim) -> None:
+    """Grey lines through the origin and the given limits ``(low, high)`` on each axis."""
+    ax.axhline(0, color=GREY, linewidth=0.8)
+    ax.axvline(0, color=GREY, linewidth=0.8)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+
+
 def _scatter_terms(ax, pts, terms, *, pad: float) -> None:
     """One point per term in its group's colour and marker, axes through 0, limits padded by ``pad`` × span."""
     for term, (x, y) in zip(terms, pts):
         colour, marker = _group_style(term)
         ax.scatter(x, y, color=colour, marker=marker, s=MARKER_SIZE, zorder=3)
-    ax.axhline(0, color=GREY, linewidth=0.8)
-    ax.axvline(0, color=GREY, linewidth=0.8)
     span = np.ptp(pts, axis=0).max()
-    ax.set_xlim(pts[:, 0].min() - pad * span, pts[:, 0].max() + pad * span)
-    ax.set_ylim(pts[:, 1].min() - pad * span, pts[:, 1].max() + pad * span)
+    _origin_axes(
+        ax,
+        (pts[:, 0].min() - pad * span, pts[:, 0].max() + pad * span),
+        (pts[:, 1].min() - pad * span, pts[:, 1].max() + pad * span),
+    )
 
 
 # --- label placement ---------------------------------------------------------------------------------
@@ -83,21 +92,18 @@ def _offsets():
     return out
 
 
+def _start(c: float, d: float, size: float) -> float:
+    """Where a label of ``size`` begins on one axis when its nearest edge sits at ``c + d`` (centred for d = 0)."""
+    if d > 1e-9:
+        return c + d
+    if d < -1e-9:
+        return c + d - size
+    return c - size / 2
+
+
 def _aligned_box(x, y, w, h, dx, dy) -> Bbox:
     """Box of a w x h label whose nearest corner/edge sits at (x + dx, y + dy) (display pixels)."""
-    if dx > 1e-9:
-        x0 = x + dx
-    elif dx < -1e-9:
-        x0 = x + dx - w
-    else:
-        x0 = x - w / 2
-    if dy > 1e-9:
-        y0 = y + dy
-    elif dy < -1e-9:
-        y0 = y + dy - h
-    else:
-        y0 = y - h / 2
-    return Bbox.from_bounds(x0, y0, w, h)
+    return Bbox.from_bounds(_start(x, dx, w), _start(y, dy, h), w, h)
 
 
 def _merge_coincident(pts, labels, tol_px: float = 1.0):
@@ -233,10 +239,7 @@ def onehot_dense():
         right.scatter(pts[:, 0], pts[:, 1], color=colour, marker=marker, s=70, label=group, zorder=3)
     for name, (x, y) in zip(EXAMPLE_ITEMS, EXAMPLE_POINTS):
         right.annotate(name, (x, y), xytext=(5, 4), textcoords="offset points", fontsize=9)
-    right.axhline(0, color=GREY, linewidth=0.8)
-    right.axvline(0, color=GREY, linewidth=0.8)
-    right.set_xlim(-1.6, 1.7)
-    right.set_ylim(-0.8, 1.2)
+    _origin_axes(right, (-1.6, 1.7), (-0.8, 1.2))
     right.set_xlabel("embedding coordinate 1")
     right.set_ylabel("embedding coordinate 2")
     right.set_title("Dense (a sketch): geometry is learned")
@@ -353,10 +356,7 @@ def metrics(vectors: Dict[str, Sequence[float]] | None = None):
         ax.annotate("", xy=v, xytext=(0, 0), arrowprops={"arrowstyle": "-|>", "color": PALETTE[i], "linewidth": 2.2})
         (dx, dy), ha, va = where.get(name, ((4, 4), "left", "bottom"))
         ax.annotate(name, v, xytext=(dx, dy), textcoords="offset points", fontsize=8, ha=ha, va=va)
-    ax.axhline(0, color=GREY, linewidth=0.8)
-    ax.axvline(0, color=GREY, linewidth=0.8)
-    ax.set_xlim(-1.5, 3.6)
-    ax.set_ylim(-1.1, 2.0)
+    _origin_axes(ax, (-1.5, 3.6), (-1.1, 2.0))
     ax.set_aspect("equal")
     ax.set_title("One reference, three comparisons")
     tab.axis("off")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib import bigram, lesson, positional, toylang
+from lib import bigram, positional, toylang
+from lib.chapters import lesson
 from lib.figures.style import DIVERGING, MARKERS, PALETTE, new_figure, styled
 
 

@@ -1,11 +1,11 @@
 """Figures of the chapter "Embeddings from real text" (chapters/real_text.md).
 
-Three figures, all from :func:`lib.realtext.chapter_study` (the three methods trained on the Lee corpus
+Three figures, all from :func:`lib.chapters.real_text.chapter_study` (the three methods trained on the Lee corpus
 with one worker, so every number is reproducible): the benchmark scores of every run by method
 (:func:`seed_scores`), quality against corpus size (:func:`learning_curve`), and what frequency does
 (:func:`frequency_strata`). Each function takes the study as an optional argument so the chapter can pass
 the one it has computed; with no argument (the figure registry, the baseline test) it uses
-:func:`~lib.realtext.chapter_study`, computed once per process.
+:func:`~lib.chapters.real_text.chapter_study`, computed once per process.
 
 Every score is plotted as the chapter prints it (:func:`lib.notebook.rounded`: ρ and shares to 2 decimals,
 accuracies to 4): the float32 training of the predictive methods differs between CPUs by a few 1e-4 in ρ,
@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from lib.chapters.real_text import chapter_study, seed_agreement, strata_scores
 from lib.figures.style import MARKERS, PALETTE, new_figure, styled
 from lib.notebook import rounded
-from lib.realtext import METHODS, chapter_study, seed_agreement, strata_scores
+from lib.race import METHODS
 
 GREY = "0.35"
 METHOD_STYLE = {name: (PALETTE[i], MARKERS[i]) for i, name in enumerate(METHODS)}
@@ -43,11 +44,7 @@ def seed_scores(study=None):
     for ax, (metric, title, ylabel) in zip(axes, panels):
         for i, method in enumerate(methods):
             colour, marker = METHOD_STYLE[method]
-            raw = [
-                (sc.analogies.accuracy if metric == "analogies" else getattr(sc, metric).rho)
-                for (m, _), sc in study.scores.items()
-                if m == method
-            ]
+            raw = [sc.value(metric) for (m, _), sc in study.scores.items() if m == method]
             decimals = 4 if metric == "analogies" else 2
             values = rounded(raw, decimals)
             ax.bar(i, rounded(np.mean(raw), decimals), width=0.6, color=colour, alpha=0.35)
@@ -152,3 +149,6 @@ FIGURES = {
     "real-learning-curve": learning_curve,
     "real-frequency-strata": frequency_strata,
 }
+
+#: Figures whose data take more than a few seconds: the chapter's study.
+SLOW = frozenset({"real-seed-scores", "real-learning-curve", "real-frequency-strata"})

@@ -4,7 +4,8 @@ Five figures: the training footprint of a table by optimiser and dtype (:mod:`li
 rows one batch touches as the vocabulary grows and the drift of a row without gradient under Adam
 (:mod:`lib.sparse_updates`), the bytes that row- and column-wise sharding exchange and the load on each
 shard (:mod:`lib.distributed`, computed from the ids with :func:`~lib.distributed.plan_exchange`, no
-processes), and validation loss of tied and untied models (:mod:`lib.tying`).
+processes), and validation loss of tied and untied models (:mod:`lib.tying`). The settings and the data
+are the chapter's (:mod:`lib.chapters.scale`).
 
 Functions whose data take seconds to compute accept it as an optional argument, so the chapter can pass
 what it has already computed; called with no argument (the figure registry, the baseline test) they
@@ -17,39 +18,26 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
-from lib import distributed, memory, sparse_updates, tying
+from lib import memory, sparse_updates, tying
+from lib.chapters import scale
+from lib.chapters.scale import (
+    DRIFT_LR,
+    DRIFT_STEPS,
+    EXCHANGE_CASE,
+    EXCHANGE_WORLDS,
+    LOAD_WORLD,
+    TOUCH_BATCH,
+    TOUCH_SAMPLED,
+    TOUCH_SIZES,
+)
 from lib.figures.style import MARKERS, PALETTE, new_figure, styled
 
 GREY = "0.35"
 
-#: Settings shared with the chapter.
-FOOTPRINT_CASE = (1_000_000, 768)  # the four-level chapter's exercise: one million items, width 768
-TOUCH_BATCH = 4096
-TOUCH_SIZES = np.logspace(3, 7, 9).round().astype(int)  # 1,000 .. 10,000,000 rows
-TOUCH_SAMPLED = (10**3, 10**4, 10**5, 10**6)
-DRIFT_STEPS = 30
-DRIFT_LR = 0.1
-EXCHANGE_CASE = dict(V=100_000, D=64, batch=4096, itemsize=4)  # float32 rows, 4,096 ids per rank
-EXCHANGE_WORLDS = (1, 2, 3, 4, 6, 8)
-LOAD_WORLD = 4
-
-
-def footprint_configs():
-    """The configurations of :func:`footprint`: ``[(label, Footprint), ...]`` for the 1M x 768 table."""
-    V, D = FOOTPRINT_CASE
-    return [
-        ("fp32\nSGD", memory.training_footprint(V, D, "fp32", "sgd")),
-        ("fp32\nmomentum", memory.training_footprint(V, D, "fp32", "momentum")),
-        ("fp32\nAdam", memory.training_footprint(V, D, "fp32", "adam")),
-        ("bf16\nAdam", memory.training_footprint(V, D, "bf16", "adam")),
-        ("bf16 Adam,\nfp32 master", memory.training_footprint(V, D, "bf16", "adam", master_weights=True)),
-    ]
-
-
 @styled
 def footprint():
     """Stacked bars: weights, gradients, master copy and optimiser state of a 1,000,000 x 768 table."""
-    configs = footprint_configs()
+    configs = scale.footprint_configs()
     parts = [
         "weights",
         "gradients",
@@ -159,42 +147,11 @@ def adam_drift(drift: Optional[Dict[str, np.ndarray]] = None):
     return fig
 
 
-def exchange_data(worlds: Sequence[int] = EXCHANGE_WORLDS):
-    """Bytes per batch, summed over ranks, for each world size: ``{scheme label: [bytes per W]}``."""
-    c = EXCHANGE_CASE
-    out: Dict[str, list] = {"row-wise, uniform ids": [], "row-wise, Zipf ids": [], "column-wise": []}
-    for W in worlds:
-        ids = {
-            d: [sparse_updates.sample_ids(c["V"], c["batch"], distribution=d, seed=1 + r) for r in range(W)]
-            for d in ("uniform", "zipf")
-        }
-        for label, dist_name, scheme in (
-            ("row-wise, uniform ids", "uniform", "row"),
-            ("row-wise, Zipf ids", "zipf", "row"),
-            ("column-wise", "uniform", "column"),
-        ):
-            plan = distributed.plan_exchange(ids[dist_name], c["V"], c["D"], scheme, itemsize=c["itemsize"])
-            out[label].append(sum(p["total_bytes"] for p in plan))
-    return out
-
-
-def load_data(world_size: int = LOAD_WORLD):
-    """Rows each rank serves under row-wise sharding, uniform and Zipf ids: ``{label: [rows per rank]}``."""
-    c = EXCHANGE_CASE
-    out = {}
-    for dist_name, label in (("uniform", "uniform ids"), ("zipf", "Zipf ids")):
-        ids = [
-            sparse_updates.sample_ids(c["V"], c["batch"], distribution=dist_name, seed=1 + r) for r in range(world_size)
-        ]
-        out[label] = [p["rows_served"] for p in distributed.plan_exchange(ids, c["V"], c["D"], "row")]
-    return out
-
-
 @styled
 def exchange():
     """Left: bytes exchanged per batch (forward + backward, all ranks) against the number of ranks.
     Right: rows each of four row-wise shards serves, for uniform and Zipf ids."""
-    data = exchange_data()
+    data = scale.exchange_data()
     fig = new_figure(8.6, 3.9)
     axes = fig.subplots(1, 2, width_ratios=[1.3, 1])
     for i, (label, values) in enumerate(data.items()):
@@ -206,7 +163,7 @@ def exchange():
     axes[0].set_xticks(EXCHANGE_WORLDS)
     axes[0].set_title(f"{EXCHANGE_CASE['batch']:,} ids per rank, D = {EXCHANGE_CASE['D']}, float32")
     axes[0].legend(fontsize=9)
-    load = load_data()
+    load = scale.load_data()
     ranks = np.arange(LOAD_WORLD)
     width = 0.38
     for i, (label, served) in enumerate(load.items()):
@@ -229,8 +186,8 @@ def exchange():
 @styled
 def tying_losses(results: Optional[Sequence[tying.TyingResult]] = None):
     """Validation loss against parameter count for untied, tied, and tied-without-hidden-layer models."""
-    results = tying.compare_tying() if results is None else results
-    floor = tying.entropy_floor()
+    results = scale.compare_tying() if results is None else results
+    floor = scale.entropy_floor()
     labels = {"untied": "untied (E and O separate)", "tied": "tied (O = E)", "tied_no_hidden": "tied, no hidden layer"}
     fig = new_figure(8.6, 4.2)
     axes = fig.subplots(1, 2)
@@ -280,3 +237,6 @@ FIGURES = {
     "scale-exchange": exchange,
     "scale-tying": tying_losses,
 }
+
+#: Figures whose data take more than a few seconds: twelve models trained.
+SLOW = frozenset({"scale-tying"})

@@ -1,4 +1,8 @@
-"""The lesson chapter's experiment in one place, and the lesson's published numbers to compare against.
+"""The chapter "Embeddings, vectors and token positions" (chapters/lesson.md): its experiment in one
+place, and the lesson's published numbers to compare against.
+
+Concepts used: :mod:`lib.toylang`, :mod:`lib.bigram`, :mod:`lib.embedding`, :mod:`lib.positional`,
+:mod:`lib.geometry` (neighbours by name).
 
 The lesson ("Embeddings, vectors and token positions") trains the factored bigram of :mod:`lib.bigram` on a
 34-token toy language, reads the learned vectors with cosine similarity, shows that averaged token vectors
@@ -6,7 +10,7 @@ ignore word order, and builds learned and sinusoidal position tables. Its toy la
 the book does not have, so the book uses its own (:mod:`lib.toylang`); the numbers that depend on the corpus
 therefore differ from the lesson's, while the positional numbers, which do not, are reproduced exactly.
 
-:func:`experiment` runs the corpus-dependent part once per process (about a second) and caches it, so that
+:func:`experiment` runs the corpus-dependent part once per process and caches it, so that
 the chapter, its figures (``lib.figures.lesson``) and the tests share one run. The ``LESSON_*``
 constants are the lesson's published values, kept only to be printed beside the book's.
 """
@@ -19,8 +23,9 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from lib import bigram, toylang
-from lib.embedding import cosine_similarity, lookup, nearest_neighbours, similarity
+from lib import bigram, tables, toylang
+from lib.embedding import cosine_similarity, lookup, similarity
+from lib.geometry import named_neighbours
 from lib.notebook import exact, fmt
 from lib.positional import LearnedPositionTable, add_positions
 
@@ -180,9 +185,9 @@ def cosine_rows(E) -> List[Tuple[str, str, float, float, str]]:
 
 
 def neighbours(E, word: str, k: int = 4) -> List[Tuple[str, float]]:
-    """The ``k`` words whose vectors in ``E`` are closest in cosine to ``word``'s, best first, ``word`` excluded."""
-    i = int(toylang.encode([word])[0])
-    return [(toylang.VOCAB[j], s) for j, s in nearest_neighbours(E, E[i], k, exclude=[i])]
+    """The ``k`` words whose vectors in ``E`` are closest in cosine to ``word``'s, best first, ``word``
+    excluded (:func:`lib.geometry.named_neighbours` over the toy vocabulary)."""
+    return named_neighbours(E, toylang.VOCAB, word, k)
 
 
 def cosine_matrix_by_role(E) -> Tuple[np.ndarray, List[str]]:
@@ -242,57 +247,51 @@ def same_set_of_vectors(X, Y, atol: float = 1e-12) -> bool:
     return bool(np.allclose(Xs, Ys, rtol=0, atol=atol))
 
 
-# --- formatting ----------------------------------------------------------------------------------
+# --- the chapter's tables: the book's numbers beside the lesson's -------------------------------------
 
 
-def _run(r: bigram.WidthRow) -> str:
+def _run(r: bigram.WidthRow, thousands: str) -> str:
     """How a row was trained, in words: ``lr 10, 3,000 steps`` or ``lr 0.1, 40,000 steps (lr 10 diverged)``."""
-    run = f"lr {exact(r.lr)}, {r.steps:,} steps"
+    run = f"lr {exact(r.lr)}, {r.steps:{thousands}} steps"
     return run + f" (lr {exact(r.diverged_run.lr)} diverged)" if r.retrained else run
+
+
+def _loss_rows(exp: Experiment, thousands: str, missing: str) -> List[List[str]]:
+    rows = []
+    for r in exp.rows:
+        lesson = LESSON_LOSSES.get(r.width)
+        lt, lv = (fmt(lesson[1]), fmt(lesson[2])) if lesson else (missing, missing)
+        rows.append([str(r.width), f"{r.parameters:,}", fmt(r.train_loss), fmt(r.val_loss), lt, lv,
+                     _run(r, thousands)])
+    _, lt, lv = LESSON_FULL_TABLE
+    rows.append(["full table", f"{exp.table.size:,}", fmt(exp.full_train_loss), fmt(exp.full_val_loss),
+                 fmt(lt, ".3f"), fmt(lv, ".3f"), "counts"])
+    return rows
 
 
 def loss_table_markdown(exp: Experiment) -> str:
     """The width table as Markdown: the book's parameters and losses beside the lesson's, full table last."""
-    lines = [
-        "| width d | parameters | training loss | validation loss | lesson: training | lesson: validation | run |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | --- |",
-    ]
-    for r in exp.rows:
-        lesson = LESSON_LOSSES.get(r.width)
-        lt, lv = (fmt(lesson[1]), fmt(lesson[2])) if lesson else ("", "")
-        lines.append(f"| {r.width} | {r.parameters:,} | {fmt(r.train_loss)} | {fmt(r.val_loss)} | {lt} | {lv} | {_run(r)} |")
-    p, lt, lv = LESSON_FULL_TABLE
-    lines.append(f"| full table | {exp.table.size:,} | {fmt(exp.full_train_loss)} | {fmt(exp.full_val_loss)} | "
-                 f"{fmt(lt, '.3f')} | {fmt(lv, '.3f')} | counts |")
-    return "\n".join(lines)
-
-
-def cosine_table_markdown(E) -> str:
-    """The twelve pairs as Markdown: pair, the book's cosine, the lesson's, the relationship."""
-    lines = ["| pair | book | lesson | relationship |", "| --- | ---: | ---: | --- |"]
-    for a, b, ours, lesson, rel in cosine_rows(E):
-        lines.append(f"| {a} – {b} | {fmt(ours, '.3f')} | {fmt(lesson, '.3f')} | {rel} |")
-    return "\n".join(lines)
+    header = ["width d", "parameters", "training loss", "validation loss", "lesson: training", "lesson: validation", "run"]
+    return tables.markdown(header, _loss_rows(exp, ",", ""), align=">>>>>><")
 
 
 def loss_table_text(exp: Experiment) -> str:
     """The width table as fixed-width text (the book's numbers and the lesson's), for printing in a cell."""
-    head = f"{'width':>10} {'params':>7} {'train':>7} {'valid':>7}   {'lesson train':>12} {'lesson valid':>12}  run"
-    lines = [head, "-" * len(head)]
-    for r in exp.rows:
-        _, lt, lv = LESSON_LOSSES.get(r.width, (None, float("nan"), float("nan")))
-        lines.append(f"{r.width:>10} {r.parameters:>7,} {fmt(r.train_loss, '>7.4f')} {fmt(r.val_loss, '>7.4f')}   "
-                     f"{fmt(lt, '>12.4f')} {fmt(lv, '>12.4f')}  {_run(r)}")
-    _, lt, lv = LESSON_FULL_TABLE
-    lines.append(f"{'full table':>10} {exp.table.size:>7,} {fmt(exp.full_train_loss, '>7.4f')} "
-                 f"{fmt(exp.full_val_loss, '>7.4f')}   {fmt(lt, '>12.3f')} {fmt(lv, '>12.3f')}  counts")
-    return "\n".join(lines)
+    header = ["width", "params", "train", "valid", "lesson train", "lesson valid", "run"]
+    return tables.text(header, _loss_rows(exp, "", "nan"), align=">>>>>><", widths=[10, 7, 7, 7, 12, 12, 0],
+                       gaps=[1, 1, 1, 3, 1, 2], rule="line")
+
+
+def _cosine_rows(E, dash: str) -> List[List[str]]:
+    return [[f"{a} {dash} {b}", fmt(ours, ".3f"), fmt(lesson, ".3f"), rel] for a, b, ours, lesson, rel in cosine_rows(E)]
+
+
+def cosine_table_markdown(E) -> str:
+    """The twelve pairs as Markdown: pair, the book's cosine, the lesson's, the relationship."""
+    return tables.markdown(["pair", "book", "lesson", "relationship"], _cosine_rows(E, "–"), align="<>><")
 
 
 def cosine_table_text(E) -> str:
     """The twelve pairs as fixed-width text: pair, the book's cosine, the lesson's, the relationship."""
-    head = f"{'pair':<18} {'book':>7} {'lesson':>7}  relationship"
-    lines = [head, "-" * len(head)]
-    for a, b, ours, lesson, rel in cosine_rows(E):
-        lines.append(f"{a + ' - ' + b:<18} {fmt(ours, '>7.3f')} {fmt(lesson, '>7.3f')}  {rel}")
-    return "\n".join(lines)
+    return tables.text(["pair", "book", "lesson", "relationship"], _cosine_rows(E, "-"), align="<>><",
+                       widths=[18, 7, 7, 0], gaps=[1, 1, 2], rule="line")

@@ -1,72 +1,19 @@
-"""The lesson chapter's numbers: the lesson's deterministic positional numbers reproduced exactly, GPT-2's
-parameter counts, the width table's shape against the lesson's published losses, what the width-8 vectors
-learned, order blindness, learned positions, and the lookup's accumulated gradient."""
+"""lib.chapters.lesson: GPT-2's parameter counts, the width table's shape against the lesson's published
+losses, what the width-8 vectors learned, order blindness, the chapter's tables, and the lookup's
+accumulated gradient on the toy language. (The lesson's positional numbers, which do not depend on the
+corpus, are pinned in tests/test_positional.py.)"""
 
 import numpy as np
 import pytest
 from scipy.spatial.distance import cosine as scipy_cosine_distance
 
-from lib import bigram, embedding, lesson, positional, toylang
+from lib import bigram, embedding, positional, toylang
+from lib.chapters import lesson
 
 
 @pytest.fixture(scope="module")
 def exp():
     return lesson.experiment()
-
-
-# --- positions: the lesson's numbers do not depend on the corpus and are reproduced exactly ------------
-
-
-@pytest.mark.parametrize("pos, published", [
-    (0, [0.0, 1.0, 0.0, 1.0, 0.0, 1.0]),
-    (1, [0.841, 0.54, 0.311, 0.95, 0.1, 0.995]),
-    (5, [-0.959, 0.284, 1.0, -0.01, 0.479, 0.878]),
-])
-def test_sinusoidal_rows_at_width_16(pos, published):
-    P = positional.sinusoidal_table(64, 16)
-    np.testing.assert_array_equal(np.round(P[pos, :6], 3), published)
-
-
-def test_wavelengths_at_width_768():
-    wl = positional.wavelengths(768)
-    assert wl.shape == (384,)
-    assert round(float(wl[0]), 1) == 6.3
-    assert round(float(wl[100])) == 69
-    assert round(float(wl[200])) == 761
-    assert round(float(wl[383])) == 61_343
-    assert wl[383] == pytest.approx(2 * np.pi * 10000 ** (766 / 768), rel=1e-12)  # closed form
-
-
-def test_rotation_by_5_from_position_7_the_lessons_way_and_lib_s():
-    d, k, pos = 16, 5, 7
-    P = positional.sinusoidal_table(64, d)
-    ok = True
-    for j in range(d // 2):  # the lesson's check: one 2x2 rotation per (sin, cos) pair
-        w = 1 / 10000 ** (2 * j / d)
-        R = np.array([[np.cos(w * k), np.sin(w * k)], [-np.sin(w * k), np.cos(w * k)]])
-        ok = ok and np.allclose(R @ P[pos, 2 * j: 2 * j + 2], P[pos + k, 2 * j: 2 * j + 2])
-    assert ok
-    np.testing.assert_allclose(positional.shift_rotation(k, d) @ P[pos], P[pos + k], atol=1e-12)
-
-
-def test_dot_products_by_offset_match_the_lesson_from_10_and_300():
-    offsets = [0, 1, 2, 4, 8, 16, 32]
-    published = [8.000, 7.485, 6.368, 5.560, 4.697, 4.214, 3.541]
-    for start in (10, 300):
-        dots = positional.dot_by_offset(start, offsets, 16)
-        np.testing.assert_array_equal(np.round(dots, 3), published)
-    # closed form: sum over pairs of cos(offset * omega)
-    omega = positional.angular_frequencies(16)[0::2]
-    closed = np.cos(np.outer(offsets, omega)).sum(axis=1)
-    np.testing.assert_allclose(positional.dot_by_offset(10, offsets, 16), closed, atol=1e-12)
-
-
-def test_distances_between_positions():
-    P = positional.sinusoidal_table(64, 16)
-    assert round(embedding.euclidean_distance(P[0], P[1]), 3) == 1.015
-    assert round(embedding.euclidean_distance(P[0], P[32]), 3) == 2.986
-    # |PE[i] - PE[j]|^2 = d - 2 PE[i].PE[j] = 16 - 2 * 7.485...
-    assert embedding.euclidean_distance(P[0], P[1]) ** 2 == pytest.approx(16 - 2 * float(P[0] @ P[1]), abs=1e-12)
 
 
 def test_gpt2_parameter_counts():

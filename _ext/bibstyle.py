@@ -1,0 +1,146 @@
+"""Sphinx extension: one author-year citation style, in the text and in the bibliography.
+
+sphinxcontrib-bibtex cites author-year in the text (``bibtex_reference_style = "author_year"``) but labels
+the list with the formatting style's labels, numbers for ``plain`` ([1]-[24]); and its ``year`` counts on
+the entry's year alone, so two works by the same authors in the same year are cited alike ("Mikolov et al.,
+2013" twice). This extension registers
+
+- ``embook_author_year``, a pybtex formatting style: pybtex's ``plain`` (entries sorted by author, year,
+  title) whose labels are author-year, ``Firth, 1957``, ``Levy and Goldberg, 2014``, ``Mikolov et al.,
+  2013a`` and ``2013b``: a letter is added, in the list's order, wherever the same authors share a year;
+- ``embook_author_year``, a sphinxcontrib-bibtex referencing style: the ``author_year`` style with the year
+  taken from the label, so that the text says ``[Mikolov et al., 2013a]`` (``{cite}``) and ``Mikolov et al.
+  [2013a]`` (``{cite:t}``), as the list does.
+
+_config.yml selects both with ``bibtex_default_style`` and ``bibtex_reference_style``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import string
+from collections import Counter, defaultdict
+
+from pybtex.plugin import register_plugin as register_pybtex_plugin
+from pybtex.richtext import Text
+from pybtex.style.formatting.plain import Style as PlainStyle
+from pybtex.style.labels import BaseLabelStyle
+from sphinxcontrib.bibtex.plugin import register_plugin as register_bibtex_plugin
+from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
+from sphinxcontrib.bibtex.style.referencing.basic_author_year import (
+    BasicAuthorYearParentheticalReferenceStyle,
+    BasicAuthorYearTextualReferenceStyle,
+)
+from sphinxcontrib.bibtex.style.referencing.extra_year import ExtraYearReferenceStyle
+from sphinxcontrib.bibtex.style.template import join, join2, node, post_text, pre_text, reference
+
+NAME = "embook_author_year"
+LABEL_YEAR_SEP = ", "
+
+
+def _last_names(person) -> str:
+    """``Řehůřek`` for ``{\\v{R}}eh{\\r{u}}{\\v{r}}ek``: the names as text, LaTeX accents decoded."""
+    return " ".join(Text.from_latex(name).render_as("text") for name in person.prelast_names + person.last_names)
+
+
+def _authors(entry) -> str:
+    """``Firth``, ``Levy and Goldberg``, ``Mikolov et al.``: as sphinxcontrib-bibtex names them in the text."""
+    people = entry.persons.get("author") or entry.persons.get("editor") or []
+    if not people:
+        return entry.fields.get("title", entry.key)
+    names = [_last_names(p) for p in people]
+    if len(names) == 1:
+        return names[0]
+    if len(names) == 2:
+        return f"{names[0]} and {names[1]}"
+    return f"{names[0]} et al."
+
+
+class AuthorYearLabelStyle(BaseLabelStyle):
+    """Labels ``Authors, year``, with ``a``, ``b``, ... where the same authors share a year."""
+
+    def format_labels(self, sorted_entries):
+        entries = list(sorted_entries)
+        bases = [f"{_authors(e)}{LABEL_YEAR_SEP}{e.fields.get('year', 'n.d.')}" for e in entries]
+        shared = {base for base, n in Counter(bases).items() if n > 1}
+        seen = defaultdict(int)
+        for base in bases:
+            if base in shared:
+                suffix = string.ascii_lowercase[seen[base]]
+                seen[base] += 1
+                yield base + suffix
+            else:
+                yield base
+
+
+class AuthorYearStyle(PlainStyle):
+    """pybtex's ``plain`` (sorted by author, year, title) with author-year labels."""
+
+    default_label_style = NAME
+
+
+@node
+def label_year(children, data):
+    """The year of the entry's label, with its disambiguating letter (``2013a``)."""
+    assert not children
+    return Text(data["formatted_entry"].label.rsplit(LABEL_YEAR_SEP, 1)[-1])
+
+
+@dataclasses.dataclass
+class _Parenthetical(BasicAuthorYearParentheticalReferenceStyle):
+    def inner(self, role_name):
+        return join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[
+            pre_text,
+            reference[join(sep=self.author_year_sep)[
+                self.person.author_or_editor_or_title(full="s" in role_name), label_year]],
+            post_text,
+        ]
+
+
+@dataclasses.dataclass
+class _Textual(BasicAuthorYearTextualReferenceStyle):
+    def inner(self, role_name):
+        return join(sep=self.text_reference_sep)[
+            self.person.author_or_editor_or_title(full="s" in role_name),
+            join[self.bracket.left,
+                 join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[pre_text, reference[label_year], post_text],
+                 self.bracket.right],
+        ]
+
+
+@dataclasses.dataclass
+class _Year(ExtraYearReferenceStyle):
+    def inner(self, role_name):
+        return reference[label_year]
+
+
+_REPLACE = {
+    BasicAuthorYearParentheticalReferenceStyle: _Parenthetical,
+    BasicAuthorYearTextualReferenceStyle: _Textual,
+    ExtraYearReferenceStyle: _Year,
+}
+
+
+@dataclasses.dataclass
+class AuthorYearReferenceStyleWithSuffix(AuthorYearReferenceStyle):
+    """sphinxcontrib-bibtex's ``author_year``, the year (with its letter) taken from the entry's label."""
+
+    def __post_init__(self):
+        AuthorYearReferenceStyle.__post_init__(self)
+        for i, style in enumerate(self.styles):
+            replacement = _REPLACE.get(type(style))
+            if replacement is not None:
+                fields = {f.name: getattr(style, f.name) for f in dataclasses.fields(style)}
+                self.styles[i] = replacement(**fields)
+        # GroupReferenceStyle mapped role names to the replaced styles in __post_init__: map them again
+        self.role_style.clear()
+        self.role_style.update((role, style) for style in self.styles for role in style.role_names())
+
+
+register_pybtex_plugin("pybtex.style.labels", NAME, AuthorYearLabelStyle)
+register_pybtex_plugin("pybtex.style.formatting", NAME, AuthorYearStyle)
+register_bibtex_plugin("sphinxcontrib.bibtex.style.referencing", NAME, AuthorYearReferenceStyleWithSuffix)
+
+
+def setup(app):
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

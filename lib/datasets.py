@@ -1,0 +1,268 @@
+"""The data sets the book reads, found in a pinned package, described, and identified by their hashes.
+
+Taught in: chapters/real_text.md ("The data ships with gensim").
+
+Follows the practice of data cards and datasheets (Gebru et al. 2021) in the small: every file the book
+reads has a title, what it holds, the source to cite and its licence as far as it is known
+(:data:`DATA_FILES`), and every provenance record names the exact bytes by their SHA-256
+(:func:`dataset_hashes`, :func:`provenance_extra`). Departure: the files are not downloaded; they arrive
+with gensim's wheel (pinned ``gensim==4.4.0`` in ``requirements.txt``) as its test data in
+``gensim/test/test_data/``, so that nothing is fetched at run time:
+
+- ``lee_background.cor``: the Lee background corpus, 300 short news documents (one per line, about
+  60 000 words) from the Australian Broadcasting Corporation's news mail service, around 2000–2001,
+  collected by Lee, Pincombe & Welsh (2005) and given to gensim by M. D. Lee;
+- ``wordsim353.tsv``: WordSim-353, 353 word pairs with mean human relatedness scores on 0–10
+  (Finkelstein et al. 2002);
+- ``simlex999.txt``: SimLex-999, 999 pairs scored for similarity (not relatedness) on 0–10
+  (Hill, Reichart & Korhonen 2015);
+- ``questions-words.txt``: the word2vec analogy questions, 19 544 questions in 14 sections
+  (Mikolov et al. 2013a, §4.1).
+
+This module finds them through the installed package (:func:`data_path`, without importing gensim,
+which takes a second), says what is missing and how to get it when they are absent
+(:class:`MissingDataError`), hashes them, and reads the corpus as documents (:func:`read_documents`) and
+token lists (:func:`load_corpus`, with :func:`lib.corpus.tokenize`). The benchmark files are parsed by
+:mod:`lib.evaluation`, which finds them here (:func:`locate`).
+
+Every text file in ``lib`` (the corpus, the benchmark files, trace programs) is read by
+:func:`read_text` and split by :func:`text_lines`: UTF-8, or the encoding that a byte-order mark at the
+start names (many Windows editors save UTF-8 with the mark ``EF BB BF``, and "Unicode" as UTF-16), the
+mark itself removed, so that it never sticks to the first word or command; lines end at ``\\n``,
+``\\r\\n`` or ``\\r``, as a text editor counts them.
+
+Licences, as far as they are known (the chapter repeats them): gensim is LGPL-2.1; the Lee corpus is
+news text whose copyright stays with its publisher, redistributed in gensim's test data with no
+separate licence; WordSim-353 and SimLex-999 are published on their authors' web pages (the header line
+of each file names the page), and the copies in gensim carry no licence text; the analogy questions come
+with the word2vec tool, released under the Apache License 2.0.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import importlib.util
+import re
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Dict, Iterable, List, Union
+
+from lib.corpus import tokenize
+
+GENSIM_PIN = "gensim==4.4.0"
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """One shipped data file: its ``filename`` in gensim's test data, a ``title``, what it ``contains``,
+    the ``source`` to cite (a key of ``references.bib``) and its ``licence`` as far as it is known."""
+
+    filename: str
+    title: str
+    contains: str
+    source: str
+    licence: str
+
+
+#: The four files the chapter uses, by short name.
+DATA_FILES: Dict[str, DataFile] = {
+    "lee": DataFile(
+        "lee_background.cor",
+        "Lee background corpus",
+        "300 news documents, one per line, from the Australian Broadcasting Corporation's news mail "
+        "service (about 2000-2001)",
+        "lee2005empirical",
+        "news text, copyright of its publisher; redistributed in gensim's test data (gensim: LGPL-2.1) "
+        "with no separate licence",
+    ),
+    "wordsim353": DataFile(
+        "wordsim353.tsv",
+        "WordSim-353",
+        "353 word pairs with mean human relatedness judgements on a 0-10 scale",
+        "finkelstein2002placing",
+        "published on its authors' web page (named in the file's header); no licence text in the copy",
+    ),
+    "simlex999": DataFile(
+        "simlex999.txt",
+        "SimLex-999",
+        "999 word pairs with mean human similarity (not relatedness) judgements on a 0-10 scale",
+        "hill2015simlex",
+        "published on its authors' web page (named in the file's header); no licence text in the copy",
+    ),
+    "analogies": DataFile(
+        "questions-words.txt",
+        "word2vec analogy questions",
+        "19,544 questions 'a is to b as c is to d' in 14 sections (5 semantic, 9 syntactic)",
+        "mikolov2013efficient",
+        "from the word2vec tool, released under the Apache License 2.0",
+    ),
+}
+
+
+class MissingDataError(FileNotFoundError):
+    """A shipped data file (or gensim itself) is not where it should be; the message says how to fix it."""
+
+
+def _resolve(name: str) -> DataFile:
+    if not isinstance(name, str):
+        raise TypeError(f"data file name must be a str, got {type(name).__name__}")
+    if name in DATA_FILES:
+        return DATA_FILES[name]
+    for entry in DATA_FILES.values():
+        if entry.filename == name:
+            return entry
+    known = ", ".join(f"{k!r} ({v.filename})" for k, v in DATA_FILES.items())
+    raise ValueError(f"unknown data file {name!r}; known: {known}")
+
+
+def gensim_test_data_dir() -> Path:
+    """The folder ``gensim/test/test_data`` of the installed gensim, found without importing gensim.
+
+    Raises :class:`MissingDataError` (a ``FileNotFoundError``) when gensim is not installed or its wheel
+    has no test data folder, with the install command in the message.
+    """
+    spec = importlib.util.find_spec("gensim")
+    if spec is None or not spec.submodule_search_locations:
+        raise MissingDataError(
+            f"gensim is not installed, and the corpus and benchmarks of this chapter ship inside it: "
+            f"pip install {GENSIM_PIN}"
+        )
+    folder = Path(next(iter(spec.submodule_search_locations))) / "test" / "test_data"
+    if not folder.is_dir():
+        raise MissingDataError(
+            f"gensim is installed at {folder.parents[1]} but has no test data folder {folder}; "
+            f"reinstall it from the wheel: pip install --force-reinstall {GENSIM_PIN}"
+        )
+    return folder
+
+
+def data_path(name: str) -> Path:
+    """Path of a shipped data file, by short name (``"lee"``, ``"wordsim353"``, ``"simlex999"``,
+    ``"analogies"``) or by file name (``"lee_background.cor"``).
+
+    Raises ``ValueError`` for a name that is not one of :data:`DATA_FILES`, ``TypeError`` for a
+    non-string, and :class:`MissingDataError` naming the file and the folder searched when it is absent.
+    """
+    entry = _resolve(name)
+    folder = gensim_test_data_dir()
+    path = folder / entry.filename
+    if not path.is_file():
+        raise MissingDataError(
+            f"{entry.title} ({entry.filename}) is missing from {folder}; it ships with gensim's wheel: "
+            f"pip install --force-reinstall {GENSIM_PIN}"
+        )
+    return path
+
+
+def sha256_file(path) -> str:
+    """SHA-256 of a file's bytes, 64 hex digits. Raises ``FileNotFoundError`` for a missing file."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def dataset_hashes(names: Iterable[str] = tuple(DATA_FILES)) -> Dict[str, str]:
+    """``{file name: SHA-256}`` of the named shipped files (default all four), for provenance records.
+
+    Raises like :func:`data_path`.
+    """
+    return {_resolve(n).filename: sha256_file(data_path(n)) for n in names}
+
+
+def provenance_extra(names: Iterable[str] = tuple(DATA_FILES)) -> Dict[str, str]:
+    """Entries for :class:`lib.provenance.Provenance` ``extra``: ``{"data file <name>": "sha256 <hex>"}``
+    plus the gensim version the files came from. Raises like :func:`data_path`."""
+    out = {f"data file {fname}": f"sha256 {digest}" for fname, digest in dataset_hashes(names).items()}
+    out["data files from"] = f"gensim {metadata.version('gensim')} test data"
+    return out
+
+
+def locate(source: Union[str, Path]) -> Path:
+    """A path as given, or the shipped file for a short name of :data:`DATA_FILES` (``"wordsim353"``).
+
+    Raises ``TypeError`` for anything but a ``str`` or a ``Path``, and like :func:`data_path` for a
+    short name whose file is missing.
+    """
+    if isinstance(source, str) and source in DATA_FILES:
+        return data_path(source)
+    if not isinstance(source, (str, Path)):
+        raise TypeError(f"source must be a path or a data-file name, got {type(source).__name__}")
+    return Path(source)
+
+
+#: The byte-order marks :func:`read_text` recognises and the codec each one names (UTF-32 before UTF-16:
+#: the UTF-32 little-endian mark begins with the UTF-16 one). Each codec removes its mark.
+BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def read_text(path) -> str:
+    """The text of the file at ``path``: UTF-8, or the encoding its byte-order mark names, without the mark.
+
+    Raises ``OSError`` for a file that cannot be opened and ``UnicodeDecodeError`` (a ``ValueError``) for
+    bytes that are not text in that encoding, or that hold a NUL character (no text file does; UTF-16
+    saved without a byte-order mark does, in every other byte).
+    """
+    data = Path(path).read_bytes()
+    codec = next((name for mark, name in BYTE_ORDER_MARKS if data.startswith(mark)), "utf-8")
+    text = data.decode(codec)
+    if "\x00" in text:
+        at = data.index(0) if codec == "utf-8" else 0
+        raise UnicodeDecodeError(codec, data, at, at + 1, "a NUL character: not text (UTF-16 without a byte-order mark?)")
+    return text
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def text_lines(text: str) -> List[str]:
+    r"""``text`` split into lines at ``\n``, ``\r\n`` and ``\r`` (only these, as an editor numbers lines),
+    after removing a byte-order mark (U+FEFF) at its start. Line ``i`` of a file is item ``i - 1``.
+
+    >>> text_lines("\ufeffWIDTH 2\r\nTOKEN a 1 2\x0c\n")
+    ['WIDTH 2', 'TOKEN a 1 2\x0c', '']
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return _LINE_END.split(text.removeprefix("\ufeff"))
+
+
+def read_documents(name: str = "lee") -> List[str]:
+    """The documents of a corpus file: one ``str`` per non-empty line, in file order (:func:`read_text`).
+
+    Raises like :func:`data_path`.
+    """
+    return [line.strip() for line in text_lines(read_text(data_path(name))) if line.strip()]
+
+
+def load_corpus(name: str = "lee") -> List[List[str]]:
+    """The corpus as token lists, one per document (:func:`lib.corpus.tokenize` of :func:`read_documents`)."""
+    return [tokenize(doc) for doc in read_documents(name)]
+
+
+__all__ = [
+    "BYTE_ORDER_MARKS",
+    "DATA_FILES",
+    "DataFile",
+    "GENSIM_PIN",
+    "MissingDataError",
+    "data_path",
+    "dataset_hashes",
+    "gensim_test_data_dir",
+    "load_corpus",
+    "locate",
+    "provenance_extra",
+    "read_documents",
+    "read_text",
+    "sha256_file",
+    "text_lines",
+]

@@ -1,0 +1,110 @@
+"""Tables as text: Markdown for the book's pages, aligned plain text for a notebook cell or a terminal.
+
+Used by every module that shows a table (the chapters' result tables, provenance records, the toy
+grammar); not taught in a chapter. Cells arrive as strings, already formatted by the caller (the caller
+knows the precision a number deserves); this module only lays them out.
+
+- :func:`markdown`: a GitHub-flavoured Markdown table, one alignment per column (``"<"`` left,
+  ``">"`` right, written ``---`` and ``---:``); a ``|`` inside a cell is escaped.
+- :func:`text`: columns padded to a common width and joined by gaps of spaces, trailing spaces removed;
+  optionally a rule under the header (dashes under each column, or one line as long as the header).
+
+Departure from the usual Markdown writers (``tabulate``, pandas' ``to_markdown``): no padding inside
+Markdown cells, so that a table glued into a page is the same string on every machine and short enough
+to read in a diff.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+from lib import validate
+
+__all__ = ["markdown", "text"]
+
+ALIGNS = ("<", ">")
+
+
+def _check(header: Sequence[str], rows: Sequence[Sequence[str]], align) -> List[str]:
+    n = len(header)
+    for i, row in enumerate(rows):
+        if len(row) != n:
+            raise ValueError(f"row {i} has {len(row)} cells, the header {n}")
+        for cell in row:
+            if not isinstance(cell, str):
+                raise TypeError(f"cells must be formatted strings, got {cell!r} in row {i}")
+    align = list(align) if align is not None else ["<"] * n
+    if len(align) != n:
+        raise ValueError(f"align must give one of {ALIGNS} per column ({n}), got {len(align)}")
+    for a in align:
+        validate.choice(a, "align", ALIGNS)
+    return align
+
+
+def markdown(header: Sequence[str], rows: Sequence[Sequence[str]], align: Optional[Sequence[str]] = None) -> str:
+    """A Markdown table: a header line, an alignment line and one line per row.
+
+    ``header`` and every row hold one string per column; ``align`` one of ``"<"`` / ``">"`` per column
+    (default all left). Raises ``ValueError`` for a row of the wrong length or an unknown alignment and
+    ``TypeError`` for a cell that is not a string.
+
+    >>> print(markdown(["word", "count"], [["the", "12"], ["a|b", "3"]], align="<>"))
+    | word | count |
+    | --- | ---: |
+    | the | 12 |
+    | a\\|b | 3 |
+    """
+    align = _check(header, rows, align)
+
+    def line(cells):
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    rule = "| " + " | ".join("---:" if a == ">" else "---" for a in align) + " |"
+    return "\n".join([line(header), rule] + [line(r) for r in rows])
+
+
+def text(
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    align: Optional[Sequence[str]] = None,
+    *,
+    widths: Optional[Sequence[int]] = None,
+    gaps: Optional[Sequence[int]] = None,
+    rule: Optional[str] = None,
+) -> str:
+    """An aligned plain-text table: each column as wide as its widest cell (at least ``widths[i]``).
+
+    ``align`` as in :func:`markdown`; ``gaps``: the spaces before each column but the first (default 2
+    each); ``rule``: ``None`` (no rule), ``"columns"`` (dashes under each column, the last as wide as its
+    widest cell) or ``"line"`` (one line of dashes as long as the header line). Trailing spaces are
+    removed from every line. Raises like :func:`markdown`, and ``ValueError`` for ``widths`` or ``gaps``
+    of the wrong length or an unknown ``rule``.
+
+    >>> print(text(["word", "count"], [["the", "12"], ["cat", "3"]], align="<>", rule="columns"))
+    word  count
+    ----  -----
+    the      12
+    cat       3
+    """
+    align = _check(header, rows, align)
+    n = len(header)
+    widths = list(widths) if widths is not None else [0] * n
+    gaps = list(gaps) if gaps is not None else [2] * (n - 1)
+    if len(widths) != n or len(gaps) != n - 1:
+        raise ValueError(f"widths needs {n} values and gaps {n - 1}, got {len(widths)} and {len(gaps)}")
+    validate.choice(rule, "rule", (None, "columns", "line"))
+    table = [list(header)] + [list(r) for r in rows]
+    width = [max([widths[i]] + [len(r[i]) for r in table]) for i in range(n)]
+
+    def line(cells):
+        out = ""
+        for i, (cell, w, a) in enumerate(zip(cells, width, align)):
+            out += (" " * gaps[i - 1] if i else "") + (cell.rjust(w) if a == ">" else cell.ljust(w))
+        return out.rstrip()
+
+    lines = [line(r) for r in table]
+    if rule == "columns":
+        lines.insert(1, line(["-" * w for w in width]))
+    elif rule == "line":
+        lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(lines)

@@ -1,0 +1,336 @@
+"""Argument checks shared by every module of ``lib``: each names the argument and the allowed range.
+
+Used everywhere in ``lib``; not taught in a chapter. A bad argument must give a clear error, never a NaN,
+a silent wrap-around or a traceback from inside NumPy or PyTorch, and every module says it the same
+way: ``<name> must be <what is allowed>, got <the value>``, for example ``k must be an integer >= 1,
+got 0`` or ``lr must be a finite number > 0, got nan``. Each check returns the value converted to the
+plain type the caller computes with (``int``, ``float``, an ``int64`` array), so a caller writes
+``k = validate.integer(k, "k", low=1)`` and goes on.
+
+What counts as what: an integer is an ``int`` or a NumPy integer, never a ``bool`` (``True`` is an
+``int`` to Python, but a flag passed where a count is expected is a mistake); a number is an integer or
+a float (Python or NumPy), never a ``bool`` or a string, and must be finite.
+
+Kinds of error: a value of the wrong type (a float, a ``bool`` or a list where an integer is wanted, a
+string where a number is) raises ``TypeError``; a value of the right type outside the allowed range
+raises ``ValueError``. The two never overlap, so a caller can tell a mistake in the program (a wrong
+type) from a bad value.
+
+Numbers written in text (a trace program, a benchmark file) follow one rule, :func:`read_number`: an
+optional sign and the ASCII digits 0-9, with an optional decimal point and exponent for a float. Python's
+``int`` and ``float`` accept more (``1_000``, and the digits of every script: ``int("٣")`` is 3), so
+that a number would be read or refused depending on which of them a reader happened to call.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Optional, Sequence, Union
+
+import numpy as np
+
+__all__ = [
+    "choice",
+    "digits_hint",
+    "flag",
+    "ids",
+    "integer",
+    "integers",
+    "number",
+    "one_id",
+    "read_number",
+    "rng",
+    "seed",
+    "vectors",
+    "window",
+]
+
+
+def _is_integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def _hint(hint: str) -> str:
+    return f" ({hint})" if hint else ""
+
+
+def integer(value, name: str, *, low: Optional[int] = None, high: Optional[int] = None, hint: str = "") -> int:
+    """``value`` as an ``int``, after checking that it is an integer in ``[low, high]`` (a bound that is
+    ``None`` is open).
+
+    Raises ``TypeError`` for a non-integer and ``ValueError`` outside the range; the message
+    names ``name`` and the range, followed by ``hint`` in parentheses when one is given.
+
+    >>> integer(3, "k", low=1)
+    3
+    >>> integer(0, "k", low=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be an integer >= 1, got 0
+    >>> integer(2.0, "k", low=1, high=3)
+    Traceback (most recent call last):
+    ...
+    TypeError: k must be an integer in [1, 3], got 2.0
+    """
+    if low is not None and high is not None:
+        allowed = f"an integer in [{low}, {high}]"
+    elif low is not None:
+        allowed = f"an integer >= {low}"
+    elif high is not None:
+        allowed = f"an integer <= {high}"
+    else:
+        allowed = "an integer"
+    allowed += _hint(hint)
+    if not _is_integer(value):
+        raise TypeError(f"{name} must be {allowed}, got {value!r}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return int(value)
+
+
+def _interval(gt, ge, lt, le) -> str:
+    low = (f"({gt}", gt) if gt is not None else (f"[{ge}", ge) if ge is not None else None
+    high = (f"{lt})", lt) if lt is not None else (f"{le}]", le) if le is not None else None
+    if low and high:
+        return f"a finite number in {low[0]}, {high[0]}"
+    if low:
+        return f"a finite number {'>' if gt is not None else '>='} {low[1]}"
+    if high:
+        return f"a finite number {'<' if lt is not None else '<='} {high[1]}"
+    return "a finite number"
+
+
+def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = "") -> float:
+    """``value`` as a ``float``, after checking that it is a finite number with ``value > gt``,
+    ``value >= ge``, ``value < lt`` and ``value <= le`` (each bound only when given).
+
+    Raises ``TypeError`` for a non-number (a string, a ``bool``, ``None``) and ``ValueError``
+    for NaN, infinity or a value out of range; ``hint`` as in :func:`integer`.
+
+    >>> number(0.025, "lr", gt=0)
+    0.025
+    >>> number(float("nan"), "lr", gt=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: lr must be a finite number > 0, got nan
+    >>> number(1.0, "beta", ge=0, lt=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: beta must be a finite number in [0, 1), got 1.0
+    """
+    allowed = _interval(gt, ge, lt, le) + _hint(hint)
+    if not _is_number(value):
+        raise TypeError(f"{name} must be {allowed}, got {value!r}")
+    x = float(value)
+    bad = (
+        not np.isfinite(x)
+        or (gt is not None and not x > gt)
+        or (ge is not None and not x >= ge)
+        or (lt is not None and not x < lt)
+        or (le is not None and not x <= le)
+    )
+    if bad:
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return x
+
+
+def flag(value, name: str) -> bool:
+    """``value`` as a ``bool`` after checking that it is ``True`` or ``False`` (a NumPy bool too);
+    ``TypeError`` otherwise (``1`` is not a flag).
+
+    >>> flag(True, "sparse")
+    True
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def choice(value, name: str, options: Sequence):
+    """``value`` itself after checking that it is one of ``options``; ``ValueError`` naming them otherwise.
+
+    >>> choice("dot", "metric", ("cosine", "dot"))
+    'dot'
+    >>> choice("manhattan", "metric", ("cosine", "dot"))
+    Traceback (most recent call last):
+    ...
+    ValueError: metric must be one of ('cosine', 'dot'), got 'manhattan'
+    """
+    try:
+        known = value in options
+    except TypeError:  # an unhashable value asked of a set or dict
+        known = False
+    if not known:
+        raise ValueError(f"{name} must be one of {tuple(options)!r}, got {value!r}")
+    return value
+
+
+def seed(value, name: str = "seed") -> int:
+    """A seed: an integer >= 0, returned as an ``int`` (:func:`integer` with ``low=0``).
+
+    >>> seed(17)
+    17
+    """
+    return integer(value, name, low=0)
+
+
+def rng(value, name: str = "seed") -> np.random.Generator:
+    """A NumPy ``Generator``: ``value`` itself if it is one, else ``numpy.random.default_rng(seed)`` for
+    an integer seed >= 0. The global NumPy state is never used.
+
+    >>> float(rng(0).random()) == float(np.random.default_rng(0).random())
+    True
+    """
+    if isinstance(value, np.random.Generator):
+        return value
+    if not _is_integer(value):
+        raise TypeError(f"{name} must be an integer >= 0 or a numpy.random.Generator, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be an integer >= 0 or a numpy.random.Generator, got {value!r}")
+    return np.random.default_rng(int(value))
+
+
+def window(value) -> Optional[int]:
+    """A context window: ``None`` (the whole sentence) or an integer >= 1, the largest distance between a
+    centre and a context position.
+
+    >>> window(None), window(2)
+    (None, 2)
+    """
+    if value is None:
+        return None
+    if not _is_integer(value):
+        raise TypeError(f"window must be None (the whole sentence) or an integer >= 1, got {value!r}")
+    if value < 1:
+        raise ValueError(f"window must be None (the whole sentence) or an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
+    """``values`` as an ``int64`` array after checking that every id lies in ``[0, vocab_size)``.
+
+    ``values`` may be an int or any array-like of integers, of any shape (an empty list is an empty
+    array). Raises ``TypeError`` for non-integer ids (floats, bools, strings) and ``ValueError``
+    naming the first bad id and the vocabulary size. The comparison is made on the ids' own dtype, so
+    that a ``uint64`` id cannot wrap around to a negative number first.
+
+    >>> ids([3, 0, 1], 4)
+    array([3, 0, 1])
+    >>> ids([3, 4], 4)
+    Traceback (most recent call last):
+    ...
+    ValueError: token id 4 out of range for vocabulary of 4 (allowed 0..3)
+    """
+    if not _is_integer(vocab_size) or vocab_size < 1:
+        raise ValueError(f"vocabulary size must be an integer >= 1, got {vocab_size!r}")
+    try:
+        arr = np.asarray(values)
+    except ValueError:  # a ragged nesting such as [[0], 1]
+        raise TypeError(f"{name}s must be an integer or an array of integers, got {values!r}") from None
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        if arr.size == 0 and arr.dtype == np.float64:  # np.asarray([]) is float64: accept an empty list
+            return arr.astype(np.int64)
+        raise TypeError(f"{name}s must be integers, got dtype {arr.dtype}")
+    bad = (arr < 0) | (arr >= vocab_size)
+    if bad.any():
+        first = int(arr[bad].flat[0])
+        raise ValueError(f"{name} {first} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
+    return arr.astype(np.int64)
+
+
+def one_id(value, vocab_size: int, name: str = "token id") -> int:
+    """One id, as an ``int``, after checking that it is a single integer in ``[0, vocab_size)``.
+
+    ``TypeError`` for anything but one integer (a list ``[0]``, an array, a float, a ``bool``) and
+    ``ValueError`` as :func:`ids` for an id out of range.
+
+    >>> one_id(2, 4)
+    2
+    >>> one_id([0], 4)
+    Traceback (most recent call last):
+    ...
+    TypeError: token id must be one integer in [0, 3], got [0]
+    """
+    if not _is_integer(value):
+        raise TypeError(f"{name} must be one integer in [0, {vocab_size - 1}], got {value!r}")
+    return int(ids(value, vocab_size, name))
+
+
+def vectors(values, name: str) -> np.ndarray:
+    """``values`` as a ``float64`` vector ``(d,)`` or matrix ``(n, d)`` with ``d >= 1`` and finite entries.
+
+    ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools) and
+    ``ValueError`` for another shape, a ragged nesting, NaN or infinity.
+
+    >>> vectors([[1, 2], [3, 4]], "x")
+    array([[1., 2.],
+           [3., 4.]])
+    """
+    try:
+        raw = np.asarray(values)
+    except ValueError:  # a ragged nesting such as [[1, 2], [3]]
+        raise ValueError(f"{name} must be a vector (d,) or a matrix (n, d), got rows of different lengths") from None
+    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    x = raw.astype(np.float64)
+    if x.ndim not in (1, 2) or x.shape[-1] < 1:
+        raise ValueError(f"{name} must be a vector (d,) or a matrix (n, d), got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return x
+
+
+def integers(values: Iterable, name: str, *, low: Optional[int] = None) -> list:
+    """Each of ``values`` checked with :func:`integer` (named ``name[i]``), as a list of ``int``.
+
+    >>> integers((1, 2, 4), "scales", low=1)
+    [1, 2, 4]
+    """
+    return [integer(v, f"{name}[{i}]", low=low) for i, v in enumerate(values)]
+
+
+# --- numbers written in text -------------------------------------------------------------------------
+
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+_NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NON_FINITE_TEXT = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE | re.ASCII)  # ASCII: no "ınf"
+
+
+def read_number(text: str, *, integer: bool = False) -> Union[int, float, None]:
+    """The number written in ``text``: an ``int`` (``integer=True``) or a ``float``; ``None`` when
+    ``text`` is not a number written the one way ``lib``'s text formats allow.
+
+    An integer is an optional sign and ASCII digits (``-3``, ``+12``, ``007``); a float may add a decimal
+    point and an exponent (``-0.5``, ``.25``, ``3.``, ``1e-3``), or be ``nan``, ``inf`` or ``infinity`` in
+    any case, which come back as floats for the caller to refuse with a message about finiteness. Refused
+    (``None``): digits of other scripts (Arabic-Indic ``٣``, Devanagari ``३``, full-width ``３``),
+    superscripts, underscores (``1_0``), hexadecimal and surrounding spaces. A float too large for
+    float64 (``1e999``) comes back as ``inf``.
+
+    >>> read_number("-0.5"), read_number("12", integer=True), read_number("1e999")
+    (-0.5, 12, inf)
+    >>> read_number("٣") is None, read_number("1_0") is None, read_number("2.0", integer=True) is None
+    (True, True, True)
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if integer:
+        return int(text) if _INTEGER_TEXT.fullmatch(text) else None
+    if _NUMBER_TEXT.fullmatch(text) or _NON_FINITE_TEXT.fullmatch(text):
+        return float(text)
+    return None
+
+
+def digits_hint(text: str) -> str:
+    """A hint to append to an error about ``text`` that is not a number: empty for ASCII text, and
+    ``" (numbers are written with the ASCII digits 0-9)"`` when ``text`` holds another character (a
+    digit of another script, a superscript, a full-width digit).
+
+    >>> digits_hint("٣")
+    ' (numbers are written with the ASCII digits 0-9)'
+    """
+    return "" if text.isascii() else " (numbers are written with the ASCII digits 0-9)"

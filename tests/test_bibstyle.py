@@ -1,0 +1,52 @@
+"""_ext/bibstyle.py: author-year labels for the bibliography, with a letter where authors share a year."""
+
+import sys
+
+from pybtex.database import parse_string
+
+import booksite
+
+sys.path.insert(0, str(booksite.ROOT / "_ext"))
+import bibstyle  # noqa: E402
+
+BIB = r"""
+@inproceedings{mikolov2013efficient, author = {Mikolov, Tomas and Chen, Kai and Corrado, Greg and Dean, Jeffrey},
+  title = {Efficient estimation of word representations in vector space}, year = {2013}, booktitle = {ICLR}}
+@inproceedings{mikolov2013negative, author = {Mikolov, Tomas and Sutskever, Ilya and Chen, Kai},
+  title = {Distributed representations of words and phrases}, year = {2013}, booktitle = {NIPS}}
+@inproceedings{levy2014, author = {Levy, Omer and Goldberg, Yoav}, title = {Neural word embedding}, year = {2014},
+  booktitle = {NIPS}}
+@article{firth1957, author = {Firth, John R.}, title = {A synopsis}, year = {1957}, journal = {J}}
+@inproceedings{rehurek2010, author = {{\v{R}}eh{\r{u}}{\v{r}}ek, Radim and Sojka, Petr}, title = {Gensim},
+  year = {2010}, booktitle = {LREC}}
+@article{smith2020, author = {Smith, Ann}, title = {One}, year = {2020}, journal = {J}}
+@article{smith2020b, author = {Smith, Bob}, title = {Two}, year = {2020}, journal = {J}}
+"""
+
+
+def _labels():
+    data = parse_string(BIB, "bibtex")
+    style = bibstyle.AuthorYearStyle()
+    entries = style.sort(data.entries.values())
+    return {e.key: e.label for e in style.format_entries(entries)}
+
+
+def test_labels_are_author_year():
+    labels = _labels()
+    assert labels["firth1957"] == "Firth, 1957"
+    assert labels["levy2014"] == "Levy and Goldberg, 2014"
+    assert labels["rehurek2010"] == "Řehůřek and Sojka, 2010"  # LaTeX accents decoded
+
+
+def test_same_authors_same_year_get_letters_in_list_order():
+    labels = _labels()
+    # the list is sorted by the full author lists: Mikolov, Chen, ... before Mikolov, Sutskever, ...
+    assert labels["mikolov2013efficient"] == "Mikolov et al., 2013a"
+    assert labels["mikolov2013negative"] == "Mikolov et al., 2013b"
+
+
+def test_a_letter_only_where_labels_would_collide():
+    labels = _labels()
+    # two different Smiths in one year share the label "Smith, 2020", so they are told apart too
+    assert sorted([labels["smith2020"], labels["smith2020b"]]) == ["Smith, 2020a", "Smith, 2020b"]
+    assert len(set(labels.values())) == len(labels)

@@ -1,0 +1,171 @@
+"""lib.chapters.real_text: the study's structure on a small corpus, and every summary of a study on
+studies built by hand, whose scores, strata, agreement and tables are known in advance."""
+
+import numpy as np
+import pytest
+
+from lib.chapters import real_text
+from lib.chapters.real_text import Scores, Study
+from lib.corpus import Vocabulary
+from lib.datasets import load_corpus
+from lib.evaluation import AnalogyResult, SimilarityResult
+from lib.provenance import Provenance
+from lib.race import Settings, Trained
+
+METHODS = ("PPMI-SVD", "book SGNS", "gensim")
+
+
+def _trained(method, tokens, counts, vectors):
+    return Trained(method, Vocabulary(tokens, counts), np.asarray(vectors, dtype=np.float64), 1.0, 10, Provenance())
+
+
+def _study(models, scores=None):
+    return Study(Settings(), models, scores or {}, [])
+
+
+# --- the study on a small corpus --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_study():
+    docs = load_corpus("lee")[:120]
+    return real_text.run_study(docs, Settings().replace(dim=8, epochs=1), seeds=(0, 1), fractions=(0.5, 1.0))
+
+
+def test_study_trains_every_method_and_seed(small_study):
+    study = small_study
+    assert set(study.models) == {("PPMI-SVD", 0), ("book SGNS", 0), ("book SGNS", 1), ("gensim", 0), ("gensim", 1)}
+    assert set(study.scores) == set(study.models)
+    full = [p for p in study.curve if p.fraction == 1.0]
+    for p in full:  # the full-corpus points reuse the seed-0 models
+        trained = study.models[(p.method, 0)]
+        assert p.wordsim == study.scores[(p.method, 0)].wordsim and p.vocab_size == len(trained.vocab)
+    half = [p for p in study.curve if p.fraction == 0.5]
+    assert len(half) == 3 and all(h.n_tokens < full[0].n_tokens for h in half)
+    scores = study.scores[("gensim", 1)]
+    assert scores.wordsim.n_total == 353 and scores.simlex.n_total == 999 and scores.analogies.total == 19_544
+
+
+# --- scores by hand ----------------------------------------------------------------------------------------
+
+
+def _scores(method, seed, ws, sl, correct):
+    return Scores(method, seed, SimilarityResult(ws, 200, 353), SimilarityResult(sl, 600, 999),
+                  AnalogyResult(correct, 100, 19_544, {}))
+
+
+SCORES = {
+    ("PPMI-SVD", 0): _scores("PPMI-SVD", 0, 0.5, 0.1, 10),
+    ("book SGNS", 0): _scores("book SGNS", 0, 0.2, 0.05, 4),
+    ("book SGNS", 1): _scores("book SGNS", 1, 0.4, 0.15, 6),
+    ("gensim", 0): _scores("gensim", 0, 0.3, 0.0, 5),
+}
+
+
+def test_score_summary_by_hand():
+    study = _study({}, SCORES)
+    assert real_text.score_summary(study, "book SGNS", "wordsim") == pytest.approx((0.3, 0.2, 0.4, 2))
+    assert real_text.score_summary(study, "book SGNS", "analogies") == pytest.approx((0.05, 0.04, 0.06, 2))
+    assert real_text.score_summary(study, "PPMI-SVD", "simlex") == pytest.approx((0.1, 0.1, 0.1, 1))
+    with pytest.raises(ValueError, match="metric must be one of"):
+        real_text.score_summary(study, "gensim", "men")
+    with pytest.raises(ValueError, match="no runs of method 'glove'"):
+        real_text.score_summary(study, "glove", "wordsim")
+
+
+def test_scores_table_by_hand():
+    assert real_text.scores_table(_study({}, SCORES)).splitlines() == [
+        "| method | runs | WordSim-353 rho | pairs used | SimLex-999 rho | pairs used | analogy accuracy | questions covered |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| PPMI-SVD | 1 | 0.50 | 200 of 353 | 0.10 | 600 of 999 | 0.1000 | 100 of 19544 |",
+        "| book SGNS | 2 | 0.30 (0.20 to 0.40) | 200 of 353 | 0.10 (0.05 to 0.15) | 600 of 999 "
+        "| 0.0500 (0.0400 to 0.0600) | 100 of 19544 |",
+        "| gensim | 1 | 0.30 | 200 of 353 | 0.00 | 600 of 999 | 0.0500 | 100 of 19544 |",
+    ]
+
+
+# --- WordSim-353 by frequency stratum, by hand -------------------------------------------------------------
+
+# Six WordSim-353 pairs whose twelve words form no other WordSim-353 pair, by human score, and the corpus
+# count each word gets here: the first three pairs have a rarer word seen 2 or 3 times, the last three 4+.
+STRATA_PAIRS = [  # (word, count, word, count, human score)
+    ("smart", 2, "student", 5, 4.62),
+    ("bread", 3, "butter", 7, 6.19),
+    ("company", 9, "stock", 2, 7.08),
+    ("plane", 4, "car", 6, 5.77),
+    ("love", 8, "sex", 5, 6.77),
+    ("book", 10, "paper", 4, 7.46),
+]
+
+
+def _strata_model(method, reverse_first_stratum):
+    """Pair j gets its own plane: cosine(word1, word2) = cos(angle_j), the angles chosen so that within
+    each stratum the cosines rank the pairs as the human scores do (or the opposite way)."""
+    tokens, counts = [], []
+    vectors = np.zeros((12, 12))
+    for j, (a, ca, b, cb, _) in enumerate(STRATA_PAIRS):
+        rank = j % 3  # 0, 1, 2 within a stratum, by human score
+        if reverse_first_stratum and j < 3:
+            rank = 2 - rank
+        angle = (1.2, 0.8, 0.4)[rank]  # a smaller angle is a larger cosine
+        tokens += [a, b]
+        counts += [ca, cb]
+        vectors[2 * j, 2 * j] = 1.0
+        vectors[2 * j + 1, 2 * j], vectors[2 * j + 1, 2 * j + 1] = np.cos(angle), np.sin(angle)
+    return _trained(method, tokens, counts, vectors)
+
+
+def test_strata_scores_by_hand():
+    models = {(m, 0): _strata_model(m, False) for m in METHODS}
+    models[("book SGNS", 1)] = _strata_model("book SGNS", True)  # the first stratum ranked backwards
+    strata = real_text.strata_scores(_study(models), edges=(2, 4, float("inf")))
+    assert strata["gensim"] == [("2-3", 1.0, 1.0, 1.0, 3), ("4+", 1.0, 1.0, 1.0, 3)]
+    label, mean, lo, hi, n = strata["book SGNS"][0]
+    assert (label, lo, hi, n) == ("2-3", -1.0, 1.0, 3) and mean == pytest.approx(0.0)
+    assert strata["book SGNS"][1] == ("4+", 1.0, 1.0, 1.0, 3)
+
+
+def test_median_rarer_count_by_hand():
+    study = _study({("PPMI-SVD", 0): _strata_model("PPMI-SVD", False)})
+    assert real_text.median_rarer_count(study) == 3.5  # rarer counts 2, 3, 2, 4, 5, 4
+
+
+# --- neighbours, by hand ------------------------------------------------------------------------------------
+
+TOKENS, COUNTS = ["w0", "w1", "w2", "w3"], [2, 3, 5, 9]
+A = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]]  # nearest: w0-w1, w2-w3
+B = [[1.0, 0.0], [0.0, 1.0], [0.9, 0.1], [0.1, 0.9]]  # nearest: w0-w2, w1-w3
+
+
+def _neighbour_study():
+    return _study({
+        ("PPMI-SVD", 0): _trained("PPMI-SVD", TOKENS, COUNTS, A),
+        ("book SGNS", 0): _trained("book SGNS", TOKENS, COUNTS, A),
+        ("book SGNS", 1): _trained("book SGNS", TOKENS, COUNTS, A),
+        ("gensim", 0): _trained("gensim", TOKENS, COUNTS, A),
+        ("gensim", 1): _trained("gensim", TOKENS, COUNTS, B),
+    })
+
+
+def test_seed_agreement_by_hand():
+    agreement = real_text.seed_agreement(_neighbour_study(), bands=(2, 4, float("inf")), k=1)
+    assert agreement["book SGNS"] == [("2-3", 1.0, 2), ("4+", 1.0, 2)]  # the same table twice
+    assert agreement["gensim"] == [("2-3", 0.0, 2), ("4+", 0.0, 2)]  # no nearest neighbour in common
+
+
+def test_seed_agreement_needs_two_seeds():
+    one_seed = _study({("gensim", 0): None, ("book SGNS", 0): None})
+    with pytest.raises(ValueError, match="two seeds"):
+        real_text.seed_agreement(one_seed)
+
+
+def test_neighbour_table_by_hand():
+    study = _neighbour_study()
+    assert real_text.neighbour_table(study, words=("w0", "w3"), k=1).splitlines() == [
+        "| word (count) | PPMI-SVD | book SGNS | gensim |",
+        "| --- | --- | --- | --- |",
+        "| w0 (2) | w1 | w1 | w1 |",
+        "| w3 (9) | w2 | w2 | w2 |",
+    ]
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        real_text.neighbour_table(study, words=("zyzzyva",))

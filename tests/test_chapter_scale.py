@@ -1,0 +1,98 @@
+"""lib.chapters.scale: the chapter's tables of measured steps and trained models, its measured-value
+formats, the sharding check on local processes and under torchrun, and the data of its exchange figure."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lib.chapters import scale
+from lib.processes import spawn
+from lib.sparse_updates import StepResult
+from lib.toylang import make_corpus
+from lib.tying import TyingResult
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT = 120  # seconds for one process group, start-up included
+
+
+def _step(method, touched, changed, grad, state):
+    return StepResult(method, 3000, 8, 64, 0.01, (0.01, 0.02), touched, changed, grad, state, 96_000)
+
+
+def test_step_table_keeps_the_counts_and_formats_the_bytes_by_hand():
+    steps = {"dense_adam": _step("dense_adam", 60, 230, 96_000, 192_000), "sparse_sgd": _step("sparse_sgd", 60, 60, 2_560, 0)}
+    assert scale.step_table(steps) == [
+        {"method": "dense_adam", "rows touched": 60, "rows changed": 230, "gradient": "96.0 kB", "optimiser state": "192.0 kB"},
+        {"method": "sparse_sgd", "rows touched": 60, "rows changed": 60, "gradient": "2.6 kB", "optimiser state": "0 B"},
+    ]
+
+
+def test_measured_value_formats():
+    assert scale.format_duration(0.41234) == "412.3 ms"
+    assert scale.format_duration(0) == "0.0 ms"
+    assert scale.format_fold(0.7, 0.02) == "35-fold"
+    assert scale.format_fold(0.01, 0.02) == "<1-fold"
+    with pytest.raises(ValueError, match="seconds must be a finite number >= 0"):
+        scale.format_duration(-1)
+    with pytest.raises(ValueError, match="fast > 0"):
+        scale.format_fold(1.0, 0.0)
+
+
+def test_tying_table_rounds_the_losses_by_hand():
+    results = [TyingResult("untied", 8, 650, 1.23456, 1.16789, np.zeros(1)), TyingResult("tied", 8, 1378, 1.2, -0.00001, np.zeros(1))]
+    assert scale.tying_table(results).splitlines() == [
+        "variant  d  parameters  train loss  val loss",
+        "untied   8         650      1.2346    1.1679",
+        "tied     8       1,378      1.2000    0.0000",
+    ]
+
+
+def test_toy_counts_split_the_stream_into_pairs():
+    tr, va = scale.toy_counts()
+    corpus = make_corpus()
+    assert tr.sum() == corpus.train.size - 1 and va.sum() == corpus.val.size - 1  # one pair per adjacent two
+
+
+def test_footprint_configurations_cost_4_to_16_bytes_per_value():
+    per_value = [f.bytes_per_parameter for _, f in scale.footprint_configs()]
+    assert per_value == [8.0, 12.0, 16.0, 8.0, 16.0]  # fp32 SGD / momentum / Adam, bf16 Adam, mixed precision
+
+
+def test_exchange_data_grows_with_the_ranks_and_is_zero_on_one():
+    data = scale.exchange_data(worlds=(1, 2, 4))
+    for values in data.values():
+        assert values[0] == 0 and values[1] < values[2]
+    load = scale.load_data(world_size=2)
+    assert set(load) == {"uniform ids", "Zipf ids"} and all(len(v) == 2 for v in load.values())
+
+
+@pytest.mark.slow
+def test_sharded_lookup_worker_returns_each_ranks_rows():
+    table = np.arange(30.0).reshape(10, 3)
+    ids = [[9, 0, 4], [[5, 5], [1, 2]], [7]]
+    for scheme in ("row", "column"):
+        got = spawn(scale.sharded_lookup, 3, table, ids, scheme=scheme, timeout=TIMEOUT)
+        for r in range(3):
+            np.testing.assert_array_equal(got[r], table[np.asarray(ids[r])])
+
+
+@pytest.mark.slow
+def test_runs_under_torchrun():
+    torchrun = Path(sys.executable).with_name("torchrun")
+    cmd = [str(torchrun), "--standalone", "--nproc-per-node", "2", "-m", "lib.chapters.scale", "--V", "101", "--batch", "32"]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "world_size=2" in done.stdout and done.stdout.strip().endswith("OK")
+
+
+@pytest.mark.slow
+def test_runs_as_a_module_on_local_processes():
+    cmd = [sys.executable, "-m", "lib.chapters.scale", "--world-size", "2", "--V", "53", "--batch", "16"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().endswith("OK")

@@ -1,0 +1,153 @@
+"""lib.datasets: finding gensim's shipped data, hashing it, reading the corpus, clear errors when it is
+missing, and reading text files whatever byte-order mark and line ends they carry."""
+
+import codecs
+import hashlib
+
+import pytest
+
+import lib.datasets as datasets
+from lib.corpus import TOKEN_PATTERN
+from lib.datasets import (
+    DATA_FILES,
+    MissingDataError,
+    data_path,
+    dataset_hashes,
+    load_corpus,
+    locate,
+    provenance_extra,
+    read_documents,
+    read_text,
+    sha256_file,
+    text_lines,
+)
+
+# --- locating and identifying the data ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(DATA_FILES))
+def test_every_data_file_is_found_in_the_installed_gensim(name):
+    path = data_path(name)
+    assert path.is_file() and path.name == DATA_FILES[name].filename
+    assert path.parent.name == "test_data" and "gensim" in path.parts
+    assert data_path(DATA_FILES[name].filename) == path  # by file name as well
+
+
+def test_sha256_matches_the_fips_test_vector(tmp_path):
+    """FIPS 180-2, appendix B.1: SHA-256("abc")."""
+    path = tmp_path / "abc.txt"
+    path.write_bytes(b"abc")
+    assert sha256_file(path) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+def test_dataset_hashes_are_the_hashes_of_the_bytes():
+    hashes = dataset_hashes()
+    assert set(hashes) == {f.filename for f in DATA_FILES.values()}
+    for name in DATA_FILES:
+        path = data_path(name)
+        assert hashes[path.name] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_provenance_extra_names_file_hash_and_gensim_version():
+    extra = provenance_extra(["lee"])
+    assert extra["data file lee_background.cor"] == "sha256 " + sha256_file(data_path("lee"))
+    assert extra["data files from"].startswith("gensim 4.")
+
+
+def test_missing_gensim_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(datasets.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(MissingDataError, match=r"gensim is not installed.*pip install gensim==4\.4\.0"):
+        data_path("lee")
+
+
+def test_missing_file_names_the_file_and_folder(monkeypatch, tmp_path):
+    monkeypatch.setattr(datasets, "gensim_test_data_dir", lambda: tmp_path)
+    with pytest.raises(MissingDataError, match=r"SimLex-999 \(simlex999\.txt\) is missing from .*pip install"):
+        data_path("simlex999")
+    with pytest.raises(FileNotFoundError):  # MissingDataError is a FileNotFoundError
+        data_path("lee")
+
+
+def test_missing_test_data_folder_is_a_clear_error(monkeypatch, tmp_path):
+    class Spec:
+        submodule_search_locations = [str(tmp_path / "gensim")]
+
+    monkeypatch.setattr(datasets.importlib.util, "find_spec", lambda name: Spec())
+    with pytest.raises(MissingDataError, match="has no test data folder"):
+        data_path("lee")
+
+
+def test_unknown_names_are_rejected():
+    with pytest.raises(ValueError, match="unknown data file 'brown'.*'lee'"):
+        data_path("brown")
+    with pytest.raises(TypeError):
+        data_path(3)
+
+
+def test_locate_takes_a_short_name_or_a_path(tmp_path):
+    assert locate("wordsim353") == data_path("wordsim353")
+    assert locate(tmp_path / "x.txt") == tmp_path / "x.txt"
+    assert locate(str(tmp_path / "x.txt")) == tmp_path / "x.txt"
+    with pytest.raises(TypeError, match="path or a data-file name"):
+        locate(3)
+
+
+# --- documents ---------------------------------------------------------------------------------------
+
+
+def test_lee_corpus_has_300_documents():
+    docs = read_documents("lee")
+    corpus = load_corpus("lee")
+    assert len(docs) == len(corpus) == 300  # gensim's description of lee_background.cor
+    assert corpus[0][:4] == ["hundreds", "of", "people", "have"]
+    assert 55_000 < sum(map(len, corpus)) < 65_000
+    assert all(t == t.lower() and TOKEN_PATTERN.fullmatch(t) for d in corpus for t in d)
+
+
+# --- text files: byte-order marks and line ends -----------------------------------------------------------
+
+ENCODINGS = {  # how an editor may save the same text: the bytes written for it
+    "utf-8": lambda t: t.encode("utf-8"),
+    "utf-8 with BOM": lambda t: t.encode("utf-8-sig"),
+    "utf-16 (LE, with BOM)": lambda t: codecs.BOM_UTF16_LE + t.encode("utf-16-le"),
+    "utf-16 (BE, with BOM)": lambda t: codecs.BOM_UTF16_BE + t.encode("utf-16-be"),
+    "utf-32 (LE, with BOM)": lambda t: codecs.BOM_UTF32_LE + t.encode("utf-32-le"),
+}
+
+
+@pytest.mark.parametrize("encoding", sorted(ENCODINGS))
+def test_read_text_removes_the_byte_order_mark(tmp_path, encoding):
+    path = tmp_path / "f.txt"
+    path.write_bytes(ENCODINGS[encoding]("Año 1\r\nline two\n"))
+    assert read_text(path) == "Año 1\r\nline two\n"
+    assert text_lines(read_text(path)) == ["Año 1", "line two", ""]
+
+
+def test_text_lines_counts_lines_as_an_editor_does():
+    assert text_lines("\ufeffa\r\nb\rc\nd") == ["a", "b", "c", "d"]
+    # form feed, vertical tab, U+2028 and NEL are characters inside a line, not line ends (str.splitlines splits there)
+    assert text_lines("a\x0cb\x0bc\u2028d\x85e\n") == ["a\x0cb\x0bc\u2028d\x85e", ""]
+    assert text_lines("a\ufeffb") == ["a\ufeffb"]  # only a mark at the very start is a byte-order mark
+    with pytest.raises(TypeError, match="text must be a str"):
+        text_lines(b"a")
+
+
+def test_read_text_reports_bytes_that_are_not_utf8(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("caf\xe9".encode("latin-1"))
+    with pytest.raises(UnicodeDecodeError):
+        read_text(path)
+
+
+def test_read_documents_of_a_corpus_saved_with_a_byte_order_mark(monkeypatch, tmp_path):
+    (tmp_path / "lee_background.cor").write_bytes("Hundreds of people\r\n\r\nA second document.\r\n".encode("utf-8-sig"))
+    monkeypatch.setattr(datasets, "gensim_test_data_dir", lambda: tmp_path)
+    assert read_documents("lee") == ["Hundreds of people", "A second document."]  # not "\ufeffHundreds ..."
+    assert load_corpus("lee")[0] == ["hundreds", "of", "people"]
+
+
+def test_read_text_refuses_utf16_saved_without_a_mark(tmp_path):
+    path = tmp_path / "u16.txt"
+    path.write_bytes("WIDTH 1\n".encode("utf-16-le"))  # every other byte is 0
+    with pytest.raises(UnicodeDecodeError, match="a NUL character: not text .UTF-16 without a byte-order mark"):
+        read_text(path)

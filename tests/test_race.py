@@ -1,0 +1,184 @@
+"""lib.race: the settings passed whole, the three trainers against independent paths (lib.ppmi with another
+solver, lib.sgns called directly, gensim called directly), and the race's bookkeeping by hand."""
+
+import configparser
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gensim.models import Word2Vec
+
+from lib import race
+from lib.corpus import Vocabulary
+from lib.datasets import load_corpus
+from lib.ppmi import ppmi_svd_embedding
+from lib.race import RaceRun, Settings, summarise_race, train_book_sgns, train_gensim, train_ppmi_svd
+from lib.sgns import SGNSConfig, train_sgns
+
+# --- the settings ----------------------------------------------------------------------------------------
+
+
+def test_default_settings_are_word2vecs_with_20_epochs():
+    s = Settings()
+    c = s.sgns
+    assert (c.dim, c.window, c.negatives, c.sample, c.alpha, c.min_alpha, c.power) == (100, 5, 5, 1e-3, 0.025, 1e-4, 0.75)
+    assert c.epochs == 20 and c.dynamic_window
+    assert (s.min_count, s.ppmi_alpha, s.svd_power, s.weighting) == (2, 0.75, 0.5, "linear")
+
+
+def test_replace_changes_either_level_by_name():
+    s = Settings().replace(window=2, min_count=3, dim=10)
+    assert (s.sgns.window, s.sgns.dim, s.min_count) == (2, 10, 3)
+    assert s.sgns.epochs == 20 and Settings().sgns.window == 5  # the rest kept, the original untouched
+    t = Settings().replace(sgns=SGNSConfig(epochs=1), negatives=2)
+    assert (t.sgns.epochs, t.sgns.negatives) == (1, 2)
+    with pytest.raises(TypeError):
+        Settings().replace(learning_rate=0.1)
+    with pytest.raises(ValueError, match="window must be an integer >= 1"):
+        Settings().replace(window=0)  # SGNSConfig checks its own fields
+
+
+def test_vocabulary_by_hand():
+    vocab = race.vocabulary([["b", "a", "b"], ["c", "b", "a", "d"]], Settings(min_count=2))
+    assert vocab.tokens == ("b", "a") and vocab.counts.tolist() == [3, 2]
+    assert vocab.encode(["a", "z", "b"]).tolist() == [1, 0]  # unknown words are skipped
+
+
+# --- the three trainers --------------------------------------------------------------------------------
+
+
+SMALL = Settings().replace(dim=16, epochs=2, min_count=3)
+
+
+@pytest.fixture(scope="module")
+def small_corpus():
+    return load_corpus("lee")[:40]
+
+
+def test_ppmi_svd_equals_the_library_pipeline(small_corpus):
+    """Independent path: lib.ppmi.ppmi_svd_embedding with the same parameters (sparse, ARPACK, where the
+    trainer uses PROPACK: the two solvers agree to rounding)."""
+    trained = train_ppmi_svd(small_corpus, SMALL)
+    vocab = Vocabulary.from_sentences(small_corpus, min_count=3, unknown="skip")
+    reference = ppmi_svd_embedding(small_corpus, vocab, k=16, window=5, weighting="linear", alpha=0.75, sparse=True)
+    np.testing.assert_allclose(trained.vectors, reference.vectors, atol=1e-8)  # two solvers: equal to rounding
+    assert trained.vocab.tokens == vocab.tokens
+    assert trained.n_words == int(vocab.counts.sum()) and trained.seconds > 0
+    assert trained.provenance.context == "±5 positions within the document, linear distance weighting"
+    assert list(trained.provenance.extra)[:2] == ["SVD solver", "data file lee_background.cor"]
+
+
+def test_book_sgns_equals_train_sgns(small_corpus):
+    trained = train_book_sgns(small_corpus, SMALL, seed=5)
+    vocab = trained.vocab
+    direct = train_sgns(vocab.encode_sentences(small_corpus), vocab.counts, SGNSConfig(dim=16, epochs=2, seed=5))
+    assert np.array_equal(trained.vectors, direct.vectors)
+    assert trained.n_words == 2 * int(vocab.counts.sum())
+    assert trained.provenance.seed == 5 and trained.provenance.corpus == "Lee background corpus"
+    assert trained.provenance.context == "dynamic window ±5 within the document"
+
+
+def test_gensim_rows_follow_the_book_vocabulary(small_corpus):
+    trained = train_gensim(small_corpus, SMALL, seed=2)
+    model = Word2Vec(small_corpus, vector_size=16, window=5, negative=5, sg=1, epochs=2, sample=1e-3, min_count=3, workers=1, seed=2)
+    for row, token in enumerate(trained.vocab.tokens[:50]):
+        np.testing.assert_array_equal(trained.vectors[row], model.wv[token])  # deterministic with one worker
+    assert trained.vectors.shape == (len(trained.vocab), 16)
+    assert trained.words_per_second > 0
+    assert trained.provenance.context == "dynamic window ±5 within the document (gensim shrink_windows)"
+
+
+def test_train_by_name():
+    with pytest.raises(ValueError, match="method must be one of"):
+        race.train("glove", [["a", "b"]])
+
+
+# --- the race --------------------------------------------------------------------------------------------
+
+
+TINY = Settings().replace(dim=8, epochs=1)
+
+
+@pytest.fixture(scope="module")
+def race_runs():
+    return race.run_race(load_corpus("lee")[:40], TINY, scales=(1, 2), repeats=2, workers=2)
+
+
+def test_race_interleaves_methods_and_keeps_the_vocabulary(race_runs):
+    assert len(race_runs) == 2 * 2 * 3
+    first_repeat = [r.method for r in race_runs[:3]]
+    second_repeat = [r.method for r in race_runs[3:6]]
+    assert first_repeat == ["gensim", "book SGNS", "PPMI-SVD"] and second_repeat == ["book SGNS", "PPMI-SVD", "gensim"]
+    words = {(r.method, r.scale): r.n_words for r in race_runs}
+    for method in ("gensim", "book SGNS", "PPMI-SVD"):  # min count scaled: same vocabulary, twice the tokens
+        assert words[(method, 2)] == 2 * words[(method, 1)]
+    assert all(r.seconds > 0 and -1 <= r.rho <= 1 and r.pairs_used >= 2 for r in race_runs)
+
+
+def test_the_chapters_compact_table_is_masked_by_the_sanitizer(race_runs):
+    config = configparser.ConfigParser()
+    config.read(Path(__file__).with_name("nbval_sanitize.cfg"), encoding="utf-8")
+    pattern = re.compile(config["real-text-measurements"]["regex"])
+    summaries = summarise_race(race_runs)
+    masked = pattern.sub("<measured>", race.race_table(summaries, compact=True))
+    assert re.findall(r"\d", masked.replace("1x", "").replace("2x", "")) == []
+    assert race.race_table(summaries, markdown=False).count("\n") == len(summaries)
+
+
+def _runs():
+    """Three repeats at scale 1, by hand: gensim takes 2, 4 and 3 s, the book 1, 2 and 1.5 s, 300 words each."""
+    return [
+        RaceRun("gensim", 1, 0, 2.0, 300, 0.50, 9),
+        RaceRun("book SGNS", 1, 0, 1.0, 300, 0.40, 9),
+        RaceRun("gensim", 1, 1, 4.0, 300, 0.60, 9),
+        RaceRun("book SGNS", 1, 1, 2.0, 300, 0.44, 9),
+        RaceRun("gensim", 1, 2, 3.0, 300, 0.55, 9),
+        RaceRun("book SGNS", 1, 2, 1.5, 300, 0.42, 9),
+    ]
+
+
+def test_summarise_race_by_hand():
+    gensim, book = summarise_race(_runs())
+    assert (gensim.method, book.method) == ("gensim", "book SGNS")
+    assert gensim.seconds == (3.0, 2.0, 4.0) and gensim.speed_ratio == 1.0
+    assert book.seconds == (1.5, 1.0, 2.0)
+    assert book.speed_ratio == 2.0  # 3 s / 1.5 s
+    assert book.words_per_second == 200.0  # median of 300, 150 and 200
+    assert book.us_per_word == pytest.approx(5000.0)  # 1.5 s / 300 words
+    assert book.rho == pytest.approx((0.42, 0.40, 0.44)) and book.repeats == 3
+
+
+def test_race_table_by_hand():
+    book = summarise_race(_runs())[1]
+    assert race.race_table([book], compact=True) == (
+        "| corpus | method | wall time | words/s | speed vs gensim |\n"
+        "| --- | --- | --- | --- | --- |\n"
+        "| 1x | book SGNS | 1.50 s | 0.00 M words/s | 2.00× |"
+    )
+    assert race.race_table([book], markdown=False).splitlines()[1] == (
+        "1x      book SGNS  1.50 s (1.00-2.00)           0.00 M words/s  2.00×            5000.00 µs/word  "
+        "0.42 (0.40 to 0.44)"
+    )
+
+
+def test_race_rejects_bad_arguments():
+    docs = [["a", "b", "a", "b"]]
+    with pytest.raises(ValueError, match="method must be one of"):
+        race.run_race(docs, methods=("glove",))
+    with pytest.raises(ValueError, match="repeats"):
+        race.run_race(docs, repeats=0)
+    with pytest.raises(ValueError, match="scale"):
+        race.run_race(docs, scales=(0,))
+    with pytest.raises(ValueError, match="no gensim run"):
+        summarise_race([RaceRun("PPMI-SVD", 1, 0, 1.0, 10, 0.1, 5)])
+    with pytest.raises(ValueError, match="no runs"):
+        summarise_race([])
+
+
+def test_measured_value_formats():
+    assert race.format_seconds(2.414) == "2.41 s"
+    assert race.format_ratio(1.4321) == "1.43×"
+    assert race.format_rate(487_000) == "0.49 M words/s"
+    assert race.format_cost(2.049) == "2.05 µs/word"
+

@@ -1,0 +1,190 @@
+"""What a reader would notice, checked on the chapter files and the environment, without a browser.
+
+tests/test_reader_page.py checks the built pages in Chromium; the checks here need only the committed
+files and run in a second, so that a chapter's author sees these failures first:
+
+- every output line a reader sees fits in ``OUTPUT_WIDTH`` characters (wider lines scroll on the page);
+- no output is a Python dict or list-of-tuples repr where a table is meant;
+- no visible code cell does glue bookkeeping, and no prose talks about the test machinery;
+- every chapter of the table of contents' "Chapters" part has learning objectives and a summary;
+- the environment that builds the book is pinned whole: requirements.txt includes constraints.txt, and
+  constraints.txt pins every installed package at its installed version.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import metadata
+from pathlib import Path
+
+import jupytext
+import pytest
+import yaml
+
+import booksite
+
+ROOT = booksite.ROOT
+NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
+OUTPUT_WIDTH = 88  # characters: what a code block of the page shows at 1280 px without scrolling
+HIDDEN_INPUT = {"remove-input", "remove-cell"}  # tags whose code a reader never sees (hide-* only folds it)
+HIDDEN_OUTPUT = {"remove-output", "remove-cell"}
+# A Python repr where a table is meant: a dict printed at the start of a line, a list of tuples or of dicts.
+REPR_PATTERNS = {
+    "a dict": re.compile(r"^\s*\{'[^']*': ", re.M),
+    "a list of tuples": re.compile(r"\[\('"),
+    "a list of dicts": re.compile(r"\[\{'"),
+    "a dict view or OrderedDict": re.compile(r"\b(?:dict_(?:items|keys|values)|OrderedDict)\("),
+}
+# Words that belong to the test machinery, not to the book (outside code).
+MACHINERY = re.compile(r"\bnbval\b|\bsanitiz\w*|\btests/|\bpytest\b|nbval_sanitize", re.I)
+OBJECTIVES = re.compile(r"learning objectives", re.I)
+SUMMARY = re.compile(r"^(summary|key takeaways)\b", re.I)
+# CUDA builds of torch bring these with exact pins of their own; the CPU build has none
+PLATFORM_DISTRIBUTIONS = re.compile(r"^(nvidia-|triton$|cuda-)")
+NOT_PINNED = {"pip", "setuptools", "wheel", "embeddings-book"}
+
+
+def _visible_text_outputs(nb_path: Path):
+    """(cell index, text) for every text output a reader sees: stdout and text/plain of shown cells."""
+    cells = json.loads(nb_path.read_text())["cells"]
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] != "code" or set(cell.get("metadata", {}).get("tags", [])) & HIDDEN_OUTPUT:
+            continue
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if any(key.startswith("application/papermill.record") for key in data):
+                continue  # a glue record: shown through the prose, not as an output
+            if out["output_type"] == "stream":
+                text = out.get("text", "")
+            elif "text/plain" in data and not {"text/markdown", "text/html", "image/png"} & set(data):
+                text = data["text/plain"]
+            else:
+                continue
+            yield i, "".join(text) if isinstance(text, list) else text
+
+
+def _where(nb_path: Path, i: int, text: str) -> str:
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return f"{nb_path.name} cell {i} ({first[:60]!r})"
+
+
+@pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_output_line_fits_the_page(nb_path):
+    wide = []
+    for i, text in _visible_text_outputs(nb_path):
+        for line in text.splitlines():
+            if len(line) > OUTPUT_WIDTH:
+                wide.append(f"{nb_path.name} cell {i}: {len(line)} characters: {line[:100]!r}")
+    assert wide == [], (
+        f"output lines wider than {OUTPUT_WIDTH} characters (print fewer columns, wrap, or make a table):\n"
+        + "\n".join(wide)
+    )
+
+
+@pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_python_repr_where_a_table_is_meant(nb_path):
+    found = [f"{_where(nb_path, i, text)} prints {what}"
+             for i, text in _visible_text_outputs(nb_path)
+             for what, pattern in REPR_PATTERNS.items() if pattern.search(text)]
+    assert found == [], "outputs that print a Python repr; show a table (with units) instead:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_glue_bookkeeping_in_visible_code(nb_path):
+    found = []
+    for i, cell in enumerate(jupytext.read(nb_path).cells):
+        tags = set(cell.metadata.get("tags", []))
+        if cell.cell_type == "code" and not tags & HIDDEN_INPUT:
+            glue = [line.strip() for line in cell.source.splitlines() if re.search(r"\bglue\(", line)]
+            if glue:
+                found.append(f"{nb_path.name} cell {i}: {len(glue)} glue lines, first {glue[0][:70]!r}")
+    assert found == [], (
+        "code a reader can see (or unfold) does glue bookkeeping; move the glue calls to a cell tagged "
+        "remove-cell (or into a lib helper):\n" + "\n".join(found)
+    )
+
+
+def _book_sources():
+    return [ROOT / f"{name}.md" for name in booksite.toc_docnames() if (ROOT / f"{name}.md").exists()]
+
+
+def _prose(md_text: str, inline_code: bool = False) -> str:
+    """The Markdown of a page without fenced blocks (code cells too), and without inline code unless asked."""
+    text = re.sub(r"^(`{3,}|~{3,}).*?^\1\s*$", "", md_text, flags=re.S | re.M)
+    return text if inline_code else re.sub(r"`[^`\n]*`", "", text)
+
+
+@pytest.mark.parametrize("source", _book_sources(), ids=lambda p: p.stem)
+def test_prose_never_mentions_the_test_machinery(source):
+    lines = [f"{source.name}:{n}: {line.strip()[:100]}" for n, line in enumerate(_prose(source.read_text(), inline_code=True).splitlines(), 1)
+             if MACHINERY.search(line)]
+    assert lines == [], "prose that talks about the test machinery (nbval, sanitizing, tests/):\n" + "\n".join(lines)
+
+
+def _chapters_part() -> list[str]:
+    """Docnames of the table of contents' "Chapters" part (the appendices are not chapters)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    parts = [p for p in toc.get("parts", []) if p.get("caption", "").lower() == "chapters"]
+    assert parts, "_toc.yml has no part captioned 'Chapters'"
+    return [re.sub(r"\.(md|ipynb)$", "", c["file"]) for c in parts[0]["chapters"]]
+
+
+def _headings_and_admonitions(md_text: str) -> list[str]:
+    """Section headings below the title, and admonition titles, of a MyST page."""
+    headings = re.findall(r"^#{2,6}\s+(.+?)\s*$", _prose(md_text), re.M)
+    titles = re.findall(r"^[:`]{3,}\{admonition\}\s*(.+?)\s*$", md_text, re.M)
+    return headings + titles
+
+
+@pytest.mark.parametrize("docname", _chapters_part())
+def test_every_chapter_has_learning_objectives_and_a_summary(docname):
+    titles = _headings_and_admonitions((ROOT / f"{docname}.md").read_text())
+    assert any(OBJECTIVES.search(t) for t in titles), (
+        f"{docname}: no 'Learning objectives' section (a heading or an admonition of that title); "
+        f"headings: {titles}"
+    )
+    assert any(SUMMARY.search(t) for t in titles), f"{docname}: no 'Summary' (or 'Key takeaways') section"
+
+
+# ----------------------------------------------------------------------------------------------------
+# the environment is pinned whole
+
+
+def _pins(path: Path) -> dict[str, str]:
+    pins = {}
+    for line in path.read_text().splitlines():
+        match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==([^\s;#]+)", line.split("#", 1)[0].strip())
+        if match:
+            pins[_canonical(match.group(1))] = match.group(2)
+    return pins
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_requirements_install_with_the_constraints():
+    lines = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()]
+    assert "-c constraints.txt" in lines, "requirements.txt must include `-c constraints.txt` (make venv and Binder use it)"
+    assert booksite.git_tracked("constraints.txt"), "constraints.txt is not committed"
+    constraints = _pins(ROOT / "constraints.txt")
+    disagree = {name: (version, constraints.get(name)) for name, version in _pins(ROOT / "requirements.txt").items()
+                if constraints.get(name) != version}
+    assert disagree == {}, f"requirements.txt and constraints.txt disagree (run `make constraints`): {disagree}"
+    for page_shaper in ("sphinx-book-theme", "pydata-sphinx-theme", "sphinx", "docutils", "myst-nb",
+                        "myst-parser", "sphinxcontrib-bibtex", "pybtex", "sphinx-togglebutton", "sphinx-design"):
+        assert page_shaper in constraints, f"constraints.txt does not pin {page_shaper}, which shapes the page"
+
+
+def test_every_installed_package_is_pinned_at_its_installed_version():
+    constraints = _pins(ROOT / "constraints.txt")
+    installed = {_canonical(d.metadata["Name"]): d.version for d in metadata.distributions()}
+    drift = sorted(f"{name} {version} (constraints.txt: {constraints.get(name, 'not pinned')})"
+                   for name, version in installed.items()
+                   if name not in NOT_PINNED and not PLATFORM_DISTRIBUTIONS.match(name)
+                   and constraints.get(name) != version.split("+")[0])
+    assert drift == [], (
+        "this environment differs from constraints.txt (reinstall with `make venv`, or `make constraints` "
+        "after changing requirements.txt):\n" + "\n".join(drift)
+    )

@@ -1,0 +1,685 @@
+"""The reader's page in Chromium at 1280 px (a laptop) and 390 px (a phone): what a reader would notice.
+
+tests/test_browser.py checks that every page loads offline, typesets its maths and links correctly; this
+module reads the same build (one per test run, ``booksite.book_for_this_run``) for the things a careful
+reader notices, on every page of the table of contents:
+
+1. tables render: no paragraph shows a Markdown table row ``| a | b |`` or a ``| --- |`` rule;
+2. answers stay hidden: with every solution and answer closed (as a page opens), no output of a solution's
+   code cell is visible, and a solution is one collapsible (not a dropdown plus a separate cell);
+3. navigation: the primary sidebar toggle shows the chapter list at 390 px and toggles it at 1280 px, its
+   tooltip covers none of the header's buttons, and a page has one search field;
+4. nothing is cut off: a code, output, table or equation block wider than the column scrolls inside its own
+   block (at 1280 px and at 390 px), and the page itself never scrolls sideways;
+6. no glue bookkeeping in code a reader can open, no prose about the test machinery;
+7. chapters are referred to by title, linked: no "the lesson", "the four-level chapter", "the source", ...
+   without a link, no "appendix Appendix" stutter before a link, and the introduction links every chapter;
+8. figures are legible: their smallest text is at least ``MIN_TEXT_PX`` CSS pixels at 1280 px, and on a
+   phone a figure whose text is smaller opens full size on a tap, at twice that resolution;
+9. one citation style: the bibliography is labelled author-year, one label per work (2013a, 2013b), and
+   every citation in the text gives the year and letter of the work it links to;
+10. orientation: the footer names the book and its licence, the notation page is in the table of contents,
+    and search result snippets show no raw TeX.
+
+(5, Python reprs instead of tables, and the 88-character output width are checked on the notebooks, in
+tests/test_reader_notebooks.py, with the learning objectives and summaries.) Without Chromium the tests
+skip with an install hint, except under ``CI=true``, where they fail. Screenshots of both widths and of the
+open navigation go to ``test-artifacts/screenshots/reader/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import urllib.parse
+
+import jupytext
+import pytest
+import yaml
+
+import booksite
+
+ROOT = booksite.ROOT
+CONFIG = booksite.config()
+PAGES = booksite.toc_docnames()
+WIDTHS = {"laptop": 1280, "phone": 390}
+HEIGHT = 900
+SHOTS = booksite.ARTIFACTS / "screenshots" / "reader"
+TIMEOUT_MS = 60_000
+MIN_TEXT_PX = 9.0  # CSS pixels: the smallest figure text a reader can read at arm's length
+SHARPNESS = 2.0  # a figure that opens full size has this many image pixels per CSS pixel of legible text
+
+
+def _chapters_part() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    part = next(p for p in toc["parts"] if p.get("caption", "").lower() == "chapters")
+    return [re.sub(r"\.(md|ipynb)$", "", c["file"]) for c in part["chapters"]]
+
+
+CHAPTERS = _chapters_part()
+# The API reference is lib's docstrings, written for maintainers (they name the tests, and the chapters by
+# kind, where Python's help() shows them too): the prose checks of kinds 6 and 7 skip it.
+PROSE_PAGES = [d for d in PAGES if d != "api"]
+
+# Phrases that name another chapter by its kind instead of its title. Each must be (or be followed by) a
+# link to the page it means; "the source" (the material a chapter follows) is never a name a reader knows.
+CHAPTER_PHRASES = (
+    r"\bthe (?:source )?lesson\b(?!s)|\bthe four-level chapter\b|\bthe trace exercise\b|\bthe exercise chapter\b"
+    r"|\bthe (?:real[- ]text|scale|systems|embeddings) chapter\b|\bthe appendix\b|\bthe previous chapter\b"
+    r"|\bthe next chapter\b|\bthe earlier chapter\b|\bthe chapter in four levels\b"
+)
+SOURCE_PHRASE = r"\bthe source(?:'s\b|\s+(?:lesson|exercise|chapter|text|notebook)s?\b|\s+of\s+this\b|(?=\s*[,.;:)]))"
+MACHINERY = r"\bnbval\b|\bsanitiz|\btests/|\bpytest\b"
+
+# Everything the checks need from one page at one width, collected in one pass after MathJax finished.
+AUDIT_JS = r"""
+([chapterPhrases, sourcePhrase, machinery]) => {
+  const article = document.querySelector('article.bd-article') || document.querySelector('main');
+  const visible = (el) => {
+    if (!el || !el.isConnected) return false;
+    if (el.checkVisibility && !el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0.5 && r.height > 0.5;
+  };
+  const squash = (s) => s.replace(/\s+/g, ' ').trim();
+  const short = (el) => squash(el.textContent).slice(0, 90);
+  const sectionOf = (el) => {
+    const s = el.closest('section');
+    const h = s && s.querySelector('h1, h2, h3, h4');
+    return h ? squash(h.textContent).replace(/#$/, '') : '';
+  };
+  const out = {};
+
+  // 1. Markdown tables left as text
+  out.tableText = [...article.querySelectorAll('p, li, dd')]
+    .filter((p) => !p.closest('pre, code, .highlight'))
+    .filter((p) => /(^|\n)\s*\|[^\n|]*\|[^\n]*\|/.test(p.innerText || p.textContent) || /\|\s*:?-{3,}:?\s*\|/.test(p.textContent))
+    .map((p) => `${sectionOf(p)}: ${short(p)}`);
+
+  // 2. solutions and answers
+  const SOLUTION = /^\s*(solution|answer)\b/i;
+  const titleOf = (box) => {
+    const t = box.querySelector(':scope > .admonition-title, :scope > summary, :scope > p.admonition-title');
+    return t ? squash(t.textContent) : '';
+  };
+  const boxes = [...article.querySelectorAll('div.admonition, details')].filter((b) => SOLUTION.test(titleOf(b)));
+  const isCell = (el) => el && el.matches && el.matches('div.cell');
+  const collapsibleCell = (cell) => !!cell.querySelector('details') || cell.classList.contains('tag_hide-cell')
+    || cell.classList.contains('tag_hide-input') || cell.classList.contains('tag_hide-output');
+  out.solutions = boxes.map((box) => {
+    const cells = [...box.querySelectorAll('div.cell')];
+    const neighbours = [box.previousElementSibling, box.nextElementSibling].filter(isCell);
+    const all = cells.concat(neighbours);
+    const body = [...box.children].filter((c) => !c.matches('.admonition-title, summary, button, .toggle-button'));
+    return {
+      title: titleOf(box), section: sectionOf(box),
+      collapsible: box.tagName === 'DETAILS' || box.classList.contains('dropdown') || box.classList.contains('toggle'),
+      bodyVisible: body.some(visible),
+      outputsVisible: all.flatMap((c) => [...c.querySelectorAll('.cell_output')]).filter(visible).map(short),
+      separateCells: neighbours.map((c) => ({collapsible: collapsibleCell(c), code: short(c.querySelector('.cell_input') || c)})),
+    };
+  });
+
+  // 4. blocks cut off at the right edge
+  const limit = Math.min(article.getBoundingClientRect().right, window.innerWidth);
+  const cut = [];
+  for (const el of article.querySelectorAll('.cell_input pre, .cell_output pre, div.highlight pre, div.math, mjx-container[display="true"], table')) {
+    if (!visible(el)) continue;
+    const r = el.getBoundingClientRect();
+    const contentRight = r.left + Math.max(el.scrollWidth, r.width);
+    let verdict = null;
+    for (let n = el; n && n !== article.parentElement; n = n.parentElement) {
+      const ox = getComputedStyle(n).overflowX;
+      const nr = n.getBoundingClientRect();
+      if (ox === 'auto' || ox === 'scroll') { verdict = nr.right <= limit + 1 ? 'ok' : 'scroller sticks out'; break; }
+      if ((ox === 'hidden' || ox === 'clip') && contentRight > nr.right + 1) { verdict = 'clipped'; break; }
+    }
+    if (verdict === null) verdict = contentRight <= limit + 1 ? 'ok' : 'runs past the column';
+    if (verdict !== 'ok') cut.push(`${el.tagName.toLowerCase()} in "${sectionOf(el)}" (${verdict}, ${Math.round(contentRight - limit)} px): ${short(el)}`);
+  }
+  out.cutOff = cut;
+  out.pageWidth = document.documentElement.scrollWidth;
+
+  // 6. bookkeeping a reader can open, prose about the test machinery
+  out.glueCode = [...article.querySelectorAll('.cell_input')].filter((c) => /\bglue\(/.test(c.textContent))
+    .map((c) => `${sectionOf(c)}: ${short(c)}`);
+  const proseWalk = (test) => {
+    const found = [];
+    const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const p = n.parentElement;
+      if (p.closest('pre, .highlight, .cell_input, .cell_output, script, style, mjx-container, .math, .headerlink')) continue;
+      const hit = test(n, p);
+      if (hit) found.push(hit);
+    }
+    return found;
+  };
+  const machineryRe = new RegExp(machinery, 'i');
+  out.machinery = proseWalk((n, p) => machineryRe.test(n.textContent) ? `${sectionOf(p)}: ${squash(p.textContent).slice(0, 120)}` : null);
+
+  // 7. chapters named by their kind without a link; "appendix Appendix"
+  const phraseRe = new RegExp(`(${chapterPhrases})|(${sourcePhrase})`, 'gi');
+  const linkAfter = (n) => {
+    let s = n.nextSibling;
+    while (s && s.nodeType === Node.TEXT_NODE && /^[\s(]*$/.test(s.textContent)) s = s.nextSibling;
+    return s && s.nodeType === Node.ELEMENT_NODE && (s.matches('a.reference.internal') || !!s.querySelector('a.reference.internal')) ? s : null;
+  };
+  out.unlinkedChapters = proseWalk((n, p) => {
+    if (p.closest('a')) return null;
+    const text = n.textContent;
+    const hits = [];
+    for (const m of text.matchAll(phraseRe)) {
+      const isSource = !!m[2];
+      const after = text.slice(m.index + m[0].length);
+      if (!isSource && /^[\s(]*$/.test(after) && linkAfter(n)) continue;  // "the lesson (Embeddings, ...)" linked
+      hits.push(m[0]);
+    }
+    return hits.length ? `${hits.join(', ')} in "${sectionOf(p)}": ${squash(p.textContent).slice(0, 140)}` : null;
+  });
+  out.stutters = [...article.querySelectorAll('a.reference.internal')].map((a) => {
+    const before = a.previousSibling;
+    if (!before || before.nodeType !== Node.TEXT_NODE) return null;
+    const last = (before.textContent.match(/(\w+)\s*$/) || [])[1];
+    const first = (squash(a.textContent).match(/^(\w+)/) || [])[1];
+    return last && first && last.toLowerCase() === first.toLowerCase()
+      ? `"${squash(before.textContent).slice(-40)} ${squash(a.textContent)}"` : null;
+  }).filter(Boolean);
+  out.pageLinks = [...article.querySelectorAll('a.reference.internal[href]')].map((a) => a.href.split('#')[0]);
+
+  // 8. figures
+  out.figures = [...article.querySelectorAll('figure')].map((f) => {
+    const img = f.querySelector('img');
+    if (!img) return {id: f.id, img: null};
+    const link = img.closest('a[href]');
+    return {id: f.id, src: img.currentSrc || img.src, rendered: img.getBoundingClientRect().width,
+            natural: img.naturalWidth, link: link ? link.href : null};
+  });
+
+  // 9. citations in the text, and the bibliography's labels
+  out.citations = [...article.querySelectorAll('a[href*="bibliography.html#"]')]
+    .map((a) => ({target: a.href.split('#')[1], text: squash(a.textContent)}));
+  out.bibLabels = [...article.querySelectorAll('div.citation, [role="doc-biblioentry"]')].map((c) => {
+    const label = c.querySelector('.label');
+    return {id: c.id, label: label ? squash(label.textContent).replace(/^\[|\]$/g, '') : ''};
+  });
+
+  // 10. footer
+  const footer = document.querySelector('footer.bd-footer-content, .bd-footer-content, footer.bd-footer');
+  out.footer = footer ? squash(footer.innerText || footer.textContent) : '';
+  return out;
+}
+"""
+
+
+# ----------------------------------------------------------------------------------------------------
+# the browser and the book
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    path = booksite.find_chromium()
+    if path is None:
+        booksite.missing("no Chromium executable (`chromium`) found")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        booksite.missing("the Python package `playwright` is not installed")
+    return path
+
+
+class Site:
+    """The served book in one Chromium browser, a context per width; each page audited once per width."""
+
+    def __init__(self, browser, base: str):
+        self.base = base
+        self.blocked: list[str] = []
+        self.contexts = {}
+        for name, width in WIDTHS.items():
+            context = browser.new_context(viewport={"width": width, "height": HEIGHT}, service_workers="block",
+                                          is_mobile=(name == "phone"), has_touch=(name == "phone"))
+            context.set_default_timeout(TIMEOUT_MS)
+            context.route("**/*", self._route)
+            self.contexts[width] = context
+        self._audits: dict[tuple[str, int], dict] = {}
+
+    def _route(self, route):
+        url = urllib.parse.urlsplit(route.request.url)
+        if url.scheme in ("http", "https") and url.hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            self.blocked.append(route.request.url)
+            route.abort("internetdisconnected")
+
+    def url(self, docname: str) -> str:
+        return self.base + docname + ".html"
+
+    def open(self, docname: str, width: int):
+        """A new page at ``width`` showing ``docname``, its maths typeset and its fonts loaded."""
+        page = self.contexts[width].new_page()
+        response = page.goto(self.url(docname), wait_until="load")
+        assert response is not None and response.status == 200, f"{docname}: HTTP {response and response.status}"
+        if page.evaluate("() => document.querySelector('.math') !== null"):
+            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("() => MathJax.startup.promise.then(() => true)")
+        page.evaluate("() => document.fonts.ready.then(() => true)")
+        page.wait_for_timeout(300)  # the theme's and togglebutton's scripts run after load
+        return page
+
+    def audit(self, docname: str, width: int) -> dict:
+        key = (docname, width)
+        if key not in self._audits:
+            page = self.open(docname, width)
+            self._audits[key] = page.evaluate(AUDIT_JS, [CHAPTER_PHRASES, SOURCE_PHRASE, MACHINERY])
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=SHOTS / f"{docname.replace('/', '-')}-{width}.png", full_page=True)
+            page.close()
+        return self._audits[key]
+
+    def close(self):
+        for context in self.contexts.values():
+            context.close()
+
+
+@pytest.fixture(scope="module")
+def site(chromium):
+    from playwright.sync_api import sync_playwright
+
+    html_dir = booksite.book_for_this_run()
+    with booksite.serve(html_dir) as base, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, args=booksite.CHROMIUM_FLAGS)
+        site = Site(browser, base)
+        site.html_dir = html_dir
+        yield site
+        site.close()
+        browser.close()
+
+
+def _both(docnames):
+    return [pytest.param(d, w, id=f"{d}-{w}") for d in docnames for w in WIDTHS.values()]
+
+
+# ----------------------------------------------------------------------------------------------------
+# 1. tables render
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_no_markdown_table_left_as_text(site, docname):
+    found = site.audit(docname, WIDTHS["laptop"])["tableText"]
+    assert found == [], f"{docname}: paragraphs that show a Markdown table as text:\n" + "\n".join(found)
+
+
+# ----------------------------------------------------------------------------------------------------
+# 2. answers stay hidden until opened
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_solutions_are_one_closed_collapsible(site, docname):
+    problems = []
+    for s in site.audit(docname, WIDTHS["laptop"])["solutions"]:
+        where = f"{s['title']!r} in {s['section']!r}"
+        if not s["collapsible"]:
+            problems.append(f"{where} is not collapsible (use :class: dropdown)")
+        elif s["bodyVisible"]:
+            problems.append(f"{where} is open when the page opens")
+        for output in s["outputsVisible"]:
+            problems.append(f"{where}: the output of its code is visible while it is closed: {output!r}")
+        for cell in s["separateCells"]:
+            kind = "a second collapsible" if cell["collapsible"] else "a visible cell"
+            problems.append(f"{where} is split: its code is {kind} beside the dropdown "
+                            f"(put it inside, with solution-start/solution-end): {cell['code']!r}")
+    assert problems == [], f"{docname}:\n" + "\n".join(problems)
+
+
+# ----------------------------------------------------------------------------------------------------
+# 3. navigation on a phone and a laptop; one search field
+
+
+_SIDEBAR_LINKS_JS = """
+(docnames) => {
+  const hits = [];
+  for (const a of document.querySelectorAll('nav a.reference.internal, .bd-sidebar-primary a[href], dialog a[href]')) {
+    const href = a.href.split('#')[0];
+    if (!docnames.some((d) => href.endsWith('/' + d + '.html'))) continue;
+    const r = a.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1 || r.right <= 0 || r.left >= window.innerWidth) continue;
+    const hit = document.elementFromPoint(r.left + Math.min(r.width / 2, 20), r.top + r.height / 2);
+    if (hit && (hit === a || a.contains(hit))) hits.push(href);
+  }
+  return [...new Set(hits)];
+}
+"""
+
+_HEADER_OVERLAPS_JS = """
+() => {
+  const tips = [...document.querySelectorAll('.tooltip')].filter((t) => t.getBoundingClientRect().width > 0
+    && getComputedStyle(t).visibility !== 'hidden' && Number(getComputedStyle(t).opacity) > 0.1);
+  // the header's buttons: launch, repository, download, full screen, colour mode, search, contents
+  const buttons = [...document.querySelectorAll('.bd-header-article a, .bd-header-article button, .bd-header a, .bd-header button')]
+    .filter((b) => !b.matches('.primary-toggle') && !b.closest('.dropdown-menu'))
+    .filter((b) => { const r = b.getBoundingClientRect(); return r.width > 0 && r.height > 0; });
+  const overlaps = [];
+  for (const t of tips) {
+    const a = t.getBoundingClientRect();
+    for (const b of buttons) {
+      const r = b.getBoundingClientRect();
+      if (a.left < r.right - 1 && r.left < a.right - 1 && a.top < r.bottom - 1 && r.top < a.bottom - 1)
+        overlaps.push(`tooltip "${t.textContent.trim()}" covers ${b.getAttribute('aria-label') || b.getAttribute('title') || b.className}`);
+    }
+  }
+  return overlaps;
+}
+"""
+
+
+def _links_once_settled(page, done, seconds: float = 10.0) -> list[str]:
+    """The reachable chapter links once the sidebar stopped moving: two readings 250 ms apart agree and
+    ``done(links)`` holds, or ``seconds`` passed (then the last reading)."""
+    links = page.evaluate(_SIDEBAR_LINKS_JS, CHAPTERS)
+    for _ in range(int(seconds / 0.25)):
+        page.wait_for_timeout(250)
+        again = page.evaluate(_SIDEBAR_LINKS_JS, CHAPTERS)
+        if again == links and done(again):
+            break
+        links = again
+    return links
+
+
+def _visible_toggle(page):
+    toggles = [t for t in page.query_selector_all(".primary-toggle, button.sidebar-toggle.primary-toggle") if t.is_visible()]
+    assert len(toggles) == 1, f"expected one visible primary sidebar toggle, found {len(toggles)}"
+    return toggles[0]
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_phone_reader_reaches_the_chapter_list(site, docname):
+    width = WIDTHS["phone"]
+    page = site.open(docname, width)
+    try:
+        before = page.evaluate(_SIDEBAR_LINKS_JS, CHAPTERS)
+        assert before == [], f"{docname} at {width} px: the chapter list is open before the toggle is touched"
+        toggle = _visible_toggle(page)
+        toggle.hover()
+        page.wait_for_timeout(400)
+        covered = page.evaluate(_HEADER_OVERLAPS_JS)
+        toggle.click()
+        shown = _links_once_settled(page, lambda links: len(links) == len(CHAPTERS))
+        covered += page.evaluate(_HEADER_OVERLAPS_JS)  # a tap focuses the button, which shows its tooltip
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=SHOTS / f"{docname.replace('/', '-')}-{width}-navigation.png")
+    finally:
+        page.close()
+    assert covered == [], f"{docname} at {width} px: {covered}"
+    missing = [d for d in CHAPTERS if not any(h.endswith(f"/{d}.html") for h in shown)]
+    assert missing == [], f"{docname} at {width} px: after a tap on the toggle these chapters cannot be reached: {missing}"
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_laptop_toggle_hides_and_shows_the_chapter_list(site, docname):
+    width = WIDTHS["laptop"]
+    page = site.open(docname, width)
+    try:
+        states = [page.evaluate(_SIDEBAR_LINKS_JS, CHAPTERS)]
+        toggle = _visible_toggle(page)
+        toggle.hover()
+        page.wait_for_timeout(400)
+        covered = page.evaluate(_HEADER_OVERLAPS_JS)
+        for _ in range(2):
+            _visible_toggle(page).click()
+            states.append(_links_once_settled(page, lambda links, before=states[-1]: links != before))
+    finally:
+        page.close()
+    assert covered == [], f"{docname} at {width} px: {covered}"
+    assert len(states[0]) == len(CHAPTERS), f"{docname} at {width} px: the chapter list is not shown on opening: {states[0]}"
+    assert states[1] != states[0], f"{docname} at {width} px: the sidebar toggle does nothing"
+    assert states[2] == states[0], f"{docname} at {width} px: a second click on the toggle does not bring the chapter list back"
+
+
+_SEARCH_FIELDS_JS = """
+() => [...document.querySelectorAll('input[type="search"], input[name="q"], .search-button-field, form.bd-search')]
+  .filter((el) => !el.closest('dialog:not([open])') && !(el.matches('form') && el.querySelector('input')))
+  .filter((el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
+                    return r.width > 20 && r.height > 5 && r.right > 0 && s.visibility !== 'hidden'; })
+  .map((el) => `${el.tagName.toLowerCase()}.${el.className} at ${Math.round(el.getBoundingClientRect().top)} px`)
+"""
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_one_search_field_per_page(site, docname):
+    page = site.open(docname, WIDTHS["laptop"])
+    try:
+        fields = page.evaluate(_SEARCH_FIELDS_JS)
+    finally:
+        page.close()
+    assert len(fields) == 1, f"{docname} at {WIDTHS['laptop']} px: expected one search field, found {fields}"
+
+
+# ----------------------------------------------------------------------------------------------------
+# 4. nothing cut off at the right edge
+
+
+@pytest.mark.parametrize("docname, width", _both(PAGES))
+def test_nothing_is_cut_off(site, docname, width):
+    seen = site.audit(docname, width)
+    assert seen["cutOff"] == [], f"{docname} at {width} px: blocks cut off at the right edge:\n" + "\n".join(seen["cutOff"])
+    assert seen["pageWidth"] <= width, f"{docname} at {width} px: the page scrolls sideways ({seen['pageWidth']} px wide)"
+
+
+# ----------------------------------------------------------------------------------------------------
+# 6. bookkeeping and test machinery stay out of the reader's view
+
+
+@pytest.mark.parametrize("docname", PROSE_PAGES)
+def test_no_glue_code_and_no_test_machinery_in_view(site, docname):
+    seen = site.audit(docname, WIDTHS["laptop"])
+    assert seen["glueCode"] == [], (
+        f"{docname}: code cells a reader can see or unfold do glue bookkeeping (tag them remove-cell):\n"
+        + "\n".join(seen["glueCode"])
+    )
+    assert seen["machinery"] == [], f"{docname}: prose about the test machinery:\n" + "\n".join(seen["machinery"])
+
+
+# ----------------------------------------------------------------------------------------------------
+# 7. chapters referred to by title, linked
+
+
+@pytest.mark.parametrize("docname", PROSE_PAGES)
+def test_chapters_are_named_and_linked(site, docname):
+    seen = site.audit(docname, WIDTHS["laptop"])
+    assert seen["unlinkedChapters"] == [], (
+        f"{docname}: chapters referred to by their kind, without a link (name the chapter with "
+        "{doc}`chapters/x` or a {ref} to its label):\n" + "\n".join(seen["unlinkedChapters"])
+    )
+    assert seen["stutters"] == [], f"{docname}: a word repeated before the link that names it: {seen['stutters']}"
+
+
+def test_introduction_links_every_chapter(site):
+    root = PAGES[0]
+    links = set(site.audit(root, WIDTHS["laptop"])["pageLinks"])
+    missing = [d for d in CHAPTERS if site.url(d) not in links]
+    assert missing == [], f"the introduction ({root}) does not link these chapters: {missing}"
+
+
+# ----------------------------------------------------------------------------------------------------
+# 8. figures legible at 1280 px and on a phone
+
+
+@functools.lru_cache(maxsize=None)
+def _figure_functions() -> dict[str, object]:
+    """``{figure name: zero-argument function that draws it}``, from the chapters' sources.
+
+    A figure cell calls ``show(alias.function(...))``; the function drawn is the entry of the
+    ``lib.figures`` registry that is that function (the registry's functions take no arguments).
+    """
+    import importlib
+
+    from lib.figures import registry
+
+    def key(fn):
+        fn = getattr(fn, "__wrapped__", fn)
+        return fn.__module__, fn.__name__
+
+    registered = {key(fn): fn for fn in registry().values()}
+    found = {}
+    for docname in booksite.chapter_docnames():
+        nb = jupytext.read(ROOT / f"{docname}.md")
+        aliases = {}
+        for cell in nb.cells:
+            for module, alias in re.findall(r"from lib\.figures import (\w+)(?: as (\w+))?", cell.source):
+                aliases[alias or module] = f"lib.figures.{module}"
+        for cell in nb.cells:
+            name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name")
+            call = re.search(r"show\(\s*(\w+)\.(\w+)\(", cell.source)
+            if name and call and call.group(1) in aliases:
+                fn = getattr(importlib.import_module(aliases[call.group(1)]), call.group(2), None)
+                if fn is not None and key(fn) in registered:
+                    found[name] = registered[key(fn)]
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _smallest_text(name: str) -> tuple[float, float, str]:
+    """(smallest font size in points, figure width in inches, that text) of figure ``name``, as drawn."""
+    from matplotlib.text import Text
+
+    from lib.figures.style import book_style
+    from lib.notebook import figure_png
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = _figure_functions()[name]()
+    figure_png(fig)  # draw it as the book does, so that tick labels and the layout exist
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    box = fig.bbox
+    sizes = []
+    with book_style():
+        fig.draw(renderer)
+        for text in fig.findobj(Text):
+            if not (text.get_visible() and text.get_text().strip()):
+                continue
+            extent = text.get_window_extent(renderer)
+            if extent.width > 0 and box.overlaps(extent):
+                sizes.append((text.get_fontsize(), text.get_text().strip()[:30]))
+    assert sizes, f"figure {name} has no text"
+    size, sample = min(sizes)
+    return size, fig.get_figwidth(), sample
+
+
+@pytest.mark.parametrize("docname, width", _both(PAGES))
+def test_figure_text_is_legible(site, docname, width):
+    problems = []
+    for fig in site.audit(docname, width)["figures"]:
+        if not fig.get("src"):
+            problems.append(f"figure {fig['id']!r} has no image")
+            continue
+        name = fig["id"]
+        if name not in _figure_functions():
+            problems.append(f"figure {name!r} is not drawn by a function of the lib.figures registry "
+                            "(show(module.function(...))), so its text cannot be measured")
+            continue
+        points, inches, sample = _smallest_text(name)
+        rendered_px = points / 72 * fig["rendered"] / inches  # CSS px of the smallest text on the page
+        if rendered_px >= MIN_TEXT_PX:
+            continue
+        natural_px = points / 72 * fig["natural"] / inches  # image px of that text at full size
+        if width == WIDTHS["laptop"]:
+            problems.append(f"figure {name!r}: its smallest text ({sample!r}, {points:g} pt) is "
+                            f"{rendered_px:.1f} px at this width; enlarge it or make the figure narrower")
+        elif fig["link"] is None or fig["link"].split("?")[0] != fig["src"].split("?")[0]:
+            problems.append(f"figure {name!r}: its text is {rendered_px:.1f} px on a phone and a tap does not "
+                            f"open the image full size (link: {fig['link']})")
+        elif natural_px < SHARPNESS * MIN_TEXT_PX:
+            problems.append(f"figure {name!r}: opened full size, its smallest text ({sample!r}) is "
+                            f"{natural_px:.1f} image px, below {SHARPNESS * MIN_TEXT_PX:g}: draw it at a higher "
+                            "resolution (lib.notebook.BOOK_DPI) or with larger text")
+    assert problems == [], f"{docname} at {width} px:\n" + "\n".join(problems)
+
+
+# ----------------------------------------------------------------------------------------------------
+# 9. one citation style
+
+
+AUTHOR_YEAR = re.compile(r"^(?P<authors>\S.*\S), (?P<year>(?:1[5-9]|20)\d\d[a-z]?)$")
+
+
+def _bibliography(site) -> dict[str, str]:
+    labels = {c["id"]: c["label"] for c in site.audit("bibliography", WIDTHS["laptop"])["bibLabels"]}
+    assert labels, "the bibliography page lists no references"
+    return labels
+
+
+def test_bibliography_is_labelled_author_year_one_label_per_work(site):
+    labels = _bibliography(site)
+    wrong = [label for label in labels.values() if not AUTHOR_YEAR.match(label)]
+    assert wrong == [], f"bibliography labels that are not 'Authors, year' (numbered or raw TeX?): {wrong}"
+    assert not [label for label in labels.values() if re.search(r"[\\{}]", label)], f"TeX in labels: {labels}"
+    repeated = sorted(label for label in set(labels.values()) if list(labels.values()).count(label) > 1)
+    assert repeated == [], f"works that share a label (add a, b to the year): {repeated}"
+
+
+@pytest.mark.parametrize("docname", [d for d in PAGES if d != "bibliography"])
+def test_citations_give_the_year_and_letter_of_the_work(site, docname):
+    labels = _bibliography(site)
+    problems = []
+    texts_by_target: dict[str, set] = {}
+    for cite in site.audit(docname, WIDTHS["laptop"])["citations"]:
+        label = labels.get(cite["target"])
+        if label is None:
+            problems.append(f"{cite['text']!r} links to #{cite['target']}, which is not a bibliography entry")
+            continue
+        year = AUTHOR_YEAR.match(label)["year"] if AUTHOR_YEAR.match(label) else label
+        if re.fullmatch(r"\[?\d{1,3}\]?", cite["text"]) or not cite["text"].endswith(year):
+            problems.append(f"{cite['text']!r} cites {label!r}: the text should end with {year!r}")
+        if AUTHOR_YEAR.match(cite["text"]):  # "Mikolov et al., 2013a"; a textual cite links the year alone
+            texts_by_target.setdefault(cite["text"], set()).add(label)
+    shared = {text: sorted(ls) for text, ls in texts_by_target.items() if len(ls) > 1}
+    assert not shared, f"{docname}: one citation text for several works: {shared}"
+    assert problems == [], f"{docname}:\n" + "\n".join(problems)
+
+
+# ----------------------------------------------------------------------------------------------------
+# 10. orientation: footer, notation page, search snippets
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_footer_names_the_book_and_its_licence(site, docname):
+    footer = site.audit(docname, WIDTHS["laptop"])["footer"]
+    assert CONFIG["title"] in footer, f"{docname}: the footer does not name the book: {footer!r}"
+    assert re.search(r"licen[cs]e|CC BY", footer, re.I), f"{docname}: the footer gives no licence: {footer!r}"
+    assert not re.search(r"\bBy The\b|\bauthors\b$", footer), f"{docname}: the footer reads {footer!r}"
+
+
+def test_notation_page_is_in_the_table_of_contents():
+    assert "notation" in PAGES, "_toc.yml does not list the notation page (notation.md)"
+    text = (ROOT / "notation.md").read_text()
+    for symbol in ("$V$", "$d$", "$E$", "$P$", r"$\mathrm{pos}$", "$x_t$", "$L$"):
+        assert symbol in text, f"notation.md does not define {symbol}"
+
+
+_SEARCH_JS = """
+() => [...document.querySelectorAll('#search-results ul.search li')].map((li) => ({
+  href: (li.querySelector('a') || {}).href || '',
+  snippet: ((li.querySelector('p.context') || {}).textContent || '').trim(),
+}))
+"""
+# TeX as TeX (a backslash command, \( \), $) or as the remains of a half-converted one ("fracpos", "^{2i}")
+RAW_TEX = re.compile(r"\\[A-Za-z]+|\\[()\[\]]|\$|\b(?:d?frac|mathrm|mathbf|operatorname|lVert|rVert)|[\^_]\{")
+
+
+@pytest.mark.parametrize("query", ["sinusoidal", "embedding table", "cosine similarity"])
+def test_search_snippets_show_no_raw_tex(site, query):
+    page = site.contexts[WIDTHS["laptop"]].new_page()
+    try:
+        page.goto(site.base + "search.html?" + urllib.parse.urlencode({"q": query}), wait_until="load")
+        page.wait_for_function(
+            "() => { const s = document.querySelector('#search-results .search-summary');"
+            " return s && /Search finished|did not match/.test(s.textContent); }"
+        )
+        page.wait_for_timeout(1500)  # snippets arrive page by page after the summary
+        results = page.evaluate(_SEARCH_JS)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=SHOTS / f"search-{query.replace(' ', '-')}.png", full_page=True)
+    finally:
+        page.close()
+    assert results, f"searching {query!r} found nothing"
+    raw = [f"{r['href'].split('/')[-1]}: {r['snippet'][:160]!r}" for r in results if RAW_TEX.search(r["snippet"])]
+    assert raw == [], f"search snippets for {query!r} show raw TeX:\n" + "\n".join(raw)

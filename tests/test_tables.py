@@ -1,0 +1,33 @@
+"""lib.tables: Markdown and plain-text tables written out by hand."""
+
+import pytest
+
+from lib import tables
+
+
+def test_markdown_by_hand():
+    assert tables.markdown(["a", "b"], [["1", "x|y"]], align="<>") == "| a | b |\n| --- | ---: |\n| 1 | x\\|y |"
+    assert tables.markdown(["only"], []) == "| only |\n| --- |"
+
+
+def test_text_widths_alignment_gaps_and_rules_by_hand():
+    rows = [["cat", "1.5"], ["a", "10.25"]]
+    assert tables.text(["word", "x"], rows, align="<>") == "word      x\ncat     1.5\na     10.25"
+    assert tables.text(["word", "x"], rows, align="<>", rule="columns").splitlines()[1] == "----  -----"
+    line = tables.text(["w", "x"], [["a", "b"]], widths=[3, 4], gaps=[1], rule="line").splitlines()
+    assert line == ["w   x", "-----", "a   b"]  # header "w  " + " " + "x   ", trailing spaces removed
+
+
+@pytest.mark.parametrize(
+    "call, kind, match",
+    [
+        (lambda: tables.markdown(["a", "b"], [["1"]]), ValueError, "row 0 has 1 cells, the header 2"),
+        (lambda: tables.markdown(["a"], [[1]]), TypeError, "formatted strings"),
+        (lambda: tables.markdown(["a"], [["1"]], align="^"), ValueError, "align must be one of"),
+        (lambda: tables.text(["a", "b"], [], widths=[1]), ValueError, "widths needs 2 values"),
+        (lambda: tables.text(["a"], [], rule="double"), ValueError, "rule must be one of"),
+    ],
+)
+def test_bad_tables_are_rejected(call, kind, match):
+    with pytest.raises(kind, match=match):
+        call()

@@ -1,0 +1,193 @@
+"""lib.validate: every check by kind of bad input, with the message written out by hand."""
+
+import numpy as np
+import pytest
+
+from lib import validate
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        lambda: validate.integer(2.0, "k"),
+        lambda: validate.number("0.1", "lr"),
+        lambda: validate.flag(1, "f"),
+        lambda: validate.rng("x"),
+        lambda: validate.window(1.5),
+        lambda: validate.ids([0.0], 3),
+        lambda: validate.one_id([0], 3),
+        lambda: validate.vectors(["a", "b"], "x"),
+    ],
+)
+def test_a_wrong_type_is_a_plain_type_error_never_a_value_error(check):
+    with pytest.raises(TypeError) as info:
+        check()
+    assert type(info.value) is TypeError and not isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("value", [3, np.int64(3), np.uint8(3)])
+def test_integer_accepts_python_and_numpy_integers(value):
+    got = validate.integer(value, "k", low=1, high=3)
+    assert got == 3 and type(got) is int
+    assert validate.integer(-1, "k", high=5) == -1 and validate.integer(-7, "k") == -7  # open bounds
+
+
+@pytest.mark.parametrize(
+    "value, kwargs, kind, message",
+    [
+        (0, dict(low=1), ValueError, "k must be an integer >= 1, got 0"),
+        (4, dict(low=1, high=3), ValueError, "k must be an integer in [1, 3], got 4"),
+        (6, dict(high=5), ValueError, "k must be an integer <= 5, got 6"),
+        (2.0, dict(low=1), TypeError, "k must be an integer >= 1, got 2.0"),
+        (True, dict(low=0), TypeError, "k must be an integer >= 0, got True"),
+        ("3", {}, TypeError, "k must be an integer, got '3'"),
+        (None, dict(low=1, hint="or None"), TypeError, "k must be an integer >= 1 (or None), got None"),
+    ],
+)
+def test_integer_rejects_by_kind(value, kwargs, kind, message):
+    with pytest.raises(kind) as info:
+        validate.integer(value, "k", **kwargs)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    "value, kwargs, kind, message",
+    [
+        (0.0, dict(gt=0), ValueError, "lr must be a finite number > 0, got 0.0"),
+        (float("inf"), dict(gt=0), ValueError, "lr must be a finite number > 0, got inf"),
+        (float("nan"), {}, ValueError, "lr must be a finite number, got nan"),
+        (1, dict(ge=0, lt=1), ValueError, "lr must be a finite number in [0, 1), got 1"),
+        (0, dict(gt=0, le=1), ValueError, "lr must be a finite number in (0, 1], got 0"),
+        (2.5, dict(le=2), ValueError, "lr must be a finite number <= 2, got 2.5"),
+        ("0.1", dict(gt=0), TypeError, "lr must be a finite number > 0, got '0.1'"),
+        (False, dict(ge=0), TypeError, "lr must be a finite number >= 0, got False"),
+    ],
+)
+def test_number_rejects_by_kind(value, kwargs, kind, message):
+    with pytest.raises(kind) as info:
+        validate.number(value, "lr", **kwargs)
+    assert str(info.value) == message
+
+
+def test_number_returns_a_float_and_accepts_numpy_scalars():
+    assert validate.number(np.float32(0.5), "x", gt=0) == 0.5
+    assert type(validate.number(2, "x")) is float
+
+
+def test_flag_choice_and_window():
+    assert validate.flag(np.bool_(False), "f") is False
+    with pytest.raises(TypeError, match="f must be True or False, got 1"):
+        validate.flag(1, "f")
+    with pytest.raises(ValueError, match=r"metric must be one of \('a', 'b'\), got \['a'\]"):
+        validate.choice(["a"], "metric", ("a", "b"))  # unhashable: not an option, no TypeError from inside
+    assert validate.window(None) is None and validate.window(np.int32(3)) == 3
+    with pytest.raises(ValueError, match=r"window must be None \(the whole sentence\) or an integer >= 1, got 0"):
+        validate.window(0)
+    with pytest.raises(TypeError):
+        validate.window(1.5)
+
+
+def test_seed_and_rng():
+    assert validate.seed(0) == 0
+    with pytest.raises(ValueError, match="seed must be an integer >= 0, got -1"):
+        validate.seed(-1)
+    gen = np.random.default_rng(5)
+    assert validate.rng(gen) is gen
+    assert validate.rng(5).random() == np.random.default_rng(5).random()
+    with pytest.raises(TypeError, match="seed must be an integer >= 0 or a numpy.random.Generator"):
+        validate.rng("x")
+    with pytest.raises(ValueError, match="got -2"):
+        validate.rng(-2)
+
+
+def test_ids_by_kind():
+    np.testing.assert_array_equal(validate.ids([[0, 2], [1, 1]], 3), [[0, 2], [1, 1]])
+    assert validate.ids([], 3).dtype == np.int64
+    with pytest.raises(ValueError, match=r"token id -1 out of range for vocabulary of 3 \(allowed 0..2\)"):
+        validate.ids([0, -1], 3)
+    with pytest.raises(ValueError, match="row 18446744073709551615 out of range"):  # no wrap-around to -1
+        validate.ids(np.array([2**64 - 1], dtype=np.uint64), 3, "row")
+    with pytest.raises(TypeError, match="token ids must be integers, got dtype float64"):
+        validate.ids([0.0], 3)
+    with pytest.raises(ValueError, match="vocabulary size must be an integer >= 1, got 0"):
+        validate.ids([0], 0)
+
+
+def test_vectors_and_integers():
+    assert validate.vectors([1, 2], "x").dtype == np.float64
+    with pytest.raises(ValueError, match=r"x must be a vector \(d,\) or a matrix \(n, d\), got shape \(2, 2, 2\)"):
+        validate.vectors(np.zeros((2, 2, 2)), "x")
+    with pytest.raises(ValueError, match="x contains NaN or infinity"):
+        validate.vectors([1.0, np.nan], "x")
+    with pytest.raises(ValueError, match=r"scales\[1\] must be an integer >= 1, got 0"):
+        validate.integers([2, 0], "scales", low=1)
+
+
+def test_one_id_takes_exactly_one_integer():
+    assert validate.one_id(np.int64(2), 3) == 2 and type(validate.one_id(2, 3)) is int
+    for bad in ([0], np.array([0]), np.array(0), 0.0, True, "0", None):
+        with pytest.raises(TypeError, match=r"token id must be one integer in \[0, 2\], got"):
+            validate.one_id(bad, 3)
+    with pytest.raises(ValueError, match="row 3 out of range for vocabulary of 3"):
+        validate.one_id(3, 3, "row")
+
+
+def test_ids_of_a_ragged_nesting_is_a_clear_type_error():
+    with pytest.raises(TypeError, match=r"token ids must be an integer or an array of integers, got \[\[0\], 1\]"):
+        validate.ids([[0], 1], 3)
+
+
+@pytest.mark.parametrize(
+    "values, kind, match",
+    [
+        ([[1.0, 2.0], [3.0]], ValueError, "rows of different lengths"),
+        (["1", "2"], TypeError, "x must hold real numbers, got dtype <U1"),
+        ([1 + 0j, 2.0], TypeError, "complex128"),
+        ([True, False], TypeError, "dtype bool"),
+        ([None, 1.0], TypeError, "dtype object"),
+    ],
+)
+def test_vectors_of_non_numbers(values, kind, match):
+    with pytest.raises(kind, match=match):
+        validate.vectors(values, "x")
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [("0", 0.0), ("-3", -3.0), ("+12", 12.0), ("007", 7.0), ("2.5", 2.5), ("-.25", -0.25), ("3.", 3.0),
+     ("1e-3", 0.001), ("1E+300", 1e300)],
+)
+def test_read_number_accepts_plain_ascii_decimals(text, value):
+    got = validate.read_number(text)
+    assert got == value and type(got) is float
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u0663",  # Arabic-Indic three
+        "\u06f3",  # extended Arabic-Indic (Persian) three
+        "\u0969",  # Devanagari three
+        "\u09e9",  # Bengali three
+        "\uff13",  # full-width three
+        "\u00b3",  # superscript three
+        "\u2083",  # subscript three
+        "\U0001d7d1",  # mathematical bold three
+        "1\u0663",  # mixed scripts
+        "1_000", "0x10", "1e", ".", "+", "", " 1", "1 ", "1.2.3", "--1", "\u0131nf", "infinit", "\u2212" + "1",
+    ],
+)
+def test_read_number_refuses_everything_else(text):
+    assert validate.read_number(text) is None
+    assert validate.read_number(text, integer=True) is None
+
+
+def test_read_number_integers_and_non_finite_spellings():
+    assert validate.read_number("-12", integer=True) == -12 and type(validate.read_number("5", integer=True)) is int
+    for text in ("1.0", "1e3", "nan", "inf"):
+        assert validate.read_number(text, integer=True) is None
+    assert np.isnan(validate.read_number("NaN")) and validate.read_number("-Infinity") == -np.inf
+    assert validate.read_number("1e999") == np.inf  # too large for float64: the caller refuses it as not finite
+    assert validate.digits_hint("12") == "" and "ASCII digits 0-9" in validate.digits_hint("\uff11\uff12")
+    with pytest.raises(TypeError, match="text must be a str"):
+        validate.read_number(3)
