@@ -172,26 +172,119 @@ def word_similarity(vectors, vocab, pairs: Sequence[WordPair]) -> SimilarityResu
     >>> word_similarity(table, ["cat", "dog", "car"], [("cat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)])
     SimilarityResult(rho=1.0, n_used=3, n_total=3)
     """
+    cosine, human, used = pair_cosines(vectors, vocab, pairs)
+    if used.sum() < 2:
+        raise ValueError(
+            f"only {int(used.sum())} of {used.shape[0]} word pairs have both words in the vocabulary; "
+            f"Spearman's rho needs at least 2"
+        )
+    if np.ptp(human) == 0 or np.ptp(cosine) == 0:
+        what = "human scores" if np.ptp(human) == 0 else "cosine similarities"
+        raise ValueError(f"the {what} of the {cosine.shape[0]} usable pairs are all equal, so Spearman's rho is undefined")
+    rho = scipy.stats.spearmanr(cosine, human).statistic
+    return SimilarityResult(float(rho), int(used.sum()), used.shape[0])
+
+
+def pair_cosines(vectors, vocab, pairs: Sequence[WordPair]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cosines and human scores of the pairs whose two words have a row: ``(cosine (m,) float64,
+    human (m,) float64, used (n,) bool)``, ``used[k]`` saying whether pair ``k`` of ``pairs`` is among the
+    ``m``. Arguments as for :func:`word_similarity`. Raises ``ValueError`` for no pairs, a table that does
+    not match the vocabulary, or NaN in it, and
+    for a non-finite human score; ``TypeError`` for a pair that is not ``(str, str, number)``.
+
+    >>> cos, human, used = pair_cosines([[1.0, 0.0], [0.0, 2.0]], ["cat", "car"], [("cat", "car", 1.0), ("cat", "dog", 5.0)])
+    >>> cos.tolist(), human.tolist(), used.tolist()
+    ([0.0], [1.0], [True, False])
+    """
     table, index = vocabulary_table(vectors, vocab)
     pairs = _check_pairs(pairs)
     if not pairs:
         raise ValueError("no word pairs given")
-    used = [(index[a], index[b], s) for a, b, s in pairs if a in index and b in index]
-    if len(used) < 2:
-        raise ValueError(
-            f"only {len(used)} of {len(pairs)} word pairs have both words in the vocabulary; "
-            f"Spearman's rho needs at least 2"
-        )
-    ia = np.array([u[0] for u in used])
-    ib = np.array([u[1] for u in used])
-    human = np.array([u[2] for u in used], dtype=np.float64)
+    used = np.array([a in index and b in index for a, b, _ in pairs], dtype=bool)
+    ia = np.array([index[a] for (a, b, _), u in zip(pairs, used) if u], dtype=np.int64)
+    ib = np.array([index[b] for (a, b, _), u in zip(pairs, used) if u], dtype=np.int64)
+    human = np.array([s for (_, _, s), u in zip(pairs, used) if u], dtype=np.float64)
     unit = normalize_rows(table)
-    cosine = np.einsum("nd,nd->n", unit[ia], unit[ib])
-    if np.ptp(human) == 0 or np.ptp(cosine) == 0:
-        what = "human scores" if np.ptp(human) == 0 else "cosine similarities"
-        raise ValueError(f"the {what} of the {len(used)} usable pairs are all equal, so Spearman's rho is undefined")
-    rho = scipy.stats.spearmanr(cosine, human).statistic
-    return SimilarityResult(float(rho), len(used), len(pairs))
+    cosine = np.einsum("nd,nd->n", unit[ia], unit[ib]) if ia.size else np.zeros(0)
+    return cosine.astype(np.float64), human, used
+
+
+# --- bootstrap intervals ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A statistic on ``n`` pairs with its bootstrap confidence interval ``[low, high]`` at level
+    ``confidence``, from ``n_resamples`` resamples of the pairs."""
+
+    statistic: float
+    low: float
+    high: float
+    confidence: float
+    n: int
+    n_resamples: int
+
+
+def _spearman_along_last_axis(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman's ρ of ``x`` and ``y`` along their last axis (average ranks for ties): the Pearson
+    correlation of the ranks, for every leading index at once. A constant resample gives NaN."""
+    rx = scipy.stats.rankdata(x, axis=-1)
+    ry = scipy.stats.rankdata(y, axis=-1)
+    rx = rx - rx.mean(axis=-1, keepdims=True)
+    ry = ry - ry.mean(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (rx * ry).sum(axis=-1) / np.sqrt((rx * rx).sum(axis=-1) * (ry * ry).sum(axis=-1))
+
+
+def spearman_interval(
+    predicted,
+    human,
+    *,
+    baseline=None,
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    method: str = "BCa",
+) -> Interval:
+    """Spearman's ρ between ``predicted`` and ``human`` scores ``(n,)`` with a paired bootstrap interval:
+    the ``n`` pairs are resampled with replacement, each resample keeping a pair's scores together, and
+    the interval is SciPy's BCa interval (``scipy.stats.bootstrap``, ``paired=True``; Efron & Tibshirani
+    1993, ch. 14) at level ``confidence``.
+
+    With ``baseline`` (another ``(n,)`` score for the same pairs, e.g. a second model's cosines), the
+    statistic is the difference ``ρ(predicted, human) - ρ(baseline, human)``, resampled jointly, so that
+    the interval answers whether the two models differ on these pairs. Resamples come from
+    ``numpy.random.default_rng(seed)``: the same inputs give the same interval.
+
+    Raises ``ValueError`` for inputs of different lengths, fewer than 3 pairs, non-finite scores,
+    ``confidence`` outside (0, 1) or ``n_resamples < 100``.
+    """
+    arrays = [np.asarray(predicted, dtype=np.float64), np.asarray(human, dtype=np.float64)]
+    if baseline is not None:
+        arrays.append(np.asarray(baseline, dtype=np.float64))
+    n = arrays[0].shape[0] if arrays[0].ndim == 1 else -1
+    if any(a.ndim != 1 or a.shape[0] != n for a in arrays):
+        raise ValueError(f"predicted, human (and baseline) must be 1-D of one length, got shapes {[a.shape for a in arrays]}")
+    if n < 3:
+        raise ValueError(f"a bootstrap interval needs at least 3 pairs, got {n}")
+    if not all(np.isfinite(a).all() for a in arrays):
+        raise ValueError("scores must be finite (no NaN or infinity)")
+    if isinstance(confidence, bool) or not isinstance(confidence, (float, int)) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 100:
+        raise ValueError(f"n_resamples must be an integer >= 100, got {n_resamples!r}")
+
+    def statistic(p, h, *rest, axis=-1):
+        rho = _spearman_along_last_axis(p, h)
+        return rho - _spearman_along_last_axis(rest[0], h) if rest else rho
+
+    result = scipy.stats.bootstrap(
+        tuple(arrays), statistic, paired=True, vectorized=True, n_resamples=int(n_resamples),
+        confidence_level=float(confidence), method=method, rng=np.random.default_rng(seed),
+    )
+    value = float(statistic(*arrays))
+    ci = result.confidence_interval
+    return Interval(value, float(ci.low), float(ci.high), float(confidence), n, int(n_resamples))
 
 
 def similarity_by_frequency(
@@ -338,11 +431,14 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
 
 __all__ = [
     "AnalogyResult",
+    "Interval",
     "SimilarityResult",
     "analogy_accuracy",
     "analogy_predictions",
+    "pair_cosines",
     "read_analogies",
     "read_word_pairs",
     "similarity_by_frequency",
+    "spearman_interval",
     "word_similarity",
 ]

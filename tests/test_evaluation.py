@@ -422,3 +422,78 @@ def test_word_pair_scores_follow_the_one_rule_for_numbers(tmp_path, score):
         read_word_pairs(path)  # float() reads '٧' as 7.0
     path.write_text("a\tb\t+7.5e-1\n", encoding="utf-8")
     assert read_word_pairs(path) == [("a", "b", 0.75)]
+
+
+def test_pair_cosines_keeps_the_in_vocabulary_pairs_in_order():
+    from lib.evaluation import pair_cosines
+
+    table = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    pairs = [("a", "b", 1.0), ("a", "zzz", 5.0), ("a", "c", 3.0)]
+    cosine, human, used = pair_cosines(table, ["a", "b", "c"], pairs)
+    np.testing.assert_allclose(cosine, [0.0, 1 / math.sqrt(2)])
+    assert human.tolist() == [1.0, 3.0] and used.tolist() == [True, False, True]
+
+
+def _paired_data(n=120, seed=3):
+    rng = np.random.default_rng(seed)
+    human = rng.normal(size=n)
+    return human, human + rng.normal(scale=2.0, size=n), human + rng.normal(scale=3.0, size=n)
+
+
+def test_spearman_interval_equals_scipy_with_spearmanr():
+    from lib.evaluation import spearman_interval
+
+    human, a, _ = _paired_data()
+    ours = spearman_interval(a, human, n_resamples=1000, seed=5)
+    reference = scipy.stats.bootstrap(
+        (a, human), lambda x, y: scipy.stats.spearmanr(x, y).statistic, paired=True, vectorized=False,
+        n_resamples=1000, method="BCa", rng=np.random.default_rng(5),
+    )
+    assert ours.statistic == pytest.approx(scipy.stats.spearmanr(a, human).statistic, abs=1e-12)
+    assert ours.low == pytest.approx(reference.confidence_interval.low, abs=1e-12)
+    assert ours.high == pytest.approx(reference.confidence_interval.high, abs=1e-12)
+    assert ours.low < ours.statistic < ours.high and (ours.n, ours.n_resamples, ours.confidence) == (120, 1000, 0.95)
+    assert spearman_interval(a, human, n_resamples=1000, seed=5) == ours  # the same seed, the same interval
+
+
+def test_spearman_interval_of_a_difference_equals_scipy():
+    from lib.evaluation import spearman_interval
+
+    human, a, b = _paired_data()
+    ours = spearman_interval(a, human, baseline=b, n_resamples=500, seed=2, method="percentile")
+
+    def difference(x, y, h):
+        return scipy.stats.spearmanr(x, h).statistic - scipy.stats.spearmanr(y, h).statistic
+
+    reference = scipy.stats.bootstrap((a, b, human), difference, paired=True, vectorized=False, n_resamples=500,
+                                      method="percentile", rng=np.random.default_rng(2))
+    assert ours.statistic == pytest.approx(difference(a, b, human), abs=1e-12)
+    assert ours.low == pytest.approx(reference.confidence_interval.low, abs=1e-12)
+    assert ours.high == pytest.approx(reference.confidence_interval.high, abs=1e-12)
+
+
+def test_spearman_interval_handles_ties_like_spearmanr():
+    from lib.evaluation import spearman_interval
+
+    human = np.array([1.0, 2.0, 2.0, 3.0, 4.0, 4.0, 5.0, 6.0])
+    predicted = np.array([0.1, 0.3, 0.2, 0.2, 0.5, 0.4, 0.4, 0.9])
+    result = spearman_interval(predicted, human, n_resamples=200)
+    assert result.statistic == pytest.approx(scipy.stats.spearmanr(predicted, human).statistic, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(predicted=[1, 2, 3], human=[1, 2]), "must be 1-D of one length"),
+        (dict(predicted=[1, 2], human=[1, 2]), "at least 3 pairs, got 2"),
+        (dict(predicted=[1, 2, np.nan], human=[1, 2, 3]), "must be finite"),
+        (dict(predicted=[1, 2, 3], human=[1, 2, 3], confidence=1.0), r"confidence must lie in \(0, 1\), got 1.0"),
+        (dict(predicted=[1, 2, 3], human=[1, 2, 3], n_resamples=10), "n_resamples must be an integer >= 100, got 10"),
+    ],
+)
+
+def test_spearman_interval_rejects_bad_input(kwargs, match):
+    from lib.evaluation import spearman_interval
+
+    with pytest.raises(ValueError, match=match):
+        spearman_interval(**kwargs)
