@@ -1,7 +1,8 @@
 """The provenance record ("embedding audit") that every embedding returned by ``lib`` carries.
 
 Taught in: chapters/embeddings.md (Level 4, "Contextual representations require provenance"); every
-trainer in ``lib`` fills one in, and chapters/real_text.md prints one.
+trainer in ``lib`` fills one in, chapters/real_text.md prints one, and chapters/tokenization.md records
+the tokens that training never saw (:func:`seen_tokens`).
 
 A table of vectors says nothing about how it was made, yet every choice below changes its neighbours:
 the item inventory and its order, the unknown-item policy and the minimum count; the corpus, the
@@ -26,7 +27,9 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Dict, List, Mapping, Tuple
 
-from lib import tables
+import numpy as np
+
+from lib import tables, validate
 from lib.corpus import corpus_hash
 from lib.notebook import exact
 
@@ -35,6 +38,8 @@ NOT_APPLICABLE = "n/a"
 # (group, field, label) in display order; every dataclass field except ``extra`` appears once.
 _LAYOUT: Tuple[Tuple[str, str, str], ...] = (
     ("items", "vocabulary_size", "vocabulary size"),
+    ("items", "tokens_seen", "tokens seen in training"),
+    ("items", "tokens_never_seen", "tokens never seen in training"),
     ("items", "vocabulary_order", "identifier order"),
     ("items", "unknown_policy", "unknown-item policy"),
     ("items", "min_count", "minimum count"),
@@ -68,7 +73,8 @@ class Provenance:
     """How one embedding table was made. Every field is a plain Python value; ``None`` means "does not apply".
 
     Items: ``vocabulary_size`` (int), ``vocabulary_order`` (e.g. ``"alphabetical"``), ``unknown_policy``,
-    ``min_count`` (int). Data: ``corpus`` (a name), ``corpus_hash`` (SHA-256 hex of the tokenised
+    ``min_count`` (int), ``tokens_seen`` and ``tokens_never_seen`` (ints: how many of the vocabulary's
+    tokens occur in the training data and how many do not, :func:`seen_tokens`). Data: ``corpus`` (a name), ``corpus_hash`` (SHA-256 hex of the tokenised
     corpus, :func:`lib.corpus.corpus_hash`), ``n_sentences``, ``n_tokens``, ``context`` (the context
     definition, window included), ``subsampling`` (``"none"`` or the threshold and formula),
     ``n_pairs``. Objective: ``objective``, ``negatives`` (K), ``noise_distribution``,
@@ -106,6 +112,8 @@ class Provenance:
     normalisation: str | None = None
     dtype: str | None = None
     software: str | None = None
+    tokens_seen: int | None = None
+    tokens_never_seen: int | None = None
     extra: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self):
@@ -180,6 +188,25 @@ def for_corpus(vocab, sentences, *, corpus: str, **fields) -> Provenance:
     return Provenance(**base)
 
 
+def seen_tokens(ids, vocab_size: int) -> Dict[str, int]:
+    """The fields ``tokens_seen`` and ``tokens_never_seen`` for training data ``ids`` (a sequence of 1-D
+    integer id arrays, or one array) and a vocabulary of ``vocab_size`` tokens: ``{"tokens_seen": n,
+    "tokens_never_seen": vocab_size - n}``, ``n`` the number of distinct ids that occur. A never-seen
+    token's row is never updated by training, so it keeps its initial value (chapters/tokenization.md).
+    Raises ``ValueError`` for an id outside ``[0, vocab_size)`` and ``TypeError`` for non-integer ids.
+
+    >>> seen_tokens([[0, 2, 2], [2]], 4)
+    {'tokens_seen': 2, 'tokens_never_seen': 2}
+    """
+    vocab_size = validate.integer(vocab_size, "vocab_size", low=1)
+    parts = [ids] if isinstance(ids, np.ndarray) and ids.ndim == 1 else list(ids)
+    seen = np.zeros(vocab_size, dtype=bool)
+    for part in parts:
+        seen[validate.ids(part, vocab_size).ravel()] = True
+    n = int(seen.sum())
+    return {"tokens_seen": n, "tokens_never_seen": vocab_size - n}
+
+
 def software_versions(*names: str) -> str:
     """``"numpy 2.4.6, torch 2.13.0"`` for the named installed packages (``ValueError`` if one is missing)."""
     out = []
@@ -191,4 +218,4 @@ def software_versions(*names: str) -> str:
     return ", ".join(out)
 
 
-__all__ = ["Provenance", "for_corpus", "software_versions", "NOT_APPLICABLE"]
+__all__ = ["Provenance", "for_corpus", "seen_tokens", "software_versions", "NOT_APPLICABLE"]

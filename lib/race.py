@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
-from gensim.models import Word2Vec
+from gensim.models import FastText, Word2Vec
 from threadpoolctl import threadpool_limits
 
 from lib import tables, validate
@@ -270,6 +270,86 @@ def train_gensim(
     return Trained("gensim", vocab, vectors, seconds, n_words, prov)
 
 
+#: fastText's character n-gram lengths (Bojanowski et al. 2017, §3.2: 3 to 6 characters) and the number
+#: of hash buckets the n-grams share (fastText's and gensim's default).
+FASTTEXT_MIN_N = 3
+FASTTEXT_MAX_N = 6
+FASTTEXT_BUCKETS = 2_000_000
+
+
+def train_fasttext(
+    docs,
+    settings: Settings = Settings(),
+    *,
+    seed: int = 0,
+    workers: int = 1,
+    min_n: int = FASTTEXT_MIN_N,
+    max_n: int = FASTTEXT_MAX_N,
+    bucket: int = FASTTEXT_BUCKETS,
+    corpus: str = "Lee background corpus",
+    data=("lee",),
+) -> Tuple[Trained, object]:
+    """gensim's ``FastText`` (skip-gram, negative sampling) with the values of ``settings.sgns``, as
+    :func:`train_gensim` trains ``Word2Vec``: the subword vectors of Bojanowski et al. (2017), a word
+    represented by its own vector and the vectors of its character n-grams of ``min_n`` to ``max_n``
+    characters (the word wrapped in ``<`` and ``>``), hashed into ``bucket`` shared rows.
+
+    Taught in: chapters/tokenization.md. Returns ``(trained, keyed_vectors)``: ``trained.vectors`` are the
+    in-vocabulary words' vectors ``(V, D) float32`` in the rows of the book's vocabulary, and
+    ``keyed_vectors[word]`` (gensim's ``FastTextKeyedVectors``) builds a vector for any word, from its
+    n-grams when it has no row (their mean: gensim's rule; the paper sums). ``workers=1`` makes it
+    deterministic for a seed. Raises ``TypeError`` / ``ValueError`` unless ``1 <= min_n <= max_n`` and
+    ``bucket >= 1`` are integers, and ``RuntimeError`` if gensim's vocabulary differs from the book's.
+    """
+    docs = check_sentences(docs, "docs")
+    min_n = validate.integer(min_n, "min_n", low=1)
+    max_n = validate.integer(max_n, "max_n", low=min_n, hint="at least min_n")
+    bucket = validate.integer(bucket, "bucket", low=1)
+    config = settings.sgns
+    start = time.perf_counter()
+    vocab = vocabulary(docs, settings)
+    with _gensim_minus_one_notices() as notices:
+        model = FastText(
+            sentences=docs, vector_size=config.dim, window=config.window, negative=config.negatives, hs=0, sg=1,
+            epochs=config.epochs, sample=config.sample, min_count=settings.min_count, alpha=config.alpha,
+            min_alpha=config.min_alpha, ns_exponent=config.power, shrink_windows=config.dynamic_window,
+            workers=workers, seed=seed, min_n=min_n, max_n=max_n, bucket=bucket,
+        )
+    seconds = time.perf_counter() - start
+    if set(model.wv.key_to_index) != set(vocab.tokens):
+        raise RuntimeError("gensim's vocabulary differs from the book's; the two min-count rules disagree")
+    vectors = model.wv.vectors[[model.wv.key_to_index[t] for t in vocab.tokens]]
+    extra = dict(provenance_extra(data))
+    if notices["count"]:
+        extra["gensim: dot products of exactly -1 taken as 0"] = str(notices["count"])
+    prov = for_corpus(
+        vocab,
+        docs,
+        corpus=corpus,
+        context=describe_context(config.window, unit="document", dynamic=config.dynamic_window)
+        + " (gensim shrink_windows)",
+        subsampling=f"t = {exact(config.sample)}, word2vec.c formula",
+        objective=f"skip-gram, negative sampling, over word and character {min_n}-{max_n}-gram vectors "
+        f"(gensim FastText sg=1, {bucket:,} hash buckets)",
+        negatives=config.negatives,
+        noise_distribution=f"unigram^{config.power} (cumulative table)",
+        dimension=config.dim,
+        initialisation="gensim default",
+        optimiser="SGD (gensim's Cython loop)",
+        learning_rate=float(config.alpha),
+        batch=f"one pair at a time, {workers} worker thread(s)",
+        stopping_rule=f"fixed number of epochs ({config.epochs})",
+        seed=int(seed),
+        vectors="word vector plus its n-gram vectors, averaged (gensim wv)",
+        normalisation="none",
+        dtype="float32",
+        software=software_versions("gensim", "numpy"),
+        extra=extra,
+    )
+    n_words = int(vocab.counts.sum()) * config.epochs
+    return Trained("gensim fastText", vocab, vectors, seconds, n_words, prov), model.wv
+
+
 #: The three methods, by display name.
 METHODS = {"PPMI-SVD": train_ppmi_svd, "book SGNS": train_book_sgns, "gensim": train_gensim}
 
@@ -461,6 +541,9 @@ def race_table(summaries: Sequence[RaceSummary], *, markdown: bool = True, compa
 
 
 __all__ = [
+    "FASTTEXT_BUCKETS",
+    "FASTTEXT_MAX_N",
+    "FASTTEXT_MIN_N",
     "METHODS",
     "RaceRun",
     "RaceSummary",
@@ -475,6 +558,7 @@ __all__ = [
     "summarise_race",
     "train",
     "train_book_sgns",
+    "train_fasttext",
     "train_gensim",
     "train_ppmi_svd",
     "vocabulary",

@@ -330,7 +330,9 @@ def _train_range(w_in, w_out, epoch: EpochWindows, start: int, stop: int, buf: B
 class SGNSResult:
     """A trained model: ``vectors`` (the input table) and ``output_vectors`` ``(V, D) float32`` NumPy
     copies; ``n_words`` (in-vocabulary tokens × epochs) and ``n_pairs`` (pairs trained, all epochs);
-    ``seconds`` (wall time of the training loop, sampling included); ``provenance``."""
+    ``seconds`` (wall time of the training loop, sampling included); ``provenance``; and
+    ``initial_vectors`` ``(V, D) float32``, the input table before the first step, so that what training
+    did to each row can be measured (a row whose token never occurs keeps it exactly)."""
 
     vectors: np.ndarray
     output_vectors: np.ndarray
@@ -338,6 +340,7 @@ class SGNSResult:
     n_pairs: int
     seconds: float
     provenance: Provenance = field(default_factory=Provenance)
+    initial_vectors: np.ndarray | None = None
 
 
 def _flatten(sentences, vocab_size: int) -> Tuple[np.ndarray, np.ndarray]:
@@ -389,6 +392,7 @@ def train_sgns(
     noise = alias_table(noise_distribution(counts, config.power))
     rng = np.random.default_rng(config.seed)
     w_in = torch.from_numpy(((rng.random((V, D), dtype=np.float32) - 0.5) / D))  # word2vec's initialisation
+    initial = w_in.numpy().copy()
     w_out = torch.zeros(V, D)
     buffers = [make_buffers(config.batch_windows, S, config.targets_per_window, D) for _ in range(config.workers)]
     schedule = np.linspace(config.alpha, config.min_alpha, config.epochs + 1)
@@ -452,7 +456,7 @@ def train_sgns(
     ctx = describe_context(config.window, unit="document", dynamic=config.dynamic_window)
     prov = (provenance or Provenance()).replace(context=ctx, **fields)
     n_words = int(ids.shape[0]) * config.epochs
-    return SGNSResult(w_in.numpy().copy(), w_out.numpy().copy(), n_words, int(n_pairs), seconds, prov)
+    return SGNSResult(w_in.numpy().copy(), w_out.numpy().copy(), n_words, int(n_pairs), seconds, prov, initial)
 
 
 def sgns_embedding(

@@ -2,10 +2,11 @@
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from lib.corpus import Vocabulary, corpus_hash
-from lib.provenance import NOT_APPLICABLE, Provenance, for_corpus, software_versions
+from lib.provenance import NOT_APPLICABLE, Provenance, for_corpus, seen_tokens, software_versions
 
 
 def test_rows_follow_the_audit_groups_and_skip_missing_fields():
@@ -63,3 +64,18 @@ def test_software_versions():
     assert software_versions("numpy") == f"numpy {numpy.__version__}"
     with pytest.raises(ValueError, match="not installed"):
         software_versions("no-such-package-xyz")
+
+
+def test_seen_tokens_counts_distinct_ids_and_shows_in_the_record():
+    assert seen_tokens([np.array([0, 2, 2]), np.array([2, 5])], 7) == {"tokens_seen": 3, "tokens_never_seen": 4}
+    assert seen_tokens(np.array([1, 1]), 2) == {"tokens_seen": 1, "tokens_never_seen": 1}
+    assert seen_tokens([[], []], 3) == {"tokens_seen": 0, "tokens_never_seen": 3}
+    with pytest.raises(ValueError, match="token id 7 out of range for vocabulary of 7"):
+        seen_tokens([[0, 7]], 7)
+    with pytest.raises(TypeError, match="token ids must be integers"):
+        seen_tokens([[0.5]], 7)
+    with pytest.raises(ValueError, match="vocab_size must be an integer >= 1, got 0"):
+        seen_tokens([[0]], 0)
+    rows = Provenance(vocabulary_size=7, **seen_tokens([[0, 2]], 7)).rows()
+    assert rows[:3] == [("items", "vocabulary size", "7"), ("items", "tokens seen in training", "2"),
+                        ("items", "tokens never seen in training", "5")]

@@ -13,7 +13,15 @@ from lib import race
 from lib.corpus import Vocabulary
 from lib.datasets import load_corpus
 from lib.ppmi import ppmi_svd_embedding
-from lib.race import RaceRun, Settings, summarise_race, train_book_sgns, train_gensim, train_ppmi_svd
+from lib.race import (
+    RaceRun,
+    Settings,
+    summarise_race,
+    train_book_sgns,
+    train_fasttext,
+    train_gensim,
+    train_ppmi_svd,
+)
 from lib.sgns import SGNSConfig, train_sgns
 
 # --- the settings ----------------------------------------------------------------------------------------
@@ -182,3 +190,29 @@ def test_measured_value_formats():
     assert race.format_rate(487_000) == "0.49 M words/s"
     assert race.format_cost(2.049) == "2.05 µs/word"
 
+
+
+# --- fastText ---------------------------------------------------------------------------------------------
+
+
+def test_fasttext_rows_follow_the_book_vocabulary_and_unseen_words_get_vectors(small_corpus):
+    from gensim.models import FastText
+
+    trained, keyed = train_fasttext(small_corpus, SMALL, seed=2, bucket=5000)
+    model = FastText(small_corpus, vector_size=16, window=5, negative=5, sg=1, epochs=2, sample=1e-3, min_count=3,
+                     workers=1, seed=2, min_n=3, max_n=6, bucket=5000)
+    for row, token in enumerate(trained.vocab.tokens[:50]):
+        np.testing.assert_array_equal(trained.vectors[row], model.wv[token])  # deterministic with one worker
+    assert "zebrafish" not in trained.vocab.index
+    np.testing.assert_array_equal(keyed["zebrafish"], model.wv["zebrafish"])
+    assert keyed.bucket == 5000 and trained.method == "gensim fastText"
+    assert "3-6-gram" in trained.provenance.objective
+
+
+def test_fasttext_rejects_bad_ngram_settings(small_corpus):
+    with pytest.raises(ValueError, match=r"max_n must be an integer >= 5 \(at least min_n\), got 3"):
+        train_fasttext(small_corpus, SMALL, min_n=5, max_n=3)
+    with pytest.raises(ValueError, match="bucket must be an integer >= 1, got 0"):
+        train_fasttext(small_corpus, SMALL, bucket=0)
+    with pytest.raises(TypeError, match="min_n must be an integer >= 1, got 3.0"):
+        train_fasttext(small_corpus, SMALL, min_n=3.0)

@@ -353,3 +353,16 @@ def test_train_rejects_bad_corpora(sentences, error, match):
 def test_train_rejects_a_config_of_the_wrong_type():
     with pytest.raises(TypeError, match="SGNSConfig"):
         train_sgns([np.array([0, 1])], np.array([1, 1]), {"dim": 2})
+
+
+def test_rows_of_ids_that_never_occur_keep_their_initial_values_exactly():
+    docs = topic_corpus(n_docs=6)
+    counts = np.bincount(np.concatenate(docs), minlength=90)  # ids 80-89 never occur
+    result = train_sgns(docs, counts, SGNSConfig(dim=10, epochs=2, seed=7, sample=0))
+    assert result.initial_vectors.shape == (90, 10) and result.initial_vectors.dtype == np.float32
+    assert np.array_equal(result.vectors[80:], result.initial_vectors[80:])
+    used = np.flatnonzero(counts > 0)
+    assert (np.abs(result.vectors[used] - result.initial_vectors[used]).max(axis=1) > 0).all()
+    # the initial table is the one a fresh generator with the same seed draws (word2vec's uniform ±0.5/D)
+    rng = np.random.default_rng(7)
+    np.testing.assert_array_equal(result.initial_vectors, (rng.random((90, 10), dtype=np.float32) - 0.5) / 10)
