@@ -126,3 +126,6 @@ FIGURES = {
     "tok-vocab-tradeoff": vocab_tradeoff,
     "tok-untrained-rows": untrained_rows,
 }
+
+#: Both figures train first (the tokenizer, then skip-gram on its tokens): more than a few seconds.
+SLOW = {"tok-vocab-tradeoff", "tok-untrained-rows"}
