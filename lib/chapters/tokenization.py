@@ -457,6 +457,10 @@ class SimilarityStudy:
 SIMILARITY_SEED = 0
 BOOTSTRAP_RESAMPLES = 10_000
 FASTTEXT = "gensim fastText"
+#: Decimals of an interval's ends: one. fastText's float32 training differs slightly between processors'
+#: code paths, and a BCa interval end moves by about 0.001 with it, too close to a rounding step at two
+#: decimals; an interval about 0.3 wide needs no second decimal at its ends.
+INTERVAL_DECIMALS = 1
 
 
 def similarity_study(docs, settings: Settings = Settings(), *, seed: int = SIMILARITY_SEED) -> SimilarityStudy:
@@ -495,19 +499,21 @@ def similarity_study(docs, settings: Settings = Settings(), *, seed: int = SIMIL
     return SimilarityStudy(rows, models, keyed, difference, pairs)
 
 
-def interval_text(iv: Interval, digits: int = 2) -> str:
-    """``"0.19 [0.02, 0.35]"``: a statistic and its interval at ``digits`` decimals (through ``fmt``).
+def interval_text(iv: Interval, digits: int = 2, end_digits: int = INTERVAL_DECIMALS) -> str:
+    """``"0.19 [0.0, 0.3]"``: a statistic at ``digits`` decimals and its interval's ends at ``end_digits``
+    (through ``fmt``).
 
     >>> interval_text(Interval(0.1934, 0.021, 0.349, 0.95, 133, 10_000))
-    '0.19 [0.02, 0.35]'
+    '0.19 [0.0, 0.3]'
     """
-    spec = f".{digits}f"
-    return f"{fmt(iv.statistic, spec)} [{fmt(iv.low, spec)}, {fmt(iv.high, spec)}]"
+    spec, end = f".{digits}f", f".{end_digits}f"
+    return f"{fmt(iv.statistic, spec)} [{fmt(iv.low, end)}, {fmt(iv.high, end)}]"
 
 
 def similarity_table(study: SimilarityStudy) -> str:
-    """Coverage and ρ side by side, ρ with its 95 % interval, two decimals (float32 training: the third
-    decimal differs between BLAS code paths), as a Markdown table."""
+    """Coverage and ρ side by side, ρ at two decimals (float32 training: the third decimal differs between
+    BLAS code paths) with its 95 % interval, whose ends are shown at ``INTERVAL_DECIMALS``, as a Markdown
+    table."""
     shared_n = study.rows[0].pairs_scored
     rows = []
     for r in study.rows:
