@@ -91,9 +91,16 @@ AUDIT_JS = r"""
   const out = {};
 
   // 1. Markdown tables left as text
+  // the element's own text: a code block or a rendered table inside it (an API entry's doctest showing a
+  // table's source) is not prose
+  const ownText = (el) => {
+    const copy = el.cloneNode(true);
+    copy.querySelectorAll('pre, code, .highlight, .doctest, table').forEach((c) => c.remove());
+    return copy.textContent;
+  };
   out.tableText = [...article.querySelectorAll('p, li, dd')]
     .filter((p) => !p.closest('pre, code, .highlight'))
-    .filter((p) => /(^|\n)\s*\|[^\n|]*\|[^\n]*\|/.test(p.innerText || p.textContent) || /\|\s*:?-{3,}:?\s*\|/.test(p.textContent))
+    .filter((p) => /(^|\n)\s*\|[^\n|]*\|[^\n]*\|/.test(ownText(p)) || /\|\s*:?-{3,}:?\s*\|/.test(ownText(p)))
     .map((p) => `${sectionOf(p)}: ${short(p)}`);
 
   // 2. solutions and answers
