@@ -224,14 +224,7 @@ AUDIT_JS = r"""
 
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    path = booksite.find_chromium()
-    if path is None:
-        booksite.missing("no Chromium executable (`chromium`) found")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        booksite.missing("the Python package `playwright` is not installed")
-    return path
+    return booksite.require_chromium()
 
 
 class Site:
@@ -263,12 +256,7 @@ class Site:
     def open(self, docname: str, width: int):
         """A new page at ``width`` showing ``docname``, its maths typeset and its fonts loaded."""
         page = self.contexts[width].new_page()
-        response = page.goto(self.url(docname), wait_until="load")
-        assert response is not None and response.status == 200, f"{docname}: HTTP {response and response.status}"
-        if page.evaluate("() => document.querySelector('.math') !== null"):
-            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-            page.evaluate("() => MathJax.startup.promise.then(() => true)")
-        page.evaluate("() => document.fonts.ready.then(() => true)")
+        booksite.load(page, self.url(docname), docname)
         page.wait_for_timeout(300)  # the theme's and togglebutton's scripts run after load
         return page
 
