@@ -46,7 +46,7 @@ def test_compare_neighbours_by_hand():
     close = {"a": [("b", 0.9 / math.hypot(0.9, 0.1) + 1e-7), ("c", 0.0)]}  # the same to four decimals
     result = compare_neighbours(got, close)
     lines = result.table.splitlines()
-    assert lines[0].split() == ["term", "rank", "this", "chapter", "source", "same"]
+    assert lines[0].split() == ["term", "rank", "this", "chapter", "reference", "same"]
     assert lines[1].split() == ["a", "1", "b", "0.9939", "b", "0.9939", "yes"]
     assert lines[2].split() == ["a", "2", "c", "0.0000", "c", "0.0000", "yes"]
     assert result.all_same

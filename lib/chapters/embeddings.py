@@ -86,7 +86,7 @@ class NeighbourComparison(NamedTuple):
 def compare_neighbours(
     got: Mapping[str, Sequence], published: Mapping[str, Sequence], digits: int = 4
 ) -> NeighbourComparison:
-    """Neighbours side by side, ``term, rank, this chapter, source, same``, and whether all agree.
+    """Neighbours side by side, ``term, rank, this chapter, reference, same``, and whether all agree.
 
     ``got`` and ``published`` map a query term to ``[(token, score), ...]``; scores are rounded to
     ``digits`` places before they are compared, and "same" is ``yes`` when token and rounded score agree.
@@ -94,7 +94,7 @@ def compare_neighbours(
 
     >>> result = compare_neighbours({"cat": [("dog", 0.52)]}, {"cat": [("dog", 0.52001)]})
     >>> print(result.table)
-    term  rank  this chapter  source       same
+    term  rank  this chapter  reference    same
     cat   1     dog 0.5200    dog 0.5200   yes
     >>> result.all_same
     True
@@ -107,7 +107,7 @@ def compare_neighbours(
             a, b = fmt(s_a, f".{digits}f"), fmt(s_b, f".{digits}f")  # as printed: rounded once, in lib.notebook
             same.append((tok_a, a) == (tok_b, b))
             rows.append([term, str(rank), f"{tok_a} {a}", f"{tok_b} {b}", "yes" if same[-1] else "NO"])
-    table = tables.text(["term", "rank", "this chapter", "source", "same"], rows)
+    table = tables.text(["term", "rank", "this chapter", "reference", "same"], rows)
     return NeighbourComparison(table, all(same))
 
 
