@@ -384,7 +384,7 @@ PE_CASES = [(0, 4), (1, 4), (3, 4), (7, 6), (2, 5), (0, 16), (5, 16), (12, 16), 
 _CHECK_TABLE = np.array([[0.1, 0.2, 0.3, 0.4], [0.5, -0.5, 1.0, 0.0], [-1.0, 0.25, 0.0, 2.0]])
 
 
-REPORT_WIDTH = 88  # characters per line of a printed report (a code block of the book's page)
+REPORT_WIDTH = 78  # characters per line of a printed report: what a code block of the book shows at 1280 px
 
 
 @dataclass

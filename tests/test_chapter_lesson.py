@@ -291,3 +291,18 @@ def test_bad_arguments_are_rejected(exp):
         lesson.mean_vector(exp.E, "the dog", "rotary")
     with pytest.raises(ValueError, match="width 5 was not trained"):
         exp.row(5)
+
+
+def test_attention_without_a_mask_is_permutation_equivariant_and_with_a_causal_mask_is_not(exp):
+    X = lesson.input_vectors(exp.E, "the dog chased the cat")
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        order = rng.permutation(5)
+        assert lesson.shuffle_only_reorders(X, order)
+    assert not lesson.shuffle_only_reorders(X, [4, 1, 2, 3, 0], causal=True)
+    # the first output of a causal model is its first input; each row of weights sums to one
+    np.testing.assert_allclose(lesson.self_attention(X, causal=True)[0], X[0], atol=1e-15)
+    with pytest.raises(ValueError, match="permutation of 0..4"):
+        lesson.shuffle_only_reorders(X, [0, 0, 1, 2, 3])
+    with pytest.raises(ValueError, match=r"must be a \(T, d\) array"):
+        lesson.self_attention(X[0])

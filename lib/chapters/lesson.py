@@ -335,6 +335,46 @@ def mean_vector(E, sentence: str, positions=None) -> np.ndarray:
     return input_vectors(E, sentence, positions).mean(axis=0)
 
 
+def self_attention(X, causal: bool = False) -> np.ndarray:
+    """The barest self-attention over the rows of ``X`` ``(T, d)``: ``(T, d)`` float64.
+
+    Scores ``X Xᵀ / sqrt(d)`` for every pair of positions (queries, keys and values are the inputs themselves,
+    with no learned projections), a softmax over each row of scores (the one non-linear step), and each
+    output the weighted average of the rows. With ``causal=True`` position ``t`` may attend only to
+    positions ``0..t`` (the mask of a decoder that predicts the next token), as in Vaswani et al. (2017),
+    section 3.2. Without the mask, reordering the rows of ``X`` only reorders the output; with it, not.
+    Raises ``ValueError`` for an ``X`` that is not 2-D.
+
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> print(fmt(self_attention(X), ".4f"))
+    [[0.6698 0.3302]
+     [0.3302 0.6698]]
+    >>> print(fmt(self_attention(X, causal=True), ".4f"))
+    [[1.0000 0.0000]
+     [0.3302 0.6698]]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a (T, d) array, got shape {X.shape}")
+    T, d = X.shape
+    scores = X @ X.T / np.sqrt(d)  # (T, T): one score per pair of positions
+    if causal:
+        scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)  # (T, T): softmax over each row
+    return weights @ X
+
+
+def shuffle_only_reorders(X, order, causal: bool = False) -> bool:
+    """True if :func:`self_attention` of ``X[order]`` is its output on ``X`` reordered the same way
+    (permutation equivariance), within ``1e-12``. ``order`` is a permutation of ``range(T)``."""
+    X = np.asarray(X, dtype=np.float64)
+    order = np.asarray(order)
+    if sorted(order.tolist()) != list(range(len(X))):
+        raise ValueError(f"order must be a permutation of 0..{len(X) - 1}, got {order.tolist()}")
+    return bool(np.allclose(self_attention(X[order], causal), self_attention(X, causal)[order], rtol=0, atol=1e-12))
+
+
 def same_set_of_vectors(X, Y, atol: float = 1e-12) -> bool:
     """True if the rows of ``X`` ``(T, d)`` are the rows of ``Y`` in some order (equal within ``atol``).
 
