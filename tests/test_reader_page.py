@@ -145,6 +145,10 @@ AUDIT_JS = r"""
     if (verdict !== 'ok') cut.push(`${el.tagName.toLowerCase()} in "${sectionOf(el)}" (${verdict}, ${Math.round(contentRight - limit)} px): ${short(el)}`);
   }
   out.cutOff = cut;
+  // blocks a reader has to scroll sideways to read (at a laptop's width none should need it)
+  out.scrolls = [...article.querySelectorAll('.cell_input pre, .cell_output pre, div.highlight pre, div.math, mjx-container[display="true"]')]
+    .filter((el) => visible(el) && el.scrollWidth > el.clientWidth + 1)
+    .map((el) => `${el.tagName.toLowerCase()} in "${sectionOf(el)}" (${el.scrollWidth - el.clientWidth} px hidden): ${short(el)}`);
   out.pageWidth = document.documentElement.scrollWidth;
 
   // 6. bookkeeping a reader can open, prose about the test machinery
@@ -457,6 +461,11 @@ def test_nothing_is_cut_off(site, docname, width):
     seen = site.audit(docname, width)
     assert seen["cutOff"] == [], f"{docname} at {width} px: blocks cut off at the right edge:\n" + "\n".join(seen["cutOff"])
     assert seen["pageWidth"] <= width, f"{docname} at {width} px: the page scrolls sideways ({seen['pageWidth']} px wide)"
+    if width == WIDTHS["laptop"]:
+        assert seen["scrolls"] == [], (
+            f"{docname} at {width} px: code, output or equation blocks that must be scrolled sideways to be "
+            "read (keep lines within 88 characters; split long equations):\n" + "\n".join(seen["scrolls"])
+        )
 
 
 # ----------------------------------------------------------------------------------------------------
