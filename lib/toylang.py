@@ -82,7 +82,10 @@ GRAMMAR: Dict[str, Tuple[Tuple[str, float], ...]] = {
     ),
 }
 
-# Every token's role in the grammar, in the order the book lists roles (figures sort tokens this way).
+# Every token's role: its slot in the grammar (the article, subject, verb, adjective, object or modifier
+# that a part of the sentence expands to, or the full stop that ends it), in the order the book lists roles
+# (figures sort tokens this way). A role says where a token stands, not what follows it: the two articles
+# and the three adjectives share a role but not their next tokens (see next_token_kinds).
 ROLE_ORDER: Tuple[str, ...] = ("article", "subject", "verb", "adjective", "object", "modifier", "end")
 ROLES: Dict[str, str] = {
     "the": "article", "a": "article",
@@ -299,6 +302,23 @@ def transition_matrix() -> np.ndarray:
     """Exact ``P(next = j | previous = i)``: ``(V, V)`` float64, each row summing to 1 (from :func:`bigram_distribution`)."""
     joint = bigram_distribution()
     return joint / joint.sum(axis=1, keepdims=True)
+
+
+def next_token_kinds() -> np.ndarray:
+    """The kind of every token: ``(V,) int64``, equal for two tokens exactly when their rows of
+    :func:`transition_matrix` are equal (the same next tokens with the same probabilities).
+
+    Kinds are numbered 0, 1, ... in order of their first token id. A kind is not a role: the roles of
+    ``ROLES`` name a token's slot in the grammar, and two tokens of one role are of one kind only if the
+    same tokens follow them (every subject, every verb; but not "a" and "the", nor "red" and "small").
+
+    >>> kinds = next_token_kinds()
+    >>> len(set(kinds.tolist())), bool(kinds[STOI["cat"]] == kinds[STOI["dog"]]), bool(kinds[STOI["a"]] == kinds[STOI["the"]])
+    (11, True, False)
+    """
+    _, first, inverse = np.unique(transition_matrix().round(12), axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(np.argsort(first))  # renumber kinds by their first token id
+    return order[inverse.reshape(-1)].astype(np.int64)
 
 
 def bigram_entropy() -> float:

@@ -39,6 +39,7 @@ import argparse
 import importlib.util
 import math
 import sys
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
@@ -383,6 +384,9 @@ PE_CASES = [(0, 4), (1, 4), (3, 4), (7, 6), (2, 5), (0, 16), (5, 16), (12, 16), 
 _CHECK_TABLE = np.array([[0.1, 0.2, 0.3, 0.4], [0.5, -0.5, 1.0, 0.0], [-1.0, 0.25, 0.0, 2.0]])
 
 
+REPORT_WIDTH = 78  # characters per line of a printed report: what a code block of the book shows at 1280 px
+
+
 @dataclass
 class CaseResult:
     name: str
@@ -401,15 +405,22 @@ class CheckReport:
     def passed(self) -> bool:
         return all(c.ok for c in self.cases)
 
+    @property
+    def n_failed(self) -> int:
+        """How many cases failed."""
+        return sum(not c.ok for c in self.cases)
+
     def __str__(self) -> str:
-        lines = [f"{'PASS' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in self.cases]
-        n_ok = sum(c.ok for c in self.cases)
-        lines.append(f"{n_ok} of {len(self.cases)} cases pass.")
+        """The report as text, every line at most ``REPORT_WIDTH`` characters (long lines wrap, indented)."""
+        entries = [f"{'PASS' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in self.cases]
+        entries.append(f"{len(self.cases) - self.n_failed} of {len(self.cases)} cases pass.")
         for m in self.mistakes:
-            lines.append(f"Recognised mistake: {m.name}: {m.description}. Fix: {m.fix}.")
+            entries.append(f"Recognised mistake: {m.name}: {m.description}. Fix: {m.fix}.")
         if not self.passed and not self.mistakes:
-            lines.append("The failing cases match none of the known mistakes: compare your values with the expected ones.")
-        return "\n".join(lines)
+            entries.append("The failing cases match none of the known mistakes: compare your values with the "
+                           "expected ones.")
+        return "\n".join(textwrap.fill(e, REPORT_WIDTH, subsequent_indent="      ", break_on_hyphens=False)
+                         for e in entries)
 
     def _repr_pretty_(self, printer, cycle):  # IPython shows the report as text
         printer.text(str(self))

@@ -121,6 +121,30 @@ def find_chromium() -> Optional[str]:
     return None
 
 
+
+def require_chromium() -> str:
+    """The Chromium executable and Playwright, or skip the calling test (fail it under ``CI=true``)
+    naming what is missing."""
+    path = find_chromium()
+    if path is None:
+        missing("no Chromium executable (`chromium`) found")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing("the Python package `playwright` is not installed")
+    return path
+
+
+def load(page, url: str, docname: str) -> None:
+    """Open ``url`` in the Playwright ``page`` and wait until its maths is typeset and its fonts are
+    loaded; assert that the server answered 200."""
+    response = page.goto(url, wait_until="load")
+    assert response is not None and response.status == 200, f"{docname}: HTTP {response and response.status}"
+    if page.evaluate("() => document.querySelector('.math') !== null"):
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+        page.evaluate("() => MathJax.startup.promise.then(() => true)")
+    page.evaluate("() => document.fonts.ready.then(() => true)")
+
 # ----------------------------------------------------------------------------------------------------
 # building and serving the book
 

@@ -194,12 +194,7 @@ class Reader:
         page.on("requestfailed", lambda r: seen["failed"].append(f"{r.url}: {r.failure}"))
         page.on("response", lambda r: r.status >= 400 and seen["status"].append(f"{r.status} {r.url}"))
         blocked_before = len(self.blocked)
-        response = page.goto(self.url(docname), wait_until="load")
-        assert response is not None and response.status == 200, f"{docname}: HTTP {response and response.status}"
-        if page.evaluate("() => document.querySelector('.math') !== null"):
-            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-            page.evaluate("() => MathJax.startup.promise.then(() => true)")
-        page.evaluate("() => document.fonts.ready.then(() => true)")
+        booksite.load(page, self.url(docname), docname)
         audit = page.evaluate(AUDIT_JS)
         audit.update(seen, blocked=self.blocked[blocked_before:])
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -252,14 +247,7 @@ class Reader:
 
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    path = booksite.find_chromium()
-    if path is None:
-        booksite.missing("no Chromium executable (`chromium`) found")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        booksite.missing("the Python package `playwright` is not installed")
-    return path
+    return booksite.require_chromium()
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,8 @@ from lib.chapters.embeddings import (
     SOURCE_NEIGHBOURS,
     animal_vehicle_corpus,
     compare_neighbours,
+    neighbour_change,
+    overlap_by_count,
 )
 from lib.corpus import Vocabulary
 from lib.geometry import named_neighbours
@@ -44,7 +46,7 @@ def test_compare_neighbours_by_hand():
     close = {"a": [("b", 0.9 / math.hypot(0.9, 0.1) + 1e-7), ("c", 0.0)]}  # the same to four decimals
     result = compare_neighbours(got, close)
     lines = result.table.splitlines()
-    assert lines[0].split() == ["term", "rank", "this", "chapter", "source", "same"]
+    assert lines[0].split() == ["term", "rank", "this", "chapter", "reference", "same"]
     assert lines[1].split() == ["a", "1", "b", "0.9939", "b", "0.9939", "yes"]
     assert lines[2].split() == ["a", "2", "c", "0.0000", "c", "0.0000", "yes"]
     assert result.all_same
@@ -52,3 +54,53 @@ def test_compare_neighbours_by_hand():
     assert other.table.splitlines()[1].split()[-1] == "NO" and not other.all_same
     with pytest.raises(ValueError, match="same terms"):
         compare_neighbours(got, {"b": got["a"]})
+
+
+def test_neighbour_change_by_hand():
+    # before: x-y close, z apart; after: y and z swap places, so x's neighbour moves from y to z
+    before = [np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])] * 2
+    after_a = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.1], [0.1, 0.9]])
+    after_b = np.array([[1.0, 0.0], [0.1, 0.9], [0.9, 0.1], [0.0, 1.0]])  # seed noise: w and y trade rows' roles
+    change = neighbour_change(before, ["x", "y", "z", "w"], [after_a, after_b], ["x", "y", "z", "w"], k=1)
+    assert change.items == ("x", "y", "z", "w")
+    np.testing.assert_array_equal(change.within_before, [1, 1, 1, 1])
+    # after: x -> z in both runs; y -> w then z; z -> x in both; w -> y then ... (w is row 3)
+    sets_a = {"x": "z", "y": "w", "z": "x", "w": "y"}
+    sets_b = {"x": "z", "y": "w", "z": "x", "w": "y"}
+    b_sets = {"x": "y", "y": "x", "z": "w", "w": "z"}
+    expect_within_after = [float(sets_a[t] == sets_b[t]) for t in change.items]
+    np.testing.assert_array_equal(change.within_after, expect_within_after)
+    expect_across = [(float(b_sets[t] == sets_a[t]) + float(b_sets[t] == sets_b[t])) / 2 for t in change.items]
+    np.testing.assert_array_equal(change.across, expect_across)
+
+
+def test_neighbour_change_compares_shared_items_only():
+    before = [np.eye(4)[:, :3] + 0.01 * i for i in range(2)]
+    after = [np.eye(3) + 0.01 * i for i in range(2)]
+    change = neighbour_change(before, ["a", "b", "c", "gone"], after, ["c", "b", "a"], k=1)
+    assert change.items == ("a", "b", "c")  # "gone" is neither compared nor a candidate
+    with pytest.raises(ValueError, match="at least two tables"):
+        neighbour_change(before[:1], ["a", "b", "c", "gone"], after, ["c", "b", "a"])
+    with pytest.raises(ValueError, match=r"k must be an integer in \[1, 2\]"):
+        neighbour_change(before, ["a", "b", "c", "gone"], after, ["c", "b", "a"], k=3)
+
+
+def test_overlap_by_count_against_scipy_bootstrap():
+    import scipy.stats
+
+    overlap = np.array([0.2, 0.5, 0.4, 0.9, 0.7, 0.8, 0.6])
+    counts = np.array([1, 2, 1, 5, 3, 4, 3])
+    got = overlap_by_count(overlap, counts, threshold=3, n_resamples=500, seed=1)
+    rare, frequent = overlap[counts < 3], overlap[counts >= 3]
+    assert (got.n_rare, got.n_frequent) == (3, 4)
+    assert math.isclose(got.difference, frequent.mean() - rare.mean())
+    ref = scipy.stats.bootstrap(
+        (rare, frequent), lambda r, f, axis=-1: f.mean(axis=axis) - r.mean(axis=axis), vectorized=True,
+        n_resamples=500, method="percentile", rng=np.random.default_rng(1),
+    ).confidence_interval
+    assert math.isclose(got.low, ref.low) and math.isclose(got.high, ref.high)
+    assert got.low > 0  # every rare item below every frequent one: the interval excludes zero
+    with pytest.raises(ValueError, match="confidence"):
+        overlap_by_count(overlap, counts, threshold=3, confidence=1.5)
+    with pytest.raises(ValueError, match="at least two items"):
+        overlap_by_count(overlap, counts, threshold=5)

@@ -157,14 +157,61 @@ def test_cosines_agree_with_scipy(exp):
         assert ours == pytest.approx(ref, abs=1e-12)
 
 
-def test_same_role_pairs_are_close_and_cross_role_pairs_are_not(exp):
+def test_pairs_of_one_kind_are_close_and_the_others_are_not(exp):
     rows = lesson.cosine_rows(exp.E)
+    kinds = toylang.next_token_kinds()
     assert len(rows) == 12
     for a, b, ours, _, rel in rows[:7]:
-        assert toylang.ROLES[a] == toylang.ROLES[b]
+        assert toylang.ROLES[a] == toylang.ROLES[b] and kinds[toylang.STOI[a]] == kinds[toylang.STOI[b]]
         assert ours > 0.9, (a, b, ours)
     for a, b, ours, _, rel in rows[7:]:
+        assert kinds[toylang.STOI[a]] != kinds[toylang.STOI[b]]
         assert abs(ours) < 0.3, (a, b, ours)
+    # a-the and red-small share a role (the relationship column says so) but not a kind
+    assert [rel for *_, rel in rows[7:9]] == ["both articles", "both adjectives"]
+
+
+def test_cosine_summary_over_every_pair_by_brute_force(exp):
+    summary = lesson.cosine_summary(exp.E)
+    kinds, V = toylang.next_token_kinds(), toylang.V
+    same, other, role = [], [], []
+    for i in range(V):
+        for j in range(i + 1, V):
+            c = 1 - scipy_cosine_distance(exp.E[i], exp.E[j])
+            (same if kinds[i] == kinds[j] else other).append(c)
+            if toylang.ROLES[toylang.VOCAB[i]] == toylang.ROLES[toylang.VOCAB[j]]:
+                role.append(c)
+    assert summary.n_pairs == V * (V - 1) // 2 == len(same) + len(other)
+    assert summary.n_same_kind == len(same)
+    assert summary.same_kind_min[1] == pytest.approx(min(same), abs=1e-12)
+    assert summary.other_max[1] == pytest.approx(max(other), abs=1e-12)
+    assert summary.same_role_min[1] == pytest.approx(min(role), abs=1e-12)
+    twelve = lesson.twelve_pairs_summary(exp.E)
+    assert twelve.n_pairs == 12 and twelve.n_same_kind == 7
+    with pytest.raises(ValueError, match="not in the toy vocabulary"):
+        lesson.cosine_summary(exp.E, [("cat", "zebra")])
+
+
+def test_validation_noise_is_the_standard_error_of_the_exact_grammar(exp):
+    noise = lesson.validation_noise(exp)
+    val = exp.corpus.val
+    P = toylang.transition_matrix()
+    losses = np.array([-np.log(P[a, b]) for a, b in zip(val[:-1], val[1:])])
+    assert noise.n == val.size - 1
+    assert noise.grammar_loss == pytest.approx(losses.mean(), rel=1e-12)
+    assert noise.standard_error == pytest.approx(losses.std(ddof=1) / np.sqrt(losses.size), rel=1e-12)
+    # the split's loss of a perfect model lies within a few standard errors of the entropy
+    assert abs(noise.grammar_loss - noise.entropy) < 3 * noise.standard_error
+
+
+def test_dot_product_by_offset_falls_then_rises():
+    dots = lesson.dots_by_offset(16, 63, start=10)
+    k = np.arange(64)
+    omega = positional.angular_frequencies(16)[0::2]
+    np.testing.assert_allclose(dots, np.cos(np.outer(k, omega)).sum(axis=1), atol=1e-12)
+    assert lesson.first_rise(dots) == 3 and dots[6] > dots[2]
+    with pytest.raises(ValueError, match="never rise"):
+        lesson.first_rise([3.0, 2.0, 1.0])
 
 
 @pytest.mark.parametrize("word, role", [("cat", "subject"), ("chased", "verb"), ("fish", "object"),
@@ -226,12 +273,13 @@ def test_experiment_is_cached_and_read_only(exp):
 
 def test_tables_list_the_book_and_the_lesson_side_by_side(exp):
     text = lesson.loss_table_text(exp).splitlines()
-    assert len(text) == 2 + len(exp.rows) + 1
+    assert len(text) == 2 + len(exp.rows) + 1 + 1  # header, rule, widths, full table, the note on retrained widths
+    assert max(len(line) for line in text) <= 88 and text[-1].startswith("* retrained")
     assert "2.0230" in text[2] and f"{exp.row(1).val_loss:.4f}" in text[2]
     md = lesson.loss_table_markdown(exp).splitlines()
     assert md[-1].startswith("| full table | 1,156 |")
     cos = lesson.cosine_table_markdown(exp.E).splitlines()
-    assert len(cos) == 14 and "| cat – dog |" in cos[2] and "0.979" in cos[2]
+    assert len(cos) == 14 and "| cat – dog |" in cos[2] and "0.979" in cos[2] and cos[2].endswith("| same |")
 
 
 def test_bad_arguments_are_rejected(exp):
@@ -243,3 +291,18 @@ def test_bad_arguments_are_rejected(exp):
         lesson.mean_vector(exp.E, "the dog", "rotary")
     with pytest.raises(ValueError, match="width 5 was not trained"):
         exp.row(5)
+
+
+def test_attention_without_a_mask_is_permutation_equivariant_and_with_a_causal_mask_is_not(exp):
+    X = lesson.input_vectors(exp.E, "the dog chased the cat")
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        order = rng.permutation(5)
+        assert lesson.shuffle_only_reorders(X, order)
+    assert not lesson.shuffle_only_reorders(X, [4, 1, 2, 3, 0], causal=True)
+    # the first output of a causal model is its first input; each row of weights sums to one
+    np.testing.assert_allclose(lesson.self_attention(X, causal=True)[0], X[0], atol=1e-15)
+    with pytest.raises(ValueError, match="permutation of 0..4"):
+        lesson.shuffle_only_reorders(X, [0, 0, 1, 2, 3])
+    with pytest.raises(ValueError, match=r"must be a \(T, d\) array"):
+        lesson.self_attention(X[0])

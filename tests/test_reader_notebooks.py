@@ -27,6 +27,7 @@ import booksite
 ROOT = booksite.ROOT
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
 OUTPUT_WIDTH = 88  # characters: what a code block of the page shows at 1280 px without scrolling
+CODE_WIDTH = OUTPUT_WIDTH  # the same for a line of code a reader sees or unfolds
 HIDDEN_INPUT = {"remove-input", "remove-cell"}  # tags whose code a reader never sees (hide-* only folds it)
 HIDDEN_OUTPUT = {"remove-output", "remove-cell"}
 # A Python repr where a table is meant: a dict printed at the start of a line, a list of tuples or of dicts.
@@ -79,6 +80,20 @@ def test_every_output_line_fits_the_page(nb_path):
     assert wide == [], (
         f"output lines wider than {OUTPUT_WIDTH} characters (print fewer columns, wrap, or make a table):\n"
         + "\n".join(wide)
+    )
+
+
+@pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_line_of_code_fits_the_page(nb_path):
+    wide = []
+    for i, cell in enumerate(jupytext.read(nb_path).cells):
+        tags = set(cell.metadata.get("tags", []))
+        if cell.cell_type == "code" and not tags & HIDDEN_INPUT:
+            wide += [f"{nb_path.name} cell {i}: {len(line)} characters: {line[:100]!r}"
+                     for line in cell.source.splitlines() if len(line) > CODE_WIDTH]
+    assert wide == [], (
+        f"lines of code a reader sees (or unfolds) wider than {CODE_WIDTH} characters (break the line, "
+        "shorten the comment or move it above):\n" + "\n".join(wide)
     )
 
 

@@ -91,9 +91,16 @@ AUDIT_JS = r"""
   const out = {};
 
   // 1. Markdown tables left as text
+  // the element's own text: a code block or a rendered table inside it (an API entry's doctest showing a
+  // table's source) is not prose
+  const ownText = (el) => {
+    const copy = el.cloneNode(true);
+    copy.querySelectorAll('pre, code, .highlight, .doctest, table').forEach((c) => c.remove());
+    return copy.textContent;
+  };
   out.tableText = [...article.querySelectorAll('p, li, dd')]
     .filter((p) => !p.closest('pre, code, .highlight'))
-    .filter((p) => /(^|\n)\s*\|[^\n|]*\|[^\n]*\|/.test(p.innerText || p.textContent) || /\|\s*:?-{3,}:?\s*\|/.test(p.textContent))
+    .filter((p) => /(^|\n)\s*\|[^\n|]*\|[^\n]*\|/.test(ownText(p)) || /\|\s*:?-{3,}:?\s*\|/.test(ownText(p)))
     .map((p) => `${sectionOf(p)}: ${short(p)}`);
 
   // 2. solutions and answers
@@ -138,6 +145,10 @@ AUDIT_JS = r"""
     if (verdict !== 'ok') cut.push(`${el.tagName.toLowerCase()} in "${sectionOf(el)}" (${verdict}, ${Math.round(contentRight - limit)} px): ${short(el)}`);
   }
   out.cutOff = cut;
+  // blocks a reader has to scroll sideways to read (at a laptop's width none should need it)
+  out.scrolls = [...article.querySelectorAll('.cell_input pre, .cell_output pre, div.highlight pre, div.math, mjx-container[display="true"]')]
+    .filter((el) => visible(el) && el.scrollWidth > el.clientWidth + 1)
+    .map((el) => `${el.tagName.toLowerCase()} in "${sectionOf(el)}" (${el.scrollWidth - el.clientWidth} px hidden): ${short(el)}`);
   out.pageWidth = document.documentElement.scrollWidth;
 
   // 6. bookkeeping a reader can open, prose about the test machinery
@@ -217,14 +228,7 @@ AUDIT_JS = r"""
 
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    path = booksite.find_chromium()
-    if path is None:
-        booksite.missing("no Chromium executable (`chromium`) found")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        booksite.missing("the Python package `playwright` is not installed")
-    return path
+    return booksite.require_chromium()
 
 
 class Site:
@@ -256,12 +260,7 @@ class Site:
     def open(self, docname: str, width: int):
         """A new page at ``width`` showing ``docname``, its maths typeset and its fonts loaded."""
         page = self.contexts[width].new_page()
-        response = page.goto(self.url(docname), wait_until="load")
-        assert response is not None and response.status == 200, f"{docname}: HTTP {response and response.status}"
-        if page.evaluate("() => document.querySelector('.math') !== null"):
-            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-            page.evaluate("() => MathJax.startup.promise.then(() => true)")
-        page.evaluate("() => document.fonts.ready.then(() => true)")
+        booksite.load(page, self.url(docname), docname)
         page.wait_for_timeout(300)  # the theme's and togglebutton's scripts run after load
         return page
 
@@ -462,6 +461,11 @@ def test_nothing_is_cut_off(site, docname, width):
     seen = site.audit(docname, width)
     assert seen["cutOff"] == [], f"{docname} at {width} px: blocks cut off at the right edge:\n" + "\n".join(seen["cutOff"])
     assert seen["pageWidth"] <= width, f"{docname} at {width} px: the page scrolls sideways ({seen['pageWidth']} px wide)"
+    if width == WIDTHS["laptop"]:
+        assert seen["scrolls"] == [], (
+            f"{docname} at {width} px: code, output or equation blocks that must be scrolled sideways to be "
+            "read (keep lines within 88 characters; split long equations):\n" + "\n".join(seen["scrolls"])
+        )
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -213,3 +213,16 @@ def test_sample_sentences_rejects_bad_arguments():
         tl.sample_sentences(0)
     with pytest.raises(TypeError, match="seed must be"):
         tl.sample_sentences(3, seed="x")
+
+
+def test_next_token_kinds_group_tokens_with_equal_rows():
+    P = tl.transition_matrix()
+    kinds = tl.next_token_kinds()
+    assert kinds.shape == (tl.V,) and kinds.dtype == np.int64
+    for i in range(tl.V):
+        for j in range(tl.V):
+            assert (kinds[i] == kinds[j]) == bool(np.allclose(P[i], P[j], rtol=0, atol=1e-12))
+    assert sorted(set(kinds.tolist())) == list(range(11))
+    # the articles and the adjectives share a role but not a kind; every subject is of one kind
+    assert kinds[tl.STOI["a"]] != kinds[tl.STOI["the"]] and kinds[tl.STOI["red"]] != kinds[tl.STOI["small"]]
+    assert len({kinds[tl.STOI[w]] for w, r in tl.ROLES.items() if r == "subject"}) == 1

@@ -176,6 +176,16 @@ def test_checker_names_each_mistake_and_only_that_one(name):
     assert f"Recognised mistake: {name}:" in str(report)
 
 
+@pytest.mark.parametrize("name", sorted(trace.MISTAKES))
+def test_report_lines_fit_the_page_and_count_the_failures(name):
+    functions = trace.MISTAKES[name].functions
+    report = trace.check(functions.lookup, functions.pos_encoding)
+    text = str(report)
+    assert max(len(line) for line in text.splitlines()) <= trace.REPORT_WIDTH
+    assert f"{len(report.cases) - report.n_failed} of {len(report.cases)} cases pass." in text
+    assert 0 < report.n_failed == sum(line.startswith("FAIL") for line in text.splitlines())
+
+
 def test_mistakes_change_the_encoding_as_described():
     m = trace.MISTAKES
     np.testing.assert_allclose(m["sin and cos swapped"].functions.pos_encoding(0, 4), [1, 0, 1, 0])

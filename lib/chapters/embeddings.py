@@ -4,6 +4,11 @@ comparison of its skip-gram run with the numbers its source printed.
 Concepts used: :mod:`lib.embedding`, :mod:`lib.corpus`, :mod:`lib.ppmi`, :mod:`lib.skipgram`,
 :mod:`lib.geometry`, :mod:`lib.provenance`, :mod:`lib.memory`.
 
+Two measurements keep the chapter's claims about seeds honest: :func:`neighbour_change` compares the
+neighbours of two corpora across several seeds with the seed-to-seed agreement inside each (so that a
+change is not read off one run), and :func:`overlap_by_count` gives the difference in seed stability
+between rare and frequent items with a bootstrap interval over the items (``scipy.stats.bootstrap``).
+
 The constructed animal/vehicle corpus (:data:`ANIMAL_VEHICLE_CORPUS`) is the source chapter's: 13
 three-word sentences whose counts and fitted vectors can be inspected by hand. It is evidence about
 mechanics, not about natural-language semantics. :data:`SOURCE_NEIGHBOURS` are the cosine neighbours the
@@ -14,9 +19,15 @@ at the end of the chapter by :func:`compare_neighbours`.
 
 from __future__ import annotations
 
+from itertools import combinations, product
 from typing import Dict, List, Mapping, NamedTuple, Sequence, Tuple
 
-from lib import tables
+import numpy as np
+import scipy.stats
+
+from lib import tables, validate
+from lib.corpus import token_index
+from lib.geometry import neighbour_sets, stability_by_frequency
 from lib.notebook import fmt
 
 #: The chapter's constructed corpus: 13 three-word sentences about pets and vehicles (39 tokens, 15 types).
@@ -75,7 +86,7 @@ class NeighbourComparison(NamedTuple):
 def compare_neighbours(
     got: Mapping[str, Sequence], published: Mapping[str, Sequence], digits: int = 4
 ) -> NeighbourComparison:
-    """Neighbours side by side, ``term, rank, this chapter, source, same``, and whether all agree.
+    """Neighbours side by side, ``term, rank, this chapter, reference, same``, and whether all agree.
 
     ``got`` and ``published`` map a query term to ``[(token, score), ...]``; scores are rounded to
     ``digits`` places before they are compared, and "same" is ``yes`` when token and rounded score agree.
@@ -83,7 +94,7 @@ def compare_neighbours(
 
     >>> result = compare_neighbours({"cat": [("dog", 0.52)]}, {"cat": [("dog", 0.52001)]})
     >>> print(result.table)
-    term  rank  this chapter  source       same
+    term  rank  this chapter  reference    same
     cat   1     dog 0.5200    dog 0.5200   yes
     >>> result.all_same
     True
@@ -96,5 +107,122 @@ def compare_neighbours(
             a, b = fmt(s_a, f".{digits}f"), fmt(s_b, f".{digits}f")  # as printed: rounded once, in lib.notebook
             same.append((tok_a, a) == (tok_b, b))
             rows.append([term, str(rank), f"{tok_a} {a}", f"{tok_b} {b}", "yes" if same[-1] else "NO"])
-    table = tables.text(["term", "rank", "this chapter", "source", "same"], rows)
+    table = tables.text(["term", "rank", "this chapter", "reference", "same"], rows)
     return NeighbourComparison(table, all(same))
+
+
+class NeighbourChange(NamedTuple):
+    """The result of :func:`neighbour_change`, one value per item of ``items`` (each ``(n,) float64`` in
+    [0, 1]): ``within_before`` and ``within_after``, the mean top-``k`` overlap between two seeds of the
+    same corpus (seed noise), and ``across``, the mean overlap between a run of one corpus and a run of
+    the other."""
+
+    items: Tuple[str, ...]
+    within_before: np.ndarray
+    within_after: np.ndarray
+    across: np.ndarray
+
+
+def _sets_over(tables_, vocab, items: Sequence[str], k: int) -> List[List[frozenset]]:
+    index = token_index(vocab)
+    rows = [index[t] for t in items]
+    return [neighbour_sets(np.asarray(t)[rows], range(len(rows)), k) for t in tables_]
+
+
+def _mean_overlap(pairs, k: int) -> np.ndarray:
+    pairs = list(pairs)
+    total = sum(np.array([len(x & y) / k for x, y in zip(a, b)]) for a, b in pairs)
+    return total / len(pairs)
+
+
+def neighbour_change(before, before_vocab, after, after_vocab, k: int = 3) -> NeighbourChange:
+    """How far the top-``k`` cosine neighbours move between two corpora, next to how far they move between
+    seeds of one corpus.
+
+    ``before`` and ``after`` are sequences of ``(V, d)`` tables, one per seed (at least two each), with
+    rows in the order of ``before_vocab`` and ``after_vocab`` (:class:`lib.corpus.Vocabulary` or token
+    sequences). Only the items in both vocabularies are compared, and only they are candidate
+    neighbours, so that an item removed from one corpus cannot count as a change. ``within_*`` averages
+    the overlap ``|N_a ∩ N_b| / k`` over all pairs of seeds of one corpus; ``across`` averages it over
+    every run of ``before`` against every run of ``after``. A change caused by the corpus shows as
+    ``across`` below both ``within`` values. Raises ``ValueError`` for fewer than two tables on a side,
+    fewer than ``k + 1`` shared items, or ``k < 1``.
+
+    >>> a = [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]
+    >>> b = [[1.0, 0.0], [0.0, 1.0], [0.1, 1.0]]
+    >>> change = neighbour_change([a, a], ["x", "y", "z"], [b, b], ["x", "y", "z"], k=1)
+    >>> change.within_before, change.within_after, change.across  # only z keeps its neighbour, y
+    (array([1., 1., 1.]), array([1., 1., 1.]), array([0., 0., 1.]))
+    """
+    if len(before) < 2 or len(after) < 2:
+        raise ValueError(f"neighbour_change needs at least two tables on each side, got {len(before)} and {len(after)}")
+    after_index = token_index(after_vocab)
+    items = tuple(t for t in token_index(before_vocab) if t in after_index)
+    k = validate.integer(k, "k", low=1, high=max(len(items) - 1, 1))
+    if len(items) <= k:
+        raise ValueError(f"the two vocabularies share {len(items)} items; k = {k} needs at least {k + 1}")
+    sb = _sets_over(before, before_vocab, items, k)
+    sa = _sets_over(after, after_vocab, items, k)
+    return NeighbourChange(
+        items,
+        _mean_overlap(combinations(sb, 2), k),
+        _mean_overlap(combinations(sa, 2), k),
+        _mean_overlap(product(sb, sa), k),
+    )
+
+
+class CountContrast(NamedTuple):
+    """The result of :func:`overlap_by_count`: the mean seed overlap of the ``n_rare`` items seen fewer
+    than ``threshold`` times and of the ``n_frequent`` others, their ``difference`` (frequent minus
+    rare), and the bootstrap interval ``low``..``high`` of the difference at level ``confidence``."""
+
+    threshold: int
+    n_rare: int
+    n_frequent: int
+    rare: float
+    frequent: float
+    difference: float
+    low: float
+    high: float
+    confidence: float
+
+
+def overlap_by_count(
+    overlap, counts, threshold: int, *, confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0
+) -> CountContrast:
+    """Seed stability of frequent items minus that of rare ones, with a bootstrap interval over the items.
+
+    ``overlap`` ``(n,)`` from :func:`lib.geometry.neighbour_overlap` and ``counts`` ``(n,)`` the items'
+    corpus counts; the means are :func:`lib.geometry.stability_by_frequency`'s. The rare and the frequent
+    items are resampled separately, with replacement (two independent samples), and the interval is the
+    percentile interval of ``scipy.stats.bootstrap`` (BCa needs a jackknife that a handful of tied values
+    makes degenerate). It answers whether the items at hand show a difference beyond what the choice of
+    items produces; it does not resample seeds, whose spread is already averaged into ``overlap``.
+    Resamples come from ``numpy.random.default_rng(seed)``. Raises like ``stability_by_frequency``, and
+    ``ValueError`` for ``confidence`` outside (0, 1), ``n_resamples < 100`` or a group of one item.
+
+    >>> c = overlap_by_count([0.2, 0.4, 0.6, 0.8], [1, 1, 5, 5], threshold=3)
+    >>> round(c.difference, 4), c.low <= c.difference <= c.high
+    (0.4, True)
+    """
+    conf = validate.number(confidence, "confidence", gt=0, lt=1)
+    n_resamples = validate.integer(n_resamples, "n_resamples", low=100)
+    means = stability_by_frequency(overlap, counts, threshold)
+    ov = np.asarray(overlap, dtype=np.float64)
+    rare_mask = np.asarray(counts) < threshold
+    rare, frequent = ov[rare_mask], ov[~rare_mask]
+    if min(rare.size, frequent.size) < 2:
+        raise ValueError(f"each group needs at least two items for a bootstrap, got {rare.size} rare and {frequent.size} frequent")
+
+    def difference(r, f, axis=-1):
+        return f.mean(axis=axis) - r.mean(axis=axis)
+
+    result = scipy.stats.bootstrap(
+        (rare, frequent), difference, vectorized=True, n_resamples=n_resamples, confidence_level=conf,
+        method="percentile", rng=np.random.default_rng(validate.seed(seed)),
+    )
+    ci = result.confidence_interval
+    return CountContrast(
+        int(threshold), means["n_rare"], means["n_frequent"], means["rare"], means["frequent"],
+        means["frequent"] - means["rare"], float(ci.low), float(ci.high), conf,
+    )

@@ -23,10 +23,10 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from lib import bigram, tables, toylang
+from lib import bigram, positional, tables, toylang
 from lib.embedding import cosine_similarity, lookup, similarity
 from lib.geometry import named_neighbours
-from lib.notebook import exact, fmt
+from lib.notebook import argmax, argmin, exact, fmt
 from lib.positional import LearnedPositionTable, add_positions
 
 # --- the lesson's published numbers (for side-by-side tables only) ----------------------------------
@@ -44,19 +44,19 @@ LESSON_LOSSES: Dict[int, Tuple[int, float, float]] = {
 }
 LESSON_FULL_TABLE: Tuple[int, float, float] = (1156, 1.161, 1.162)
 
-# (word, word, the lesson's cosine at width 8, the relationship the lesson names)
+# (word, word, the lesson's cosine at width 8, the roles of the two words: lib.toylang.ROLES)
 LESSON_PAIRS: Tuple[Tuple[str, str, float, str], ...] = (
     ("cat", "dog", 0.979, "both subjects"),
     ("cat", "fox", 0.985, "both subjects"),
     ("cat", "baker", 0.977, "both subjects"),
     ("chased", "watched", 0.986, "both verbs"),
     ("chased", "found", 0.995, "both verbs"),
-    ("quickly", "slowly", 0.999, "both adverbs"),
+    ("quickly", "slowly", 0.999, "both modifiers"),
     ("ball", "fish", 0.961, "both objects"),
-    ("a", "the", -0.164, "different roles"),
-    ("red", "small", 0.139, "different adjectives"),
+    ("a", "the", -0.164, "both articles"),
+    ("red", "small", 0.139, "both adjectives"),
     ("cat", "chased", 0.068, "subject and verb"),
-    ("quickly", "cat", -0.071, "adverb and subject"),
+    ("quickly", "cat", -0.071, "modifier and subject"),
     ("cat", "ball", -0.277, "subject and object"),
 )
 SAME_ROLE_PAIRS = LESSON_PAIRS[:7]
@@ -197,6 +197,110 @@ def cosine_matrix_by_role(E) -> Tuple[np.ndarray, List[str]]:
     return similarity(rows, rows, "cosine"), order
 
 
+@dataclass(frozen=True)
+class CosineSummary:
+    """What the cosines of a table ``E`` ``(34, d)`` say about kinds and roles, over a set of pairs.
+
+    A pair is *of one kind* when the same tokens follow both of its tokens with the same probabilities
+    (:func:`lib.toylang.next_token_kinds`); *of one role* when both fill the same slot of the grammar
+    (``lib.toylang.ROLES``). Pairs are named ``"a–b"``. ``n_pairs``: pairs considered; ``n_same_kind``:
+    how many are of one kind; ``same_kind_min``: the smallest cosine among those, and its pair;
+    ``other_max``: the largest cosine among the pairs of different kinds, and its pair; ``other_max_abs``:
+    the largest absolute cosine among those; ``same_role_min``: the smallest cosine among pairs of one role.
+    """
+
+    n_pairs: int
+    n_same_kind: int
+    same_kind_min: Tuple[str, float]
+    other_max: Tuple[str, float]
+    other_max_abs: float
+    same_role_min: Tuple[str, float]
+
+
+def cosine_summary(E, pairs=None) -> CosineSummary:
+    """Summarise the cosines of ``E`` ``(34, d)`` over ``pairs`` (word pairs; default: all 561 pairs of the
+    vocabulary) by kind and by role (:class:`CosineSummary`). Raises ``ValueError`` for an unknown word.
+
+    >>> s = cosine_summary(experiment().E)
+    >>> s.n_pairs, s.n_same_kind, s.same_kind_min[0], s.other_max[0], s.same_role_min[0]
+    (561, 79, 'fox–teacher', '.–followed', 'a–the')
+    """
+    if pairs is None:
+        pairs = [(toylang.VOCAB[i], toylang.VOCAB[j]) for i in range(toylang.V) for j in range(i + 1, toylang.V)]
+    kinds = toylang.next_token_kinds()
+    names = [f"{a}–{b}" for a, b in pairs]
+    cos = np.array([cosine(E, a, b) for a, b in pairs])
+    same_kind = np.array([kinds[toylang.STOI[a]] == kinds[toylang.STOI[b]] for a, b in pairs])
+    same_role = np.array([toylang.ROLES[a] == toylang.ROLES[b] for a, b in pairs])
+    lo = argmin(np.where(same_kind, cos, np.inf), "lesson: least similar pair of one kind")
+    hi = argmax(np.where(same_kind, -np.inf, cos), "lesson: most similar pair of different kinds")
+    role_lo = argmin(np.where(same_role, cos, np.inf), "lesson: least similar pair of one role")
+    return CosineSummary(
+        n_pairs=len(pairs), n_same_kind=int(same_kind.sum()),
+        same_kind_min=(names[lo], float(cos[lo])), other_max=(names[hi], float(cos[hi])),
+        other_max_abs=float(np.abs(cos[~same_kind]).max()), same_role_min=(names[role_lo], float(cos[role_lo])),
+    )
+
+
+def twelve_pairs_summary(E) -> CosineSummary:
+    """:func:`cosine_summary` over the lesson's twelve pairs only (``LESSON_PAIRS``)."""
+    return cosine_summary(E, [(a, b) for a, b, _, _ in LESSON_PAIRS])
+
+
+# --- how far a validation loss can stray ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ValidationNoise:
+    """The sampling noise of a validation loss on the toy language's validation split.
+
+    ``n``: predictions in the split (tokens after the first); ``grammar_loss``: the mean loss (nats) of the
+    grammar's exact probabilities (:func:`lib.toylang.transition_matrix`) on them; ``standard_error``: the
+    standard error of that mean, ``std / sqrt(n)`` of the per-prediction losses (nats); ``entropy``: the
+    average the loss of the exact probabilities tends to on an ever longer sample (nats).
+    """
+
+    n: int
+    grammar_loss: float
+    standard_error: float
+    entropy: float
+
+
+def validation_noise(exp: "Experiment") -> ValidationNoise:
+    """How far the validation loss of even a perfect bigram model strays from the entropy on this split.
+
+    The per-prediction losses ``-log P(next | previous)`` of the exact grammar on ``exp.corpus.val`` have
+    mean ``grammar_loss`` and standard deviation ``s``; their mean is uncertain by ``s / sqrt(n)``.
+    """
+    val = exp.corpus.val
+    losses = -np.log(toylang.transition_matrix()[val[:-1], val[1:]])  # (n,) nats
+    return ValidationNoise(n=int(losses.size), grammar_loss=float(losses.mean()),
+                           standard_error=float(losses.std(ddof=1) / np.sqrt(losses.size)),
+                           entropy=toylang.bigram_entropy())
+
+
+# --- the dot product of two positions -------------------------------------------------------------
+
+
+def dots_by_offset(d: int = 16, max_offset: int = 63, start: int = 10) -> np.ndarray:
+    """``P[start] · P[start + k]`` of the sinusoidal table of width ``d`` for ``k = 0 .. max_offset``:
+    ``(max_offset + 1,) float64`` (:func:`lib.positional.dot_by_offset`)."""
+    return positional.dot_by_offset(start, np.arange(max_offset + 1), d)
+
+
+def first_rise(dots) -> int:
+    """The first offset ``k`` at which ``dots[k + 1] > dots[k]``: where the dot product stops falling.
+
+    >>> first_rise(dots_by_offset())
+    3
+    """
+    dots = np.asarray(dots, dtype=np.float64)
+    rising = np.flatnonzero(np.diff(dots) > 0)
+    if rising.size == 0:
+        raise ValueError("dots never rise: they fall (or stay) all the way")
+    return int(rising[0])
+
+
 # --- order blindness ----------------------------------------------------------------------------
 
 
@@ -229,6 +333,46 @@ def mean_vector(E, sentence: str, positions=None) -> np.ndarray:
     the token vectors plus the mean of ``P[:T]``, and both terms are the same for any reordering.
     """
     return input_vectors(E, sentence, positions).mean(axis=0)
+
+
+def self_attention(X, causal: bool = False) -> np.ndarray:
+    """The barest self-attention over the rows of ``X`` ``(T, d)``: ``(T, d)`` float64.
+
+    Scores ``X Xᵀ / sqrt(d)`` for every pair of positions (queries, keys and values are the inputs themselves,
+    with no learned projections), a softmax over each row of scores (the one non-linear step), and each
+    output the weighted average of the rows. With ``causal=True`` position ``t`` may attend only to
+    positions ``0..t`` (the mask of a decoder that predicts the next token), as in Vaswani et al. (2017),
+    section 3.2. Without the mask, reordering the rows of ``X`` only reorders the output; with it, not.
+    Raises ``ValueError`` for an ``X`` that is not 2-D.
+
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    >>> print(fmt(self_attention(X), ".4f"))
+    [[0.6698 0.3302]
+     [0.3302 0.6698]]
+    >>> print(fmt(self_attention(X, causal=True), ".4f"))
+    [[1.0000 0.0000]
+     [0.3302 0.6698]]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a (T, d) array, got shape {X.shape}")
+    T, d = X.shape
+    scores = X @ X.T / np.sqrt(d)  # (T, T): one score per pair of positions
+    if causal:
+        scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)  # (T, T): softmax over each row
+    return weights @ X
+
+
+def shuffle_only_reorders(X, order, causal: bool = False) -> bool:
+    """True if :func:`self_attention` of ``X[order]`` is its output on ``X`` reordered the same way
+    (permutation equivariance), within ``1e-12``. ``order`` is a permutation of ``range(T)``."""
+    X = np.asarray(X, dtype=np.float64)
+    order = np.asarray(order)
+    if sorted(order.tolist()) != list(range(len(X))):
+        raise ValueError(f"order must be a permutation of 0..{len(X) - 1}, got {order.tolist()}")
+    return bool(np.allclose(self_attention(X[order], causal), self_attention(X, causal)[order], rtol=0, atol=1e-12))
 
 
 def same_set_of_vectors(X, Y, atol: float = 1e-12) -> bool:
@@ -271,27 +415,48 @@ def _loss_rows(exp: Experiment, thousands: str, missing: str) -> List[List[str]]
 
 def loss_table_markdown(exp: Experiment) -> str:
     """The width table as Markdown: the book's parameters and losses beside the lesson's, full table last."""
-    header = ["width d", "parameters", "training loss", "validation loss", "lesson: training", "lesson: validation", "run"]
+    header = ["width d", "parameters", "training loss", "validation loss", "Lesson 2.3: training", "Lesson 2.3: validation", "run"]
     return tables.markdown(header, _loss_rows(exp, ",", ""), align=">>>>>><")
 
 
 def loss_table_text(exp: Experiment) -> str:
-    """The width table as fixed-width text (the book's numbers and the lesson's), for printing in a cell."""
-    header = ["width", "params", "train", "valid", "lesson train", "lesson valid", "run"]
-    return tables.text(header, _loss_rows(exp, "", "nan"), align=">>>>>><", widths=[10, 7, 7, 7, 12, 12, 0],
-                       gaps=[1, 1, 1, 3, 1, 2], rule="line")
+    """The width table as fixed-width text (the book's numbers and the lesson's), for printing in a cell.
+
+    Every line fits in 88 characters: a retrained width is marked ``*`` in its run column, and a note under
+    the table says which learning rate diverged.
+    """
+    header = ["width", "params", "train", "valid", "L2.3 train", "L2.3 valid", "run"]
+    rows, diverged = [], set()
+    for row, r in zip(_loss_rows(exp, "", "nan"), list(exp.rows) + [None]):
+        if r is not None and r.retrained:
+            row[-1] = f"lr {exact(r.lr)}, {r.steps} steps *"
+            diverged.add(exact(r.diverged_run.lr))
+        rows.append(row)
+    text = tables.text(header, rows, align=">>>>>><", widths=[10, 6, 6, 6, 10, 10, 0], gaps=[1, 1, 1, 3, 1, 2],
+                       rule="line")
+    if diverged:
+        text += f"\n* retrained: at lr {', '.join(sorted(diverged))} this width diverged"
+    return text
 
 
 def _cosine_rows(E, dash: str) -> List[List[str]]:
-    return [[f"{a} {dash} {b}", fmt(ours, ".3f"), fmt(lesson, ".3f"), rel] for a, b, ours, lesson, rel in cosine_rows(E)]
+    kinds = toylang.next_token_kinds()
+    same = {True: "same", False: "different"}
+    return [[f"{a} {dash} {b}", fmt(ours, ".3f"), fmt(lesson, ".3f"), rel,
+             same[bool(kinds[toylang.STOI[a]] == kinds[toylang.STOI[b]])]]
+            for a, b, ours, lesson, rel in cosine_rows(E)]
+
+
+COSINE_HEADER = ["pair", "book", "Lesson 2.3", "roles", "next tokens"]
 
 
 def cosine_table_markdown(E) -> str:
-    """The twelve pairs as Markdown: pair, the book's cosine, the lesson's, the relationship."""
-    return tables.markdown(["pair", "book", "lesson", "relationship"], _cosine_rows(E, "–"), align="<>><")
+    """The twelve pairs as Markdown: pair, the book's cosine, the lesson's, the roles of the two words, and
+    whether the same tokens follow both (``same``: one kind, :func:`lib.toylang.next_token_kinds`)."""
+    return tables.markdown(COSINE_HEADER, _cosine_rows(E, "–"), align="<>><<")
 
 
 def cosine_table_text(E) -> str:
-    """The twelve pairs as fixed-width text: pair, the book's cosine, the lesson's, the relationship."""
-    return tables.text(["pair", "book", "lesson", "relationship"], _cosine_rows(E, "-"), align="<>><",
-                       widths=[18, 7, 7, 0], gaps=[1, 1, 2], rule="line")
+    """The twelve pairs as fixed-width text, the columns of :func:`cosine_table_markdown`."""
+    return tables.text(COSINE_HEADER, _cosine_rows(E, "-"), align="<>><<", widths=[18, 6, 10, 0, 0],
+                       gaps=[1, 1, 2, 2], rule="line")

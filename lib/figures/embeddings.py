@@ -323,7 +323,7 @@ def ppmi_svd(result: CountEmbedding | None = None, focus: Sequence[str] = FOCUS_
     for i in range(len(focus)):
         for j in range(len(focus)):
             value = int(counts[i, j])
-            left.text(j, i, str(value), ha="center", va="center", fontsize=8, color="white" if value > counts.max() / 2 else "black")
+            left.text(j, i, str(value), ha="center", va="center", fontsize=9, color="white" if value > counts.max() / 2 else "black")
     left.set_title("Co-occurrence counts (whole sentence)")
     bar = fig.colorbar(im, ax=left, shrink=0.75, label="count")
     bar.set_ticks(range(int(counts.max()) + 1))
@@ -349,13 +349,13 @@ def metrics(vectors: Dict[str, Sequence[float]] | None = None):
     ax, tab = fig.subplots(1, 2, width_ratios=[1, 1.25])
     # label offsets (points) and alignment, chosen for FOUR_VECTORS; other vectors get a default
     where = {names[0]: ((4, -6), "left", "top"), names[1]: ((0, 6), "right", "bottom"),
-             names[2]: ((-4, 2), "right", "bottom"), names[3]: ((0, -6), "center", "top")}
+             names[2]: ((0, 6), "center", "bottom"), names[3]: ((0, -6), "center", "top")}
     order = sorted(range(len(names)), key=lambda i: -np.hypot(*vectors[names[i]]))  # long arrows first
     for i in order:
         name, v = names[i], vectors[names[i]]
         ax.annotate("", xy=v, xytext=(0, 0), arrowprops={"arrowstyle": "-|>", "color": PALETTE[i], "linewidth": 2.2})
         (dx, dy), ha, va = where.get(name, ((4, 4), "left", "bottom"))
-        ax.annotate(name, v, xytext=(dx, dy), textcoords="offset points", fontsize=8, ha=ha, va=va)
+        ax.annotate(name, v, xytext=(dx, dy), textcoords="offset points", fontsize=9, ha=ha, va=va)
     _origin_axes(ax, (-1.5, 3.6), (-1.1, 2.0))
     ax.set_aspect("equal")
     ax.set_title("One reference, three comparisons")

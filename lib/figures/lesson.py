@@ -32,11 +32,11 @@ def loss_by_width():
                                    f"{bigram.FALLBACK_STEPS:,} steps")
         lkeep = lw >= widths[keep].min()
         ax.scatter(lw[lkeep], lv[lkeep], facecolors="none", edgecolors=PALETTE[1], marker=MARKERS[2], s=60,
-                   zorder=3, label="lesson (published)")
+                   zorder=3, label="Lesson 2.3 (published)")
         ax.axhline(exp.full_val_loss, color="0.3", linestyle="--", linewidth=1, zorder=0,
                    label=f"book: full table, {exp.table.size:,} parameters")
         ax.axhline(lesson.LESSON_FULL_TABLE[2], color=PALETTE[1], linestyle=":", linewidth=1.2, zorder=0,
-                   label="lesson: full table")
+                   label="Lesson 2.3: full table")
         ax.set_xscale("log", base=2)
         ax.set_xticks(widths[keep], [str(w) for w in widths[keep]])
         ax.minorticks_off()
@@ -97,8 +97,9 @@ def sinusoid_columns(n_positions: int = 64, d: int = 16):
 
 
 @styled
-def dot_by_offset(starts=(10, 300), max_offset: int = 64, d: int = 16):
-    """``PE[start] · PE[start + k]`` against the offset ``k`` from two starting positions: the curves coincide."""
+def dot_by_offset(starts=(10, 300), max_offset: int = 64, d: int = 16, alike=(2, 6, 19)):
+    """``P[start] · P[start + k]`` against the offset ``k`` from two starting positions: the curves coincide,
+    and fall at first, then oscillate; the offsets ``alike`` (nearly equal dot products) are marked."""
     offsets = np.arange(max_offset + 1)
     fig = new_figure(6.4, 3.8)
     ax = fig.add_subplot()
@@ -106,12 +107,12 @@ def dot_by_offset(starts=(10, 300), max_offset: int = 64, d: int = 16):
     for start, style in zip(starts, styles):
         dots = positional.dot_by_offset(start, offsets, d)
         ax.plot(offsets, dots, label=f"from position {start}", **style)
-    marked = np.array([0, 1, 2, 4, 8, 16, 32])
-    ax.scatter(marked, positional.dot_by_offset(starts[0], marked, d), color="black", marker=MARKERS[0], s=18,
-               zorder=3, label="offsets in the lesson's table")
+    marked = np.array(alike)
+    ax.scatter(marked, positional.dot_by_offset(starts[0], marked, d), color="black", marker=MARKERS[0], s=24,
+               zorder=3, label=f"offsets {', '.join(map(str, alike))}: nearly equal")
     ax.set_xlabel("offset k between the two positions")
-    ax.set_ylabel(f"PE[p] · PE[p + k]  (d = {d})")
-    ax.set_title("The dot product of two positions depends only on their distance")
+    ax.set_ylabel(f"P[p] · P[p + k]  (d = {d})")
+    ax.set_title("Depends only on the offset k: falls at first, then oscillates")
     ax.legend(loc="upper right")
     return fig
 
