@@ -279,3 +279,11 @@ def test_subsampling_table_by_hand():
     # paper: sqrt(0.01/0.99) = 0.1005; word2vec.c: (sqrt(99) + 1) * 0.01/0.99 = 0.1106; cat: f = t, keep 1
     assert lines[2] == "| the | 99 | 0.9900 | 0.1005 | 0.1106 |"
     assert lines[3] == "| cat | 1 | 0.0100 | 1.0000 | 1.0000 |"
+
+
+def test_stratum_interval_takes_the_pairs_of_its_band():
+    pairs, words, model = _pair_models()  # every word has count 5
+    everything = real_text.stratum_interval(model, 5, n_resamples=200)
+    assert everything.statistic == pytest.approx(real_text.rho_interval(model, "wordsim", n_resamples=200).statistic)
+    with pytest.raises(ValueError, match="only 0 pairs"):
+        real_text.stratum_interval(model, 6)
