@@ -114,3 +114,10 @@ def test_runs_as_a_module_on_local_processes():
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip().endswith("OK")
+
+
+def test_exchange_table_by_hand_and_its_error():
+    s = dict(col_count_bytes=8, col_id_bytes=4096, col_row_bytes=1_000_000, col_grad_bytes=1_000_000, col_total_bytes=2_004_104)
+    assert scale.exchange_table(s, ["col"]).splitlines()[2] == "| column-wise | 8 | 4,096 | 1,000,000 | 1,000,000 | 2.0 MB |"
+    with pytest.raises(ValueError, match="scheme"):
+        scale.exchange_table(s, ["diagonal"])

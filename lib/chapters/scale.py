@@ -391,6 +391,27 @@ def summarise(results: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
     return summary
 
 
+def exchange_table(summary: Dict[str, Any], schemes: Sequence[str] = ("row", "col")) -> str:
+    """A Markdown table of the bytes one batch sent between all ranks, by sharding scheme (``"row"``,
+    ``"col"``): counts, ids, rows (forward) and gradients (backward) in bytes, and the total in decimal
+    units, from a :func:`summarise` result. Raises ``ValueError`` for an unknown scheme.
+
+    >>> s = dict(row_count_bytes=16, row_id_bytes=80, row_row_bytes=240, row_grad_bytes=240, row_total_bytes=576)
+    >>> print(exchange_table(s, ["row"]))
+    | scheme | counts (B) | ids (B) | rows (B) | gradients (B) | total |
+    | --- | ---: | ---: | ---: | ---: | ---: |
+    | row-wise | 16 | 80 | 240 | 240 | 576 B |
+    """
+    names = {"row": "row-wise", "col": "column-wise"}
+    rows = []
+    for scheme in schemes:
+        validate.choice(scheme, "scheme", tuple(names))
+        parts = [f"{int(summary[f'{scheme}_{k}_bytes']):,}" for k in ("count", "id", "row", "grad")]
+        rows.append([names[scheme], *parts, format_bytes(int(summary[f"{scheme}_total_bytes"]))])
+    header = ["scheme", "counts (B)", "ids (B)", "rows (B)", "gradients (B)", "total"]
+    return tables.markdown(header, rows, align="<>>>>>")
+
+
 # --- command line / torchrun --------------------------------------------------------------------------
 
 
