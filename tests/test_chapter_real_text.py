@@ -169,3 +169,121 @@ def test_neighbour_table_by_hand():
     ]
     with pytest.raises(ValueError, match="not in the vocabulary"):
         real_text.neighbour_table(study, words=("zyzzyva",))
+
+
+# --- paired intervals, leads, overlap and subsampling ----------------------------------------------------
+
+
+def _pair_models():
+    """Two models over the words of 40 WordSim-353 pairs: one whose cosines follow the human scores, one
+    whose cosines ignore them."""
+    from lib.evaluation import read_word_pairs
+
+    pairs = [p for p in read_word_pairs("wordsim353") if p[0] != p[1]][:40]
+    words = sorted({w for a, b, _ in pairs for w in (a, b)})
+    rng = np.random.default_rng(0)
+    noise = rng.standard_normal((len(words), 6))
+    return pairs, words, _trained("PPMI-SVD", words, [5] * len(words), noise)
+
+
+def test_paired_difference_of_a_model_with_itself_is_exactly_zero():
+    _, words, model = _pair_models()
+    same = real_text.paired_difference(model, model, "wordsim", n_resamples=200, method="percentile")
+    assert same.statistic == 0.0 and same.low == 0.0 and same.high == 0.0
+    single = real_text.rho_interval(model, "wordsim", n_resamples=200)
+    assert single.low <= single.statistic <= single.high and single.n > 3
+
+
+def test_paired_difference_matches_scipy_spearman_and_refuses_other_pairs():
+    import scipy.stats
+
+    from lib.evaluation import pair_cosines, read_word_pairs
+
+    _, words, a = _pair_models()
+    b = _trained("gensim", words, [5] * len(words), np.random.default_rng(1).standard_normal((len(words), 6)))
+    diff = real_text.paired_difference(a, b, "wordsim", n_resamples=200)
+    pairs = read_word_pairs("wordsim353")
+    ca, human, _ = pair_cosines(a.vectors, a.vocab, pairs)
+    cb, _, _ = pair_cosines(b.vectors, b.vocab, pairs)
+    expected = scipy.stats.spearmanr(ca, human).statistic - scipy.stats.spearmanr(cb, human).statistic
+    assert diff.statistic == pytest.approx(expected, abs=1e-12) and diff.low < diff.statistic < diff.high
+    fewer = _trained("gensim", words[1:], [5] * (len(words) - 1), b.vectors[1:])
+    with pytest.raises(ValueError, match="different pairs"):
+        real_text.paired_difference(a, fewer, "wordsim")
+    with pytest.raises(ValueError, match="metric"):
+        real_text.paired_difference(a, b, "analogies")
+
+
+def test_excludes_zero_and_format_interval_by_hand():
+    from lib.evaluation import Interval
+
+    assert real_text.format_interval(Interval(0.2345, -0.1, 0.5678, 0.95, 50, 1000)) == "0.23 (-0.10 to 0.57)"
+    assert not real_text.excludes_zero(Interval(0.1, 0.004, 0.3, 0.95, 50, 1000))  # shown as 0.00: touches 0
+    assert real_text.excludes_zero(Interval(-0.2, -0.3, -0.01, 0.95, 50, 1000))
+
+
+def test_method_differences_pair_every_seed_and_fill_the_table():
+    _, words, a = _pair_models()
+    rng = np.random.default_rng(2)
+    models = {("PPMI-SVD", 0): a}
+    for m in ("book SGNS", "gensim"):
+        for s in (0, 1):
+            models[(m, s)] = _trained(m, words, [5] * len(words), rng.standard_normal((len(words), 6)))
+    diffs = real_text.method_differences(_study(models), n_resamples=200)
+    assert [(d.first, d.second) for d in diffs] == [
+        (("PPMI-SVD", 0), ("book SGNS", 0)), (("PPMI-SVD", 0), ("book SGNS", 1)),
+        (("PPMI-SVD", 0), ("gensim", 0)), (("PPMI-SVD", 0), ("gensim", 1)),
+        (("book SGNS", 0), ("gensim", 0)), (("book SGNS", 1), ("gensim", 1)),
+    ]
+    lines = real_text.difference_table(diffs).splitlines()
+    assert lines[0].startswith("| difference in rho | seed | WordSim-353 (95 % interval) | excludes 0 |")
+    assert len(lines) == 2 + 6 and lines[-1].startswith("| book SGNS − gensim | 1 and 1 | ")
+
+
+def test_curve_leads_and_the_largest_by_hand():
+    from lib.chapters.real_text import CurvePoint
+
+    human = np.arange(10.0)
+    good, bad = human.copy(), human[::-1].copy()  # rho 1 and -1
+    curve = []
+    for fraction, ppmi in ((0.5, bad), (1.0, good)):
+        for method, cos in (("PPMI-SVD", ppmi), ("book SGNS", good), ("gensim", bad)):
+            curve.append(CurvePoint(fraction, int(1000 * fraction), 10, method, SimilarityResult(0.0, 10, 353), cos, human))
+    study = Study(Settings(), {}, {}, curve)
+    leads = real_text.curve_leads(study, "gensim", n_resamples=200, method="percentile")
+    assert [lead.interval.statistic for lead in leads] == pytest.approx([0.0, 2.0])
+    assert real_text.largest_lead(leads).fraction == 1.0
+    assert real_text.curve_leads(study, "book SGNS", n_resamples=200, method="percentile")[0].interval.statistic == pytest.approx(-2.0)
+    table = real_text.lead_table({"gensim": leads}).splitlines()
+    assert table[2].startswith("| 50.0 % | 500 | 10 | 0.00 (")
+    with pytest.raises(ValueError, match="rival"):
+        real_text.curve_leads(study, "PPMI-SVD")
+
+
+def test_method_overlap_of_identical_and_of_reordered_tables():
+    words = ["a", "b", "c", "d"]
+    x = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]]
+    y = [[1.0, 0.0], [0.0, 1.0], [0.9, 0.1], [0.1, 0.9]]  # b and c swapped
+    models = {("book SGNS", 0): _trained("book SGNS", words, [4, 3, 2, 1], x),
+              ("gensim", 0): _trained("gensim", words, [4, 3, 2, 1], x),
+              ("gensim", 1): _trained("gensim", words, [4, 3, 2, 1], y)}
+    study = _study(models)
+    assert real_text.method_overlap(study, ("book SGNS", 0), ("gensim", 0), k=1) == 1.0
+    # nearest neighbour of a, b, c, d: b, a, d, c in the first table and c, d, a, b in the second
+    assert real_text.method_overlap(study, ("gensim", 0), ("gensim", 1), k=1) == 0.0
+
+
+def test_subsampling_table_by_hand():
+    vocab = Vocabulary(["the", "cat"], [99, 1])  # f = 0.99 and 0.01
+    lines = real_text.subsampling_table(vocab, 0.01, n=2).splitlines()
+    # paper: sqrt(0.01/0.99) = 0.1005; word2vec.c: (sqrt(99) + 1) * 0.01/0.99 = 0.1106; cat: f = t, keep 1
+    assert lines[2] == "| the | 99 | 0.9900 | 0.1005 | 0.1106 |"
+    assert lines[3] == "| cat | 1 | 0.0100 | 1.0000 | 1.0000 |"
+
+
+def test_stratum_interval_takes_the_pairs_of_its_band():
+    pairs, words, model = _pair_models()  # every word has count 5
+    everything = real_text.stratum_interval(model, 5, n_resamples=200)
+    assert everything.statistic == pytest.approx(real_text.rho_interval(model, "wordsim", n_resamples=200).statistic)
+    with pytest.raises(ValueError, match="only 0 pairs"):
+        real_text.stratum_interval(model, 6)

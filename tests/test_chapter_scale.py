@@ -24,11 +24,29 @@ def _step(method, touched, changed, grad, state):
 
 
 def test_step_table_keeps_the_counts_and_formats_the_bytes_by_hand():
-    steps = {"dense_adam": _step("dense_adam", 60, 230, 96_000, 192_000), "sparse_sgd": _step("sparse_sgd", 60, 60, 2_560, 0)}
-    assert scale.step_table(steps) == [
-        {"method": "dense_adam", "rows touched": 60, "rows changed": 230, "gradient": "96.0 kB", "optimiser state": "192.0 kB"},
-        {"method": "sparse_sgd", "rows touched": 60, "rows changed": 60, "gradient": "2.6 kB", "optimiser state": "0 B"},
+    steps = {"dense_adam": _step("dense_adam", 60, 2300, 96_000, 192_000), "sparse_sgd": _step("sparse_sgd", 60, 60, 2_560, 0)}
+    assert scale.step_table(steps).splitlines() == [
+        "| method | rows touched | rows changed | gradient | optimiser state |",
+        "| --- | ---: | ---: | ---: | ---: |",
+        "| dense_adam | 60 | 2,300 | 96.0 kB | 192.0 kB |",
+        "| sparse_sgd | 60 | 60 | 2.6 kB | 0 B |",
     ]
+
+
+def test_footprint_table_gives_every_part_in_decimal_units():
+    lines = scale.footprint_table().splitlines()
+    assert lines[0] == ("| configuration | total | bytes per parameter | weights | gradients | fp32 master copy "
+                        "| optimiser state |")
+    # 1,000,000 x 768 values: 3.072 GB per fp32 copy, 1.536 GB per bf16 copy
+    assert lines[2] == "| fp32 SGD | 6.1 GB | 8 | 3.1 GB | 3.1 GB | - | - |"
+    assert lines[4] == "| fp32 Adam | 12.3 GB | 16 | 3.1 GB | 3.1 GB | - | 6.1 GB |"
+    assert lines[6] == "| bf16 Adam, fp32 master | 12.3 GB | 16 | 1.5 GB | 1.5 GB | 3.1 GB | 6.1 GB |"
+
+
+def test_shard_table_by_hand_and_its_error():
+    assert scale.shard_table([2501, 2500], [3799, 1107]).splitlines()[2:] == ["| 0 | 2,501 | 3,799 |", "| 1 | 2,500 | 1,107 |"]
+    with pytest.raises(ValueError, match="one entry per rank"):
+        scale.shard_table([1, 2], [3])
 
 
 def test_measured_value_formats():
@@ -96,3 +114,10 @@ def test_runs_as_a_module_on_local_processes():
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip().endswith("OK")
+
+
+def test_exchange_table_by_hand_and_its_error():
+    s = dict(col_count_bytes=8, col_id_bytes=4096, col_row_bytes=1_000_000, col_grad_bytes=1_000_000, col_total_bytes=2_004_104)
+    assert scale.exchange_table(s, ["col"]).splitlines()[2] == "| column-wise | 8 | 4,096 | 1,000,000 | 1,000,000 | 2.0 MB |"
+    with pytest.raises(ValueError, match="scheme"):
+        scale.exchange_table(s, ["diagonal"])

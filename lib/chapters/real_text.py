@@ -14,25 +14,28 @@ chapter shows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
 from lib import tables, validate
-from lib.corpus import check_sentences, corpus_fraction
+from lib.corpus import check_sentences, corpus_fraction, keep_probability
 from lib.datasets import load_corpus
 from lib.evaluation import (
     AnalogyResult,
+    Interval,
     SimilarityResult,
     analogy_accuracy,
+    pair_cosines,
     read_analogies,
     read_word_pairs,
     similarity_by_frequency,
+    spearman_interval,
     word_similarity,
 )
 from lib.geometry import named_neighbours, neighbour_overlap
-from lib.notebook import fmt
+from lib.notebook import argmax, fmt
 from lib.progress import progress
 from lib.race import METHODS, Settings, Trained, train
 
@@ -78,13 +81,17 @@ def evaluate(trained: Trained, seed: int = 0) -> Scores:
 @dataclass(frozen=True)
 class CurvePoint:
     """One point of the learning curve: corpus ``fraction``, its in-vocabulary ``n_tokens`` and
-    ``vocab_size``, the ``method`` and its WordSim-353 result (``rho``, pairs used)."""
+    ``vocab_size``, the ``method`` and its WordSim-353 result (``rho``, pairs used), with the cosines
+    and human scores of the pairs used (``(m,) float64`` each, :func:`lib.evaluation.pair_cosines`) for
+    paired bootstrap intervals (:func:`curve_leads`)."""
 
     fraction: float
     n_tokens: int
     vocab_size: int
     method: str
     wordsim: SimilarityResult
+    cosine: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False, compare=False)
+    human: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -126,8 +133,9 @@ def run_study(
             reuse = fraction == 1.0 and key in models
             trained = models[key] if reuse else train(method, part, settings, seed=seeds[0], workers=1)
             score = word_similarity(trained.vectors, trained.vocab, pairs)
+            cosine, human, _ = pair_cosines(trained.vectors, trained.vocab, pairs)
             n_tokens = int(trained.vocab.counts.sum())
-            curve.append(CurvePoint(float(fraction), n_tokens, len(trained.vocab), method, score))
+            curve.append(CurvePoint(float(fraction), n_tokens, len(trained.vocab), method, score, cosine, human))
     return Study(settings, models, scores, curve)
 
 
@@ -245,6 +253,199 @@ def scores_table(study: Study, rho_decimals: int = 2, accuracy_decimals: int = 4
     return tables.markdown(header, rows)
 
 
+# --- uncertainty: paired bootstrap intervals of Spearman's rho ------------------------------------------
+
+#: The similarity benchmarks by metric name, as :func:`lib.evaluation.read_word_pairs` knows them.
+SIMILARITY_FILES = {"wordsim": "wordsim353", "simlex": "simlex999"}
+
+
+def _pairs(metric: str):
+    validate.choice(metric, "metric", tuple(SIMILARITY_FILES))
+    return read_word_pairs(SIMILARITY_FILES[metric])
+
+
+def rho_interval(trained: Trained, metric: str = "wordsim", **bootstrap) -> Interval:
+    """Spearman's ρ of ``trained`` on ``metric`` (``"wordsim"`` or ``"simlex"``) over the pairs its
+    vocabulary covers, with a bootstrap interval over those pairs (:func:`lib.evaluation.spearman_interval`;
+    ``bootstrap`` are its keywords: ``confidence``, ``n_resamples``, ``seed``). Raises ``ValueError`` for
+    an unknown metric and like :func:`lib.evaluation.pair_cosines`."""
+    cosine, human, _ = pair_cosines(trained.vectors, trained.vocab, _pairs(metric))
+    return spearman_interval(cosine, human, **bootstrap)
+
+
+def stratum_interval(trained: Trained, low: float, high: float = float("inf"), metric: str = "wordsim",
+                     **bootstrap) -> Interval:
+    """Spearman's ρ of ``trained`` over the pairs of ``metric`` whose rarer word occurs ``low <= count <
+    high`` times in the corpus, with a bootstrap interval over those pairs
+    (:func:`lib.evaluation.spearman_interval`): how uncertain one bar of a frequency stratum is. Raises
+    ``ValueError`` for fewer than 3 such pairs and like :func:`rho_interval`."""
+    pairs = _pairs(metric)
+    index, counts = trained.vocab.index, trained.vocab.counts
+    chosen = [(a, b, h) for a, b, h in pairs if a in index and b in index
+              and low <= min(counts[index[a]], counts[index[b]]) < high]
+    if len(chosen) < 3:
+        raise ValueError(f"only {len(chosen)} pairs have a rarer word with a count in [{low}, {high})")
+    cosine, human, _ = pair_cosines(trained.vectors, trained.vocab, chosen)
+    return spearman_interval(cosine, human, **bootstrap)
+
+
+def paired_difference(first: Trained, second: Trained, metric: str = "wordsim", **bootstrap) -> Interval:
+    """ρ(first) − ρ(second) on ``metric`` over the same pairs, with a *paired* bootstrap interval: each
+    resample draws pairs and keeps both models' cosines of a pair together
+    (:func:`lib.evaluation.spearman_interval` with ``baseline``), so that what the two models share (the
+    pairs that happen to be easy) cancels. An interval that contains 0 does not tell the models apart.
+
+    Both models must cover the same pairs (the same vocabulary, as every method of :mod:`lib.race` trained
+    on the same corpus has); ``ValueError`` otherwise, and for an unknown metric."""
+    pairs = _pairs(metric)
+    cos_a, human, used_a = pair_cosines(first.vectors, first.vocab, pairs)
+    cos_b, _, used_b = pair_cosines(second.vectors, second.vocab, pairs)
+    if not np.array_equal(used_a, used_b):
+        raise ValueError(
+            f"the two models cover different pairs ({int(used_a.sum())} and {int(used_b.sum())}): "
+            "a paired difference needs the same vocabulary"
+        )
+    return spearman_interval(cos_a, human, baseline=cos_b, **bootstrap)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """``first`` − ``second`` (``(method, seed)`` keys of a :class:`Study`) with a paired interval per
+    metric: ``intervals[metric]`` is a :class:`lib.evaluation.Interval`."""
+
+    first: Tuple[str, int]
+    second: Tuple[str, int]
+    intervals: Dict[str, Interval]
+
+
+def method_differences(study: Study, metrics: Sequence[str] = ("wordsim", "simlex"), **bootstrap) -> List[Difference]:
+    """Every comparison the chapter makes between methods, with paired bootstrap intervals
+    (:func:`paired_difference`): PPMI-SVD against each seed of the two skip-grams, then the book's
+    skip-gram against gensim's with the same seed. Raises like :func:`paired_difference`."""
+    seeds = sorted({s for m, s in study.models if m == "book SGNS"})
+    ppmi = next(k for k in study.models if k[0] == "PPMI-SVD")
+    keys = [(ppmi, ("book SGNS", s)) for s in seeds] + [(ppmi, ("gensim", s)) for s in seeds]
+    keys += [(("book SGNS", s), ("gensim", s)) for s in seeds if ("gensim", s) in study.models]
+    return [
+        Difference(a, b, {m: paired_difference(study.models[a], study.models[b], m, **bootstrap) for m in metrics})
+        for a, b in progress(keys, desc="intervals")
+    ]
+
+
+def format_interval(interval: Interval, decimals: int = 2) -> str:
+    """``"0.12 (0.01 to 0.24)"``: the statistic and its interval at ``decimals`` (:func:`lib.notebook.fmt`).
+
+    >>> format_interval(Interval(0.123, -0.0049, 0.2461, 0.95, 133, 2000))
+    '0.12 (0.00 to 0.25)'
+    """
+    spec = f".{int(decimals)}f"
+    return f"{fmt(interval.statistic, spec)} ({fmt(interval.low, spec)} to {fmt(interval.high, spec)})"
+
+
+def difference_table(differences: Sequence[Difference], decimals: int = 2) -> str:
+    """A Markdown table of :func:`method_differences`: one row per comparison, for each metric the
+    difference in ρ with its paired 95 % interval (:func:`format_interval`) and whether the interval
+    excludes 0."""
+    names = {"wordsim": "WordSim-353", "simlex": "SimLex-999"}
+    metrics = list(differences[0].intervals) if differences else []
+    header = ["difference in rho", "seed"]
+    for m in metrics:
+        header += [f"{names.get(m, m)} (95 % interval)", "excludes 0"]
+    rows = []
+    for d in differences:
+        seed = str(d.second[1]) if d.first[0] == "PPMI-SVD" else f"{d.first[1]} and {d.second[1]}"
+        row = [f"{d.first[0]} − {d.second[0]}", seed]
+        for m in metrics:
+            iv = d.intervals[m]
+            row += [format_interval(iv, decimals), "yes" if excludes_zero(iv, decimals) else "no"]
+        rows.append(row)
+    return tables.markdown(header, rows, align=["<", "<"] + ["<", "<"] * len(metrics))
+
+
+def excludes_zero(interval: Interval, decimals: int = 2) -> bool:
+    """Whether the interval, as shown to ``decimals``, lies wholly above or wholly below 0 (an end that
+    rounds to 0 counts as touching it).
+
+    >>> excludes_zero(Interval(0.1, 0.004, 0.2, 0.95, 100, 1000)), excludes_zero(Interval(0.1, 0.02, 0.2, 0.95, 100, 1000))
+    (False, True)
+    """
+    low, high = (float(fmt(x, f".{int(decimals)}f")) for x in (interval.low, interval.high))
+    return low > 0 or high < 0
+
+
+@dataclass(frozen=True)
+class Lead:
+    """PPMI-SVD's lead in WordSim-353 ρ over the skip-gram ``rival`` at one corpus ``fraction`` of the
+    learning curve (seed 0), with its paired bootstrap interval over the ``interval.n`` pairs covered."""
+
+    fraction: float
+    n_tokens: int
+    rival: str
+    interval: Interval
+
+
+def curve_leads(study: Study, rival: str = "gensim", **bootstrap) -> List[Lead]:
+    """:class:`Lead` at every fraction of the study's learning curve: ρ(PPMI-SVD) − ρ(``rival``), with a
+    paired interval (:func:`lib.evaluation.spearman_interval` with ``baseline``). The rival is named, not
+    chosen as the better skip-gram at each fraction: the two skip-grams can tie to a few 1e-4, and a
+    choice between them would then depend on float rounding. Raises ``ValueError`` for an unknown rival."""
+    validate.choice(rival, "rival", tuple(m for m in METHODS if m != "PPMI-SVD"))
+    leads = []
+    for fraction in sorted({p.fraction for p in study.curve}):
+        points = {p.method: p for p in study.curve if p.fraction == fraction}
+        ppmi, other = points["PPMI-SVD"], points[rival]
+        interval = spearman_interval(ppmi.cosine, ppmi.human, baseline=other.cosine, **bootstrap)
+        leads.append(Lead(fraction, ppmi.n_tokens, rival, interval))
+    return leads
+
+
+def largest_lead(leads: Sequence[Lead]) -> Lead:
+    """The :class:`Lead` with the largest difference in ρ (:func:`lib.notebook.argmax`, which records how
+    close the runner-up came). Raises ``ValueError`` for no leads."""
+    return leads[argmax([lead.interval.statistic for lead in leads], "fraction with PPMI-SVD's largest lead")]
+
+
+def lead_table(leads_by_rival: Dict[str, Sequence[Lead]], decimals: int = 2) -> str:
+    """A Markdown table of the learning curve's leads: one row per corpus fraction (per cent, in-vocabulary
+    tokens, WordSim-353 pairs covered), one column per rival with ρ(PPMI-SVD) − ρ(rival) and its paired
+    95 % interval (:func:`format_interval`)."""
+    rivals = list(leads_by_rival)
+    first = leads_by_rival[rivals[0]]
+    header = ["corpus", "tokens", "pairs"] + [f"PPMI-SVD − {r} (95 % interval)" for r in rivals]
+    rows = []
+    for k, lead in enumerate(first):
+        rows.append([f"{fmt(100 * lead.fraction, '.1f')} %", f"{lead.n_tokens:,}", str(lead.interval.n)]
+                    + [format_interval(leads_by_rival[r][k].interval, decimals) for r in rivals])
+    return tables.markdown(header, rows, align=[">", ">", ">"] + ["<"] * len(rivals))
+
+def method_overlap(study: Study, first: Tuple[str, int], second: Tuple[str, int], k: int = 10) -> float:
+    """Mean share, over every word of the vocabulary, of the ``k`` nearest neighbours on which two models
+    of the study (``(method, seed)`` keys) agree (:func:`lib.geometry.neighbour_overlap`), in [0, 1].
+    Raises ``KeyError`` for a model the study lacks and ``ValueError`` like ``neighbour_overlap``."""
+    a, b = study.models[first], study.models[second]
+    ids = np.arange(len(a.vocab))
+    return float(neighbour_overlap([a.vectors, b.vectors], ids, k).mean())
+
+
+def subsampling_table(vocab, t: float, n: int = 5) -> str:
+    """A Markdown table of the keep probability of the ``n`` most frequent words under both subsampling
+    formulas of :func:`lib.corpus.keep_probability` at threshold ``t``: the paper's ``min(1, sqrt(t/f))``
+    and word2vec.c's ``min(1, (sqrt(f/t) + 1) t/f)``, four decimals, with each word's count and relative
+    frequency ``f``. ``vocab`` is a :class:`lib.corpus.Vocabulary` ordered by count. Raises like
+    ``keep_probability``."""
+    n = validate.integer(n, "n", low=1, high=len(vocab))
+    paper = keep_probability(vocab.counts, t, formula="paper")
+    c_tool = keep_probability(vocab.counts, t, formula="word2vec")
+    total = float(np.sum(vocab.counts))
+    rows = [
+        [vocab.tokens[i], f"{int(vocab.counts[i]):,}", fmt(vocab.counts[i] / total, ".4f"), fmt(paper[i], ".4f"),
+         fmt(c_tool[i], ".4f")]
+        for i in range(n)
+    ]
+    header = ["word", "count", "f", "keep, paper: sqrt(t/f)", "keep, word2vec.c: (sqrt(f/t) + 1) t/f"]
+    return tables.markdown(header, rows, align="<>>>>")
+
+
 def median_rarer_count(study: Study) -> float:
     """Median count, in the corpus, of the rarer word of the WordSim-353 pairs the vocabulary covers."""
     trained = next(iter(study.models.values()))
@@ -262,15 +463,30 @@ __all__ = [
     "NEIGHBOUR_WORDS",
     "STRATA_EDGES",
     "CurvePoint",
+    "Difference",
+    "Lead",
+    "SIMILARITY_FILES",
     "Scores",
     "Study",
     "chapter_study",
+    "curve_leads",
+    "difference_table",
     "evaluate",
+    "excludes_zero",
+    "format_interval",
+    "largest_lead",
+    "lead_table",
+    "method_differences",
+    "paired_difference",
+    "rho_interval",
     "median_rarer_count",
+    "method_overlap",
     "neighbour_table",
     "run_study",
     "score_summary",
     "scores_table",
     "seed_agreement",
     "strata_scores",
+    "stratum_interval",
+    "subsampling_table",
 ]

@@ -8,7 +8,7 @@ Concepts used: :mod:`lib.memory`, :mod:`lib.sparse_updates`, :mod:`lib.tying` (o
 - Memory: :func:`footprint_configs`, the training footprint of a 1,000,000 × 768 table five ways.
 - Sparse updates: :func:`compare_steps` times one step of each method on the same table, and
   :func:`step_table` keeps what is reproducible of it; :func:`format_duration` and :func:`format_fold`
-  give measured values the forms ``tests/nbval_sanitize.cfg`` masks.
+  give measured values the forms the notebook comparison masks (``tests/nbval_sanitize.cfg``).
 - Tying: :func:`compare_tying` trains every variant at every width on the toy language.
 - Sharding: :func:`make_case` draws a test case, :func:`check_sharding` (run on every rank) compares the
   sharded lookups, gradients and softmax with the unsharded ones, and :func:`summarise` combines the
@@ -70,6 +70,42 @@ def footprint_configs():
     ]
 
 
+def footprint_table(configs=None) -> str:
+    """A Markdown table of training footprints: one row per ``(label, Footprint)`` of ``configs``
+    (default :func:`footprint_configs`), with the total, the bytes per parameter and each part (weights,
+    gradients, fp32 master copy, optimiser state) in decimal units (:func:`lib.memory.format_bytes`);
+    a part a configuration does not have is shown as ``-``.
+    """
+    configs = footprint_configs() if configs is None else configs
+    parts = ["weights", "gradients", "fp32 master weights"]
+    rows = []
+    for label, f in configs:
+        named = dict(f.breakdown())
+        optimiser = sum(b for name, b in named.items() if name.startswith("optimizer"))
+        cells = [format_bytes(named[p]) if p in named else "-" for p in parts]
+        rows.append([label.replace("\n", " "), format_bytes(f.total), fmt(f.bytes_per_parameter, ".0f"), *cells,
+                     format_bytes(optimiser) if optimiser else "-"])
+    header = ["configuration", "total", "bytes per parameter", "weights", "gradients", "fp32 master copy",
+              "optimiser state"]
+    return tables.markdown(header, rows, align="<>>>>>>")
+
+
+def shard_table(sizes: Sequence[int], served: Sequence[int]) -> str:
+    """A Markdown table of row-wise shards: for each rank the rows it holds (``sizes``) and the rows it
+    looked up for all ranks in one batch (``served``). Raises ``ValueError`` for lengths that differ.
+
+    >>> print(shard_table([3, 2], [4, 1]))
+    | rank | rows held | rows looked up |
+    | ---: | ---: | ---: |
+    | 0 | 3 | 4 |
+    | 1 | 2 | 1 |
+    """
+    if len(sizes) != len(served):
+        raise ValueError(f"sizes and served must have one entry per rank, got {len(sizes)} and {len(served)}")
+    rows = [[str(r), f"{int(a):,}", f"{int(b):,}"] for r, (a, b) in enumerate(zip(sizes, served))]
+    return tables.markdown(["rank", "rows held", "rows looked up"], rows, align=">>>")
+
+
 # --- sparse updates ---------------------------------------------------------------------------------
 
 
@@ -84,23 +120,19 @@ def compare_steps(
     return {m: measure_step(m, **settings) for m in methods}
 
 
-def step_table(results: Dict[str, StepResult]) -> List[dict]:
-    """The reproducible columns of :func:`compare_steps`' results, one dict per method, timings left out.
+def step_table(results: Dict[str, StepResult]) -> str:
+    """The reproducible columns of :func:`compare_steps`' results as a Markdown table, timings left out.
 
-    Keys: ``method``, ``rows touched``, ``rows changed``, ``gradient`` and ``optimiser state`` (bytes,
-    formatted by :func:`lib.memory.format_bytes`). Timings change from run to run and are formatted
-    separately by :func:`format_duration`.
+    One row per method: rows touched by the batch, rows the step changed, and the bytes of the gradient and
+    of the optimiser state (:func:`lib.memory.format_bytes`). Timings change from run to run and are
+    formatted separately by :func:`format_duration`.
     """
-    return [
-        {
-            "method": r.method,
-            "rows touched": r.rows_touched,
-            "rows changed": r.rows_changed,
-            "gradient": format_bytes(r.grad_bytes),
-            "optimiser state": format_bytes(r.state_bytes),
-        }
+    header = ["method", "rows touched", "rows changed", "gradient", "optimiser state"]
+    rows = [
+        [r.method, f"{r.rows_touched:,}", f"{r.rows_changed:,}", format_bytes(r.grad_bytes), format_bytes(r.state_bytes)]
         for r in results.values()
     ]
+    return tables.markdown(header, rows, align="<>>>>")
 
 
 def format_duration(seconds: float) -> str:
@@ -357,6 +389,27 @@ def summarise(results: Sequence[Dict[str, Any]]) -> Dict[str, Any]:
         summary["log_softmax"] = np.concatenate([r["log_softmax"] for r in results], axis=1)
         summary["ce"] = float(results[0]["ce"])
     return summary
+
+
+def exchange_table(summary: Dict[str, Any], schemes: Sequence[str] = ("row", "col")) -> str:
+    """A Markdown table of the bytes one batch sent between all ranks, by sharding scheme (``"row"``,
+    ``"col"``): counts, ids, rows (forward) and gradients (backward) in bytes, and the total in decimal
+    units, from a :func:`summarise` result. Raises ``ValueError`` for an unknown scheme.
+
+    >>> s = dict(row_count_bytes=16, row_id_bytes=80, row_row_bytes=240, row_grad_bytes=240, row_total_bytes=576)
+    >>> print(exchange_table(s, ["row"]))
+    | scheme | counts (B) | ids (B) | rows (B) | gradients (B) | total |
+    | --- | ---: | ---: | ---: | ---: | ---: |
+    | row-wise | 16 | 80 | 240 | 240 | 576 B |
+    """
+    names = {"row": "row-wise", "col": "column-wise"}
+    rows = []
+    for scheme in schemes:
+        validate.choice(scheme, "scheme", tuple(names))
+        parts = [f"{int(summary[f'{scheme}_{k}_bytes']):,}" for k in ("count", "id", "row", "grad")]
+        rows.append([names[scheme], *parts, format_bytes(int(summary[f"{scheme}_total_bytes"]))])
+    header = ["scheme", "counts (B)", "ids (B)", "rows (B)", "gradients (B)", "total"]
+    return tables.markdown(header, rows, align="<>>>>>")
 
 
 # --- command line / torchrun --------------------------------------------------------------------------

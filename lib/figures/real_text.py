@@ -76,13 +76,13 @@ def learning_curve(study=None):
     for p in coverage:
         right.annotate(
             f"{p.wordsim.n_used}", (p.n_tokens, p.wordsim.n_used),
-            textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8,
+            textcoords="offset points", xytext=(0, 6), ha="center", fontsize=9,
         )
     right.axhline(coverage[0].wordsim.n_total, color=GREY, linestyle=":", linewidth=1)
     total = coverage[0].wordsim.n_total
     right.annotate(
         f"all {total} pairs", (coverage[0].n_tokens, total),
-        textcoords="offset points", xytext=(0, -12), fontsize=8, color=GREY,
+        textcoords="offset points", xytext=(0, -12), fontsize=9, color=GREY,
     )
     left.axhline(0, color=GREY, linewidth=0.8)
     ticks = [p.n_tokens for p in coverage]
@@ -129,7 +129,7 @@ def frequency_strata(study=None):
     left.set_xlabel("count of the rarer word of a pair")
     left.set_ylabel("WordSim-353 Spearman's rho")
     left.set_title("Similarity by frequency stratum")
-    left.legend(loc="upper right", fontsize=8)
+    left.legend(loc="upper right", fontsize=9)
     agreement = seed_agreement(study)
     for method, rows in agreement.items():
         colour, marker = METHOD_STYLE[method]
@@ -140,7 +140,7 @@ def frequency_strata(study=None):
     right.set_xlabel("count of the word")
     right.set_ylabel("top-10 neighbours shared by two seeds")
     right.set_title("Neighbour stability by frequency")
-    right.legend(loc="lower right", fontsize=8)
+    right.legend(loc="lower right", fontsize=9)
     return fig
 
 

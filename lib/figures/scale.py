@@ -161,7 +161,7 @@ def exchange():
     axes[0].set_xlabel("number of ranks (world size)")
     axes[0].set_ylabel("bytes sent per batch (MB)")
     axes[0].set_xticks(EXCHANGE_WORLDS)
-    axes[0].set_title(f"{EXCHANGE_CASE['batch']:,} ids per rank, D = {EXCHANGE_CASE['D']}, float32")
+    axes[0].set_title(f"V = {EXCHANGE_CASE['V']:,}, d = {EXCHANGE_CASE['D']}, {EXCHANGE_CASE['batch']:,} ids per rank")
     axes[0].legend(fontsize=9)
     load = scale.load_data()
     ranks = np.arange(LOAD_WORLD)
@@ -212,7 +212,7 @@ def tying_losses(results: Optional[Sequence[tying.TyingResult]] = None):
                     (r.n_params, r.val_loss),
                     textcoords="offset points",
                     xytext=(4, dy),
-                    fontsize=8,
+                    fontsize=9,
                     color=PALETTE[i],
                     annotation_clip=True,
                 )
