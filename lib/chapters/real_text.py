@@ -442,7 +442,7 @@ def subsampling_table(vocab, t: float, n: int = 5) -> str:
          fmt(c_tool[i], ".4f")]
         for i in range(n)
     ]
-    header = ["word", "count", "f", "keep, paper: sqrt(t/f)", "keep, word2vec.c: (sqrt(f/t) + 1) t/f"]
+    header = ["word", "count", "f", "keep, paper: sqrt(τ/f)", "keep, word2vec.c: (sqrt(f/τ) + 1) τ/f"]
     return tables.markdown(header, rows, align="<>>>>")
 
 
