@@ -168,7 +168,8 @@ def table_loss(probs, counts) -> float:
     has probability 0 (the loss would be infinite: fit with ``alpha > 0``), if ``probs`` is not a table of
     probabilities, or if the shapes differ.
 
-    >>> round(table_loss([[0.5, 0.5], [1.0, 0.0]], [[1, 1], [2, 0]]), 4)  # (2 ln 2) / 4 nats
+    >>> # (2 ln 2) / 4 nats
+    >>> round(table_loss([[0.5, 0.5], [1.0, 0.0]], [[1, 1], [2, 0]]), 4)
     0.3466
     """
     counts = check_counts(counts)

@@ -266,7 +266,8 @@ class Vocabulary:
         corpus in which no token reaches ``min_count``, or a corpus that already contains
         ``unknown_token`` under ``unknown="map"``; ``TypeError`` for a malformed corpus.
 
-        >>> vocab = Vocabulary.from_sentences([["b", "a", "b"], ["c", "b"]], min_count=1)
+        >>> sents = [["b", "a", "b"], ["c", "b"]]
+        >>> vocab = Vocabulary.from_sentences(sents, min_count=1)
         >>> vocab.tokens, vocab.counts.tolist()
         (('b', 'a', 'c'), [3, 1, 1])
         """
@@ -477,7 +478,8 @@ def context_pairs(
     ``ValueError`` for ``window < 1``, a non-1-D sentence or an id out of range; ``TypeError`` for
     non-integer ids.
 
-    >>> context_pairs([[7, 8, 9]], window=1, vocab_size=10)  # (centre, context), within the sentence
+    >>> # (centre, context), within the sentence
+    >>> context_pairs([[7, 8, 9]], window=1, vocab_size=10)
     array([[7, 8],
            [8, 7],
            [8, 9],
@@ -568,7 +570,8 @@ def keep_probability(counts, t: float = 1e-5, *, formula: str = "paper") -> np.n
     finite and positive, negative counts, all-zero counts or an unknown formula; ``TypeError`` for
     non-integer counts.
 
-    >>> keep_probability([1, 99], t=0.01)  # f = 0.01 and 0.99: keep min(1, sqrt(t / f))
+    >>> # f = 0.01 and 0.99: keep min(1, sqrt(t / f))
+    >>> keep_probability([1, 99], t=0.01)
     array([1.    , 0.1005])
     """
     cnt = _check_counts(counts)
@@ -594,7 +597,8 @@ def subsample(sentences, counts, t: float = 1e-5, *, seed=0, formula: str = "pap
     global NumPy state is never used. ``counts`` is ``(V,)`` and every id must lie in ``[0, V)``.
     Raises like :func:`keep_probability` and ``ValueError`` for ids out of range.
 
-    >>> subsample([[0, 1, 0, 1]], [1, 1000], t=1e-9, seed=0)  # both items far above t: almost all dropped
+    >>> # both items far above t: almost all dropped
+    >>> subsample([[0, 1, 0, 1]], [1, 1000], t=1e-9, seed=0)
     [array([], dtype=int64)]
     """
     keep = keep_probability(counts, t, formula=formula)

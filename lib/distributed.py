@@ -177,7 +177,8 @@ def plan_exchange(
 
     Raises ``ValueError`` for an unknown scheme, out-of-range ids or too few rows / columns.
 
-    >>> plan_exchange([[1, 6], [2]], V=10, D=3, itemsize=4)[0]["total_bytes"]  # counts 8, id 8, rows 12, gradients 12
+    >>> # counts 8, id 8, rows 12, gradients 12
+    >>> plan_exchange([[1, 6], [2]], V=10, D=3, itemsize=4)[0]["total_bytes"]
     40
     """
     validate.choice(scheme, "scheme", ("row", "column"))

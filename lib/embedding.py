@@ -95,7 +95,8 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
     gets two contributions: ``np.add.at``, not ``dE[ids] += ...`` which would keep only one).
     Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. Raises ``ValueError`` on mismatched shapes.
 
-    >>> lookup_grad([1, 1, 0], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], 3)  # id 1 used twice: its rows add up
+    >>> # id 1 used twice: its rows add up
+    >>> lookup_grad([1, 1, 0], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], 3)
     array([[5., 6.],
            [4., 6.],
            [0., 0.]])
@@ -278,7 +279,8 @@ def nearest_neighbours(
     still ranked by their true values. Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row
     ids, non-finite input or a score beyond float64.
 
-    >>> nearest_neighbours([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], [1.0, 0.0], 2, exclude=[0])
+    >>> table = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]
+    >>> nearest_neighbours(table, [1.0, 0.0], 2, exclude=[0])
     [(1, 0.9939), (2, 0.0)]
     """
     table = check_table(table)
@@ -335,8 +337,10 @@ def analogy(
     Raises ``TypeError`` when ``a``, ``b`` or ``c`` is not one integer and ``ValueError`` for a row outside
     the table.
 
-    >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
-    >>> analogy(table, 0, 1, 2)  # row 1 is row 0 plus direction y; row 2 plus y is row 3
+    >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0],
+    ...          [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
+    >>> # row 1 is row 0 plus direction y; row 2 plus y is row 3
+    >>> analogy(table, 0, 1, 2)
     [(3, 1.0)]
     """
     table = check_table(table)

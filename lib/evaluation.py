@@ -169,7 +169,8 @@ def word_similarity(vectors, vocab, pairs: Sequence[WordPair]) -> SimilarityResu
     ``(str, str, number)``.
 
     >>> table = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]
-    >>> word_similarity(table, ["cat", "dog", "car"], [("cat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)])
+    >>> pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)]
+    >>> word_similarity(table, ["cat", "dog", "car"], pairs)
     SimilarityResult(rho=1.0, n_used=3, n_total=3)
     """
     cosine, human, used = pair_cosines(vectors, vocab, pairs)
@@ -192,7 +193,9 @@ def pair_cosines(vectors, vocab, pairs: Sequence[WordPair]) -> Tuple[np.ndarray,
     not match the vocabulary, or NaN in it, and
     for a non-finite human score; ``TypeError`` for a pair that is not ``(str, str, number)``.
 
-    >>> cos, human, used = pair_cosines([[1.0, 0.0], [0.0, 2.0]], ["cat", "car"], [("cat", "car", 1.0), ("cat", "dog", 5.0)])
+    >>> table = [[1.0, 0.0], [0.0, 2.0]]
+    >>> pairs = [("cat", "car", 1.0), ("cat", "dog", 5.0)]
+    >>> cos, human, used = pair_cosines(table, ["cat", "car"], pairs)
     >>> cos.tolist(), human.tolist(), used.tolist()
     ([0.0], [1.0], [True, False])
     """
@@ -367,7 +370,8 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     closest question came to changing from right to wrong or back. Raises ``ValueError`` for ids outside the
     table, fewer than 4 rows or ``chunk < 1``, ``TypeError`` for a ``chunk`` that is not an integer.
 
-    >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
+    >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0],
+    ...          [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
     >>> analogy_predictions(table, np.array([[0, 1, 2]]))
     array([3])
     """

@@ -150,7 +150,8 @@ def named_neighbours(
     by the smaller row). Raises :class:`lib.corpus.UnknownTokenError` (a ``KeyError`` and a
     ``ValueError``) for a word without a row, and like :func:`vocabulary_table` and ``nearest_neighbours``.
 
-    >>> named_neighbours([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], ["a", "b", "c"], "a", 1)
+    >>> table = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]
+    >>> named_neighbours(table, ["a", "b", "c"], "a", 1)
     [('b', 0.9939)]
     """
     table, index = vocabulary_table(vectors, vocab)

@@ -159,7 +159,8 @@ def training_footprint(
     sizes (see :func:`table_bytes`), an unknown or untrainable dtype, an unknown optimiser, or
     ``master_weights`` with fp32 weights (the copy would duplicate them).
 
-    >>> training_footprint(1_000, 10, "fp32", "adam").bytes_per_parameter  # weights, gradients, two moments
+    >>> # weights, gradients, two moments
+    >>> training_footprint(1_000, 10, "fp32", "adam").bytes_per_parameter
     16.0
     """
     name = canonical_dtype(dtype)
@@ -204,8 +205,10 @@ def format_bytes(n: int, units: str = "decimal", digits: int = 1) -> str:
     ``"1000.0 kB"``); only the largest unit, EB (EiB), goes on past it. Raises ``ValueError`` for a
     negative ``n``, an unknown ``units`` or a negative ``digits``, ``TypeError`` for a non-integer.
 
-    >>> format_bytes(512_000_000), format_bytes(512_000_000, "binary"), format_bytes(999_950)
-    ('512.0 MB', '488.3 MiB', '1.0 MB')
+    >>> format_bytes(512_000_000), format_bytes(512_000_000, "binary")
+    ('512.0 MB', '488.3 MiB')
+    >>> format_bytes(999_950)
+    '1.0 MB'
     """
     n = validate.integer(n, "n (bytes)", low=0)
     validate.choice(units, "units", ("decimal", "binary"))

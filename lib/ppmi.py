@@ -133,7 +133,8 @@ def ppmi(counts, alpha: float = 1.0):
     Raises ``ValueError`` for a matrix that is not 2-D, has negative or non-finite entries, or for
     ``alpha`` not finite and positive.
 
-    >>> ppmi([[0.0, 2.0], [2.0, 0.0]])  # log(P(w, c) / (P(w) P(c))) = log(0.5 / 0.25) = ln 2
+    >>> # log(P(w, c) / (P(w) P(c))) = log(0.5 / 0.25) = ln 2
+    >>> ppmi([[0.0, 2.0], [2.0, 0.0]])
     array([[0.    , 0.6931],
            [0.6931, 0.    ]])
     """
@@ -202,7 +203,8 @@ def sign_convention(U: np.ndarray, Vt: np.ndarray | None = None):
     What no sign rule can fix: when two singular values are equal the singular vectors are only defined
     up to a rotation of their subspace, so the ``k``-th vector is reproducible only if ``σ_k > σ_{k+1}``.
 
-    >>> sign_convention(np.array([[0.6], [-0.8]]))[0]  # the largest |entry| (-0.8) becomes positive
+    >>> # the largest |entry| (-0.8) becomes positive
+    >>> sign_convention(np.array([[0.6], [-0.8]]))[0]
     array([[-0.6],
            [ 0.8]])
     """

@@ -131,7 +131,8 @@ def softmax_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.
     exponentiating). ``targets`` ``(B,)`` int64 in ``[0, V)``. Logits ``[2, 0, 0]`` with target 0 give
     ``log(1 + 2 e^{-2}) = 0.2395``. Raises ``ValueError`` on mismatched shapes or a target out of range.
 
-    >>> round(float(softmax_cross_entropy(torch.tensor([[2.0, 0.0, 0.0]]), torch.tensor([0]))), 4)
+    >>> logits, targets = torch.tensor([[2.0, 0.0, 0.0]]), torch.tensor([0])
+    >>> round(float(softmax_cross_entropy(logits, targets)), 4)
     0.2395
     """
     if logits.ndim != 2 or targets.ndim != 1 or logits.shape[0] != targets.shape[0]:
@@ -153,7 +154,8 @@ def negative_sampling_loss(
     ``-1000`` costs 1000 nats instead of ``inf``). Raises ``ValueError`` on mismatched shapes.
 
     >>> v = torch.tensor([[1.0, 0.0]])
-    >>> round(float(negative_sampling_loss(v, v, torch.zeros(1, 1, 2))), 4)  # -log σ(1) - log σ(0)
+    >>> # -log σ(1) - log σ(0)
+    >>> round(float(negative_sampling_loss(v, v, torch.zeros(1, 1, 2))), 4)
     1.0064
     """
     if centre.ndim != 2 or positive.shape != centre.shape:

@@ -100,7 +100,8 @@ def expected_touched_fraction(V: int, batch: int, distribution: str = "uniform",
     ``V (1 − (1 − 1/V) ** batch)``, close to ``batch / V`` when ``batch ≪ V``. Computed with ``log1p`` /
     ``expm1`` so that tiny ``p_i`` do not round to zero. Raises like :func:`sample_ids`.
 
-    >>> round(expected_touched_fraction(2, 2), 4)  # two uniform draws over two rows: 1 - (1/2)^2 of each
+    >>> # two uniform draws over two rows: 1 - (1/2)^2 of each
+    >>> round(expected_touched_fraction(2, 2), 4)
     0.75
     """
     batch = validate.integer(batch, "batch", low=1)
@@ -306,7 +307,8 @@ def adam_untouched_step_closed_form(
     ``0.67 lr`` for the default betas, although the row had no gradient. Raises ``ValueError`` for
     ``lr <= 0``, betas outside ``[0, 1)`` or ``eps <= 0``.
 
-    >>> round(float(adam_untouched_step_closed_form(lr=1.0)), 4)  # two thirds of a step, with no gradient
+    >>> # two thirds of a step, with no gradient
+    >>> round(float(adam_untouched_step_closed_form(lr=1.0)), 4)
     0.6701
     """
     lr = validate.number(lr, "lr", gt=0)

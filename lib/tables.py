@@ -48,7 +48,8 @@ def markdown(header: Sequence[str], rows: Sequence[Sequence[str]], align: Option
     (default all left). Raises ``ValueError`` for a row of the wrong length or an unknown alignment and
     ``TypeError`` for a cell that is not a string.
 
-    >>> print(markdown(["word", "count"], [["the", "12"], ["a|b", "3"]], align="<>"))
+    >>> rows = [["the", "12"], ["a|b", "3"]]
+    >>> print(markdown(["word", "count"], rows, align="<>"))
     | word | count |
     | --- | ---: |
     | the | 12 |
@@ -80,7 +81,8 @@ def text(
     removed from every line. Raises like :func:`markdown`, and ``ValueError`` for ``widths`` or ``gaps``
     of the wrong length or an unknown ``rule``.
 
-    >>> print(text(["word", "count"], [["the", "12"], ["cat", "3"]], align="<>", rule="columns"))
+    >>> rows = [["the", "12"], ["cat", "3"]]
+    >>> print(text(["word", "count"], rows, align="<>", rule="columns"))
     word  count
     ----  -----
     the      12

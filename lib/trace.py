@@ -4,14 +4,14 @@ Taught in: chapters/trace_exercise.md (the exercise's language, its interpreter 
 
 A program is plain text, one command per line; ``#`` starts a comment; blank lines are ignored::
 
-    WIDTH 4                        # model width d (1 .. 1024), first command
-    TOKEN the 0.1 0.2 0.3 0.4      # one row of the embedding table: a name and d numbers
+    WIDTH 4                    # model width d (1 .. 1024), first command
+    TOKEN the 0.1 0.2 0.3 0.4  # a row of the embedding table: a name, d numbers
     TOKEN cat 0.5 -0.5 1 0
-    SEQUENCE the cat the cat       # the input tokens, at positions 0, 1, 2, ...
-    LOOKUP cat                     # the token's row of the table
-    POSENC 3                       # the sinusoidal encoding of position 3
-    ADD 3                          # the model input at position 3: its token's row + POSENC 3
-    SIM 1 3                        # cosine similarity of the inputs at positions 1 and 3
+    SEQUENCE the cat the cat   # the input tokens, at positions 0, 1, 2, ...
+    LOOKUP cat                 # the token's row of the table
+    POSENC 3                   # the sinusoidal encoding of position 3
+    ADD 3                      # input at position 3: the token's row + POSENC 3
+    SIM 1 3                    # cosine of the inputs at positions 1 and 3
 
 Numbers are written with the ASCII digits 0-9: an integer (``WIDTH``, positions) as optional sign and
 digits, a value of ``TOKEN`` also with a decimal point and an exponent (``-0.5``, ``1e-3``); the digits

@@ -172,3 +172,53 @@ def test_dataclass_fields_have_real_types():
 def test_the_api_page_documents_every_module():
     documented = set(re.findall(r"automodule:: (\S+)", (ROOT / "api.md").read_text(encoding="utf-8")))
     assert documented == set(MODULES), (set(MODULES) - documented, documented - set(MODULES))
+
+
+EXAMPLE_WIDTH = 80
+
+
+def _example_lines(doc: str):
+    """The lines of a cleaned docstring that the API page shows in a code box: doctest blocks (from a
+    ``>>>`` line to the next blank line) and literal blocks (the lines after a line ending with ``::``
+    that are indented deeper than it, blank lines included)."""
+    in_doctest, literal_indent = False, None
+    for line in doc.splitlines():
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if literal_indent is not None and stripped and indent <= literal_indent:
+            literal_indent = None
+        if stripped.startswith(">>>"):
+            in_doctest = True
+        elif not stripped:
+            in_doctest = False
+        if in_doctest or (literal_indent is not None and stripped):
+            yield line.rstrip()
+        if literal_indent is None and line.rstrip().endswith("::"):
+            literal_indent = indent
+
+
+def _docstrings(tree: ast.Module):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=True)
+            if doc:
+                yield getattr(node, "name", "<module>"), doc
+
+
+def test_example_lines_find_doctests_and_literal_blocks():
+    doc = "Text::\n\n    literal\n\n    more\n\nProse.\n\n>>> f(1)\n2\n\nProse again, long enough."
+    assert list(_example_lines(doc)) == ["    literal", "    more", ">>> f(1)", "2"]
+
+
+def test_docstring_examples_fit_the_api_column():
+    """Every line of a docstring example (doctest input and output, literal block) is at most
+    EXAMPLE_WIDTH characters once the docstring's common indentation is removed, so that the API page
+    shows it without a sideways scroll."""
+    wide = [
+        f"{MODULES[name].relative_to(ROOT)}: {obj}: {len(line)} chars: {line}"
+        for name, tree in TREES.items()
+        for obj, doc in _docstrings(tree)
+        for line in _example_lines(doc)
+        if len(line) > EXAMPLE_WIDTH
+    ]
+    assert not wide, f"{len(wide)} example lines wider than {EXAMPLE_WIDTH}:\n" + "\n".join(wide)

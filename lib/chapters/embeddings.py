@@ -92,7 +92,8 @@ def compare_neighbours(
     ``digits`` places before they are compared, and "same" is ``yes`` when token and rounded score agree.
     Raises ``ValueError`` when the two do not hold the same terms and the same number of neighbours.
 
-    >>> result = compare_neighbours({"cat": [("dog", 0.52)]}, {"cat": [("dog", 0.52001)]})
+    >>> ours, reference = {"cat": [("dog", 0.52)]}, {"cat": [("dog", 0.52001)]}
+    >>> result = compare_neighbours(ours, reference)
     >>> print(result.table)
     term  rank  this chapter  reference    same
     cat   1     dog 0.5200    dog 0.5200   yes
@@ -150,8 +151,10 @@ def neighbour_change(before, before_vocab, after, after_vocab, k: int = 3) -> Ne
 
     >>> a = [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]
     >>> b = [[1.0, 0.0], [0.0, 1.0], [0.1, 1.0]]
-    >>> change = neighbour_change([a, a], ["x", "y", "z"], [b, b], ["x", "y", "z"], k=1)
-    >>> change.within_before, change.within_after, change.across  # only z keeps its neighbour, y
+    >>> words = ["x", "y", "z"]
+    >>> change = neighbour_change([a, a], words, [b, b], words, k=1)
+    >>> # only z keeps its neighbour (y)
+    >>> change.within_before, change.within_after, change.across
     (array([1., 1., 1.]), array([1., 1., 1.]), array([0., 0., 1.]))
     """
     if len(before) < 2 or len(after) < 2:

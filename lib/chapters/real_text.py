@@ -366,7 +366,9 @@ def excludes_zero(interval: Interval, decimals: int = 2) -> bool:
     """Whether the interval, as shown to ``decimals``, lies wholly above or wholly below 0 (an end that
     rounds to 0 counts as touching it).
 
-    >>> excludes_zero(Interval(0.1, 0.004, 0.2, 0.95, 100, 1000)), excludes_zero(Interval(0.1, 0.02, 0.2, 0.95, 100, 1000))
+    >>> touching = Interval(0.1, 0.004, 0.2, 0.95, 100, 1000)
+    >>> above = Interval(0.1, 0.02, 0.2, 0.95, 100, 1000)
+    >>> excludes_zero(touching), excludes_zero(above)
     (False, True)
     """
     low, high = (float(fmt(x, f".{int(decimals)}f")) for x in (interval.low, interval.high))

@@ -396,7 +396,8 @@ def exchange_table(summary: Dict[str, Any], schemes: Sequence[str] = ("row", "co
     ``"col"``): counts, ids, rows (forward) and gradients (backward) in bytes, and the total in decimal
     units, from a :func:`summarise` result. Raises ``ValueError`` for an unknown scheme.
 
-    >>> s = dict(row_count_bytes=16, row_id_bytes=80, row_row_bytes=240, row_grad_bytes=240, row_total_bytes=576)
+    >>> s = dict(row_count_bytes=16, row_id_bytes=80, row_row_bytes=240,
+    ...          row_grad_bytes=240, row_total_bytes=576)
     >>> print(exchange_table(s, ["row"]))
     | scheme | counts (B) | ids (B) | rows (B) | gradients (B) | total |
     | --- | ---: | ---: | ---: | ---: | ---: |

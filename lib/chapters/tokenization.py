@@ -613,7 +613,8 @@ def renumber(table, ids: Sequence[int], permutation) -> Tuple[np.ndarray, np.nda
     new table gives exactly the old vectors. Raises ``ValueError`` unless ``permutation`` is a
     permutation of ``0..V-1``, and like :func:`lib.validate.ids` for bad ``ids``.
 
-    >>> table, ids = renumber(np.array([[0.0], [1.0], [2.0]]), [0, 2], np.array([2, 0, 1]))
+    >>> old = np.array([[0.0], [1.0], [2.0]])
+    >>> table, ids = renumber(old, [0, 2], np.array([2, 0, 1]))
     >>> table.ravel().tolist(), ids.tolist()
     ([1.0, 2.0, 0.0], [2, 1])
     """
@@ -701,7 +702,8 @@ def absorbed_into(tokenizer: bpe.BPE, token: int, counts, k: int = 3) -> List[Tu
     ``token`` and another token and that occur in the data ``counts`` ``(V,)`` describes: where a token
     that never occurs on its own went.
 
-    >>> absorbed_into(bpe.BPE(merges=((97, 98), (256, 99))), 256, np.array([0] * 256 + [0, 5]))
+    >>> tokenizer = bpe.BPE(merges=((97, 98), (256, 99)))
+    >>> absorbed_into(tokenizer, 256, np.array([0] * 256 + [0, 5]))
     [(257, 5)]
     """
     token = validate.one_id(token, tokenizer.vocab_size)
