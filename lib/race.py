@@ -20,8 +20,8 @@ process, interleaved, on the corpus repeated at several scales; :func:`summarise
 speed ratios to gensim and :func:`race_table` prints them.
 
 Departures: times are wall-clock seconds on the machine that runs the race, ratios to gensim measured in
-the same process (never absolute targets); the book's skip-gram shares its negatives within a window
-(see :mod:`lib.sgns`), which gensim does not.
+the same process (never absolute targets); the book's skip-gram shares its negatives within a block of
+consecutive windows and sums the updates of a step (see :mod:`lib.sgns`), which gensim does not.
 """
 
 from __future__ import annotations
