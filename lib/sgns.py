@@ -64,8 +64,20 @@ Departures from word2vec, stated:
 - the exact logistic function instead of word2vec's 1,000-entry table with no update when ``|s| ≥ 6``;
 - the learning rate decays per centre word rather than per 10,000 words.
 
-None of these moves the WordSim-353 score of the real-text chapter's corpus beyond the spread between
-seeds (``benchmarks/README.md`` gives the experiment).
+What these cost in quality was measured on the real-text chapter's corpus (the Lee corpus, and the same
+text repeated 4 and 16 times; WordSim-353 ρ over 20 seeds, ``benchmarks/sgns_quality.py``, the table in
+``benchmarks/README.md``). word2vec's logistic table (no update when ``|s| ≥ 6``) and its schedule in
+steps of 10,000 words move ρ by less than 0.004. Sharing the negatives moves it by less than its
+standard error (0.003 ± 0.006 at 4×). Summing is what counts, and only as training grows long: against
+word2vec's sequential loop run on the same random draws, the book's ρ is level at 1× (+0.003 ± 0.004),
+0.009 ± 0.005 lower at 4× (the same shared negatives, taken one pair at a time) and 0.05 ± 0.02 lower at
+16× (4 seeds). The cause is the size of the summed step. A row's ``m`` updates of one window, computed
+from the same old values, add up to a step of about ``lr · σ'(s) · m · |x|²``. The vectors grow with
+training (mean input norm 1.5 after 20 epochs at 1×, 4.0 at 4×, 5.8 at 16×), so that step stays far
+below 1 at 1× and reaches 1 at 16×, where summed updates overshoot and sequential ones do not. Halving the
+learning rate raises ρ at 4× by 0.012 ± 0.006, but at 1× it lowers it by 0.145, and the number of windows
+per step (64 to 1024) or the block's shape does not change ``m``. The gap at 4× (0.01, about half the
+spread between seeds) is left as a stated departure.
 """
 
 from __future__ import annotations
@@ -102,14 +114,16 @@ class SGNSConfig:
     exponent (0.75); ``dynamic_window`` (word2vec's random window size, default ``True``);
     ``block_windows`` B, the consecutive windows that share negatives (int ≥ 1); ``block_negatives`` N,
     the negatives drawn per block, each at weight ``K/N`` (int ≥ 1); ``batch_windows`` the windows per
-    SGD step (a multiple of ``block_windows``); ``workers`` threads (int ≥ 1; 1 is deterministic);
+    SGD step (a multiple of ``block_windows``); ``damped`` (default ``True``): each centre's output row
+    takes the damped step of :func:`sgd_step`, ``False`` the plain summed gradient step; ``workers``
+    threads (int ≥ 1; 1 is deterministic);
     ``seed`` (int ≥ 0) for every random draw.
 
     The updates of one step are summed, so a row met ``m`` times in a step takes ``m`` updates computed
-    from the same old values, where word2vec takes them one after the other. That is harmless while ``m``
-    is small next to the number of steps: on the Lee corpus (4,041 words) the scores match gensim's
-    (``benchmarks/README.md``); on a toy vocabulary of 20 words a step of 512 windows puts every row in
-    hundreds of pairs and training collapses. Keep ``batch_windows`` small for small vocabularies
+    from the same old values, where word2vec takes them one after the other. On the Lee corpus (4,041
+    words) that costs nothing at 1× and about 0.01 of WordSim-353 ρ when the same text is trained on four
+    times as long (the module notes); on a toy vocabulary of 20 words a step of 512 windows puts every row
+    in hundreds of pairs and training collapses. Keep ``batch_windows`` small for small vocabularies
     (``tests/test_sgns.py`` shows both cases).
 
     Raises ``ValueError`` (``TypeError`` for a non-number) naming the field and its allowed range.
@@ -127,6 +141,7 @@ class SGNSConfig:
     block_windows: int = 16
     block_negatives: int = 16
     batch_windows: int = 512
+    damped: bool = True
     workers: int = 1
     seed: int = 0
 
@@ -142,6 +157,7 @@ class SGNSConfig:
         validate.number(self.min_alpha, "min_alpha", ge=0, le=alpha)
         validate.number(self.power, "power", ge=0)
         validate.flag(self.dynamic_window, "dynamic_window")
+        validate.flag(self.damped, "damped")
         validate.seed(self.seed)
 
     @property
@@ -319,11 +335,13 @@ def epoch_blocks(
 
 class Buffers(NamedTuple):
     """Preallocated work space for :func:`sgd_step` on ``G`` blocks of ``S`` span slots, ``T`` targets
-    and width ``D`` (``float32``): gathered rows ``x (G·S, D)`` and ``y (G·T, D)``, pair weights
-    ``weight (G, T, S)`` (zero off the band, written by each step on it) and the negative rows' part
-    ``negative_rows (G, N, S)`` (computed apart: a product into a strided view is slow), scores ``g (G, T, S)``, updates
-    ``dx (G, S, D)`` and ``dy (G, T, D)``, and the labels ``label (G, T, S)`` (1 in the first ``B`` rows,
-    the centres). Make them with :func:`make_buffers`; ``resize`` gives views for a shorter last step."""
+    (``B`` centres, then the negatives) and width ``D`` (``float32``): gathered rows ``x (G·S, D)`` and
+    ``y (G·T, D)``, pair weights ``weight (G, T, S)`` (zero off the band, written by each step on it) and
+    the negative rows' part ``negative_rows (G, N, S)`` (computed apart: a product into a strided view is
+    slow), scores ``g (G, T, S)``, updates ``dx (G, S, D)`` and ``dy (G, T, D)``, the labels ``label (G, T,
+    S)`` (1 in the first ``B`` rows, the centres), and for the damped centre rows ``curvature (G, B, S)``,
+    ``norms (G, S, 1)`` and ``damping (G, B, 1)``. Make them with :func:`make_buffers`; ``resize`` gives
+    views for a shorter last step."""
 
     x: torch.Tensor
     y: torch.Tensor
@@ -333,13 +351,16 @@ class Buffers(NamedTuple):
     dx: torch.Tensor
     dy: torch.Tensor
     label: torch.Tensor
+    curvature: torch.Tensor
+    norms: torch.Tensor
+    damping: torch.Tensor
 
     def resize(self, G: int) -> "Buffers":
         """Views of the first ``G`` blocks' worth of every buffer (no allocation of data)."""
         S, T = self.g.shape[2], self.g.shape[1]
         return Buffers(
             self.x[: G * S], self.y[: G * T], self.weight[:G], self.negative_rows[:G], self.g[:G], self.dx[:G],
-            self.dy[:G], self.label[:G],
+            self.dy[:G], self.label[:G], self.curvature[:G], self.norms[:G], self.damping[:G],
         )
 
 
@@ -351,7 +372,10 @@ def make_buffers(G: int, B: int, N: int, window: int, D: int) -> Buffers:
     label[:, :B] = 1.0  # the centre rows hold the observed pairs
     x, y = torch.empty(G * S, D), torch.empty(G * T, D)
     weight, negative_rows = torch.zeros(G, T, S), torch.empty(G, N, S)
-    return Buffers(x, y, weight, negative_rows, torch.empty(G, T, S), torch.empty(G, S, D), torch.empty(G, T, D), label)
+    return Buffers(
+        x, y, weight, negative_rows, torch.empty(G, T, S), torch.empty(G, S, D), torch.empty(G, T, D), label,
+        torch.empty(G, B, S), torch.empty(G, S, 1), torch.empty(G, B, 1),
+    )
 
 
 def sgd_step(
@@ -362,6 +386,8 @@ def sgd_step(
     band: torch.Tensor,
     negative_weight: torch.Tensor,
     buf: Buffers,
+    *,
+    damped: bool = True,
 ) -> None:
     """One SGD step of negative sampling on ``G`` blocks, in place on ``w_in`` and ``w_out`` ``(V, D)``.
 
@@ -371,9 +397,21 @@ def sgd_step(
     ``ℓ`` (1 for a centre, 0 for a negative) and the pair weight ``a`` (for centre ``i``: the learning
     rate of the pair, from ``band``; for negative ``n``: ``Σ_i negative_weight[n, i] · band``-weight of
     ``(i, x)``), ``g = a · (ℓ - σ(s))``; every row gets ``x += Σ g·y`` and ``y += Σ g·x`` over the
-    scores it is in, computed from the values before the step. That is exactly ``-1 ×`` the gradient of
-    ``Σ_pairs lr · [-log σ(x·y_c) - (K/N) Σ_{n ≠ c} log σ(-x·y_n)]`` (Mikolov et al. 2013b, eq. 4, with
-    the block's negatives). Nothing is allocated beyond views; shapes are trusted (inner loop).
+    scores it is in, computed from the values before the step. With ``damped=False`` that is exactly
+    ``-1 ×`` the gradient of ``Σ_pairs lr · [-log σ(x·y_c) - (K/N) Σ_{n ≠ c} log σ(-x·y_n)]`` (Mikolov
+    et al. 2013b, eq. 4, with the block's negatives).
+
+    ``damped=True`` (the default, what :func:`train_sgns` does) divides the update of each *centre's*
+    output row, the sum over its window of ``a·(1 - σ(s))·x``, by ``1 + Σ a·σ'(s)·|x|²`` over the same
+    pairs (``σ' = σ(1 - σ)``). That is the linearised implicit (proximal) step of those pairs (Kulis &
+    Bartlett 2010, "Implicit Online Learning"; Toulis & Airoldi 2017), exact when the window's context
+    vectors are parallel. word2vec updates the centre's output row after each pair of its window, so that
+    each pair sees the previous one's update; summing them from the same old row instead overshoots once
+    ``Σ a·σ'·|x|²`` nears 1, which happens as the vectors grow in long training (see the module notes). The
+    damping leaves a step with small vectors as it was (a factor above 0.98 early in training on the
+    real-text corpus) and holds back the overshoot. Input rows and negatives' rows are not damped.
+
+    Nothing is allocated beyond views and a few small products; shapes are trusted (inner loop).
     """
     G, T, S = buf.g.shape
     B = band.shape[1]
@@ -386,10 +424,17 @@ def sgd_step(
     weight[:, B:].copy_(torch.bmm(negative_weight, weight[:, :B], out=buf.negative_rows))
     g = buf.g.baddbmm_(y, x.transpose(1, 2), beta=0.0)  # (G, T, S) scores x·y
     g.sigmoid_()
+    if damped:  # a · σ'(s) = a · (σ - σ²) of the centres' pairs, before g is overwritten
+        curvature = torch.mul(g[:, :B], g[:, :B], out=buf.curvature)
+        torch.sub(g[:, :B], curvature, out=curvature).mul_(weight[:, :B])
     torch.sub(buf.label, g, out=g)  # ℓ - σ(s)
     g.mul_(weight)
     torch.bmm(g, x, out=buf.dy)  # (G, T, D): Σ_s g·x for each output row
     torch.bmm(g.transpose(1, 2), y, out=buf.dx)  # (G, S, D): Σ_t g·y for each input row
+    if damped:
+        norms = torch.linalg.vector_norm(x, dim=2, keepdim=True, out=buf.norms).square_()  # (G, S, 1) |x|²
+        damping = torch.bmm(curvature, norms, out=buf.damping).add_(1.0)  # (G, B, 1) 1 + Σ a σ' |x|²
+        buf.dy[:, :B].div_(damping)
     w_in.index_add_(0, span, buf.dx.view(G * S, -1))
     w_out.index_add_(0, targets, buf.dy.view(G * T, -1))
 
@@ -404,7 +449,7 @@ def _largest(table: torch.Tensor) -> float:
     return float(torch.max(torch.abs(table)))
 
 
-def _train_range(w_in, w_out, epoch: EpochBlocks, start: int, stop: int, buf: Buffers) -> None:
+def _train_range(w_in, w_out, epoch: EpochBlocks, start: int, stop: int, buf: Buffers, damped: bool) -> None:
     """Run :func:`sgd_step` over blocks ``start .. stop`` of ``epoch`` in steps of ``buf``'s size."""
     G_max, T, S = buf.g.shape
     span, targets = epoch.span.view(-1), epoch.targets.view(-1)
@@ -412,7 +457,8 @@ def _train_range(w_in, w_out, epoch: EpochBlocks, start: int, stop: int, buf: Bu
         e = min(s + G_max, stop)
         b = buf if e - s == G_max else buf.resize(e - s)
         sgd_step(
-            w_in, w_out, span[s * S : e * S], targets[s * T : e * T], epoch.band[s:e], epoch.negative_weight[s:e], b
+            w_in, w_out, span[s * S : e * S], targets[s * T : e * T], epoch.band[s:e], epoch.negative_weight[s:e], b,
+            damped=damped,
         )
 
 
@@ -503,11 +549,11 @@ def train_sgns(
                 n_pairs += epoch.n_pairs
                 n = epoch.span.shape[0]  # blocks
                 if pool is None:
-                    _train_range(w_in, w_out, epoch, 0, n, buffers[0])
+                    _train_range(w_in, w_out, epoch, 0, n, buffers[0], config.damped)
                 else:  # Hogwild: disjoint parts of the epoch, shared tables, no locks
                     cuts = np.linspace(0, n, config.workers + 1).astype(int)
                     jobs = [
-                        pool.submit(_train_range, w_in, w_out, epoch, cuts[i], cuts[i + 1], buffers[i])
+                        pool.submit(_train_range, w_in, w_out, epoch, cuts[i], cuts[i + 1], buffers[i], config.damped)
                         for i in range(config.workers)
                     ]
                     for job in jobs:
@@ -540,7 +586,7 @@ def train_sgns(
         negative_policy="left out (word2vec.c, gensim)",
         dimension=D,
         initialisation="input uniform(-0.5/D, 0.5/D), output zero (word2vec)",
-        optimiser="SGD, hand-written updates",
+        optimiser="SGD, hand-written updates" + (", centre rows damped (linearised implicit step)" if config.damped else ""),
         learning_rate=float(config.alpha),
         batch=f"{config.batch_windows} windows per step in blocks of {B}, {config.workers} worker thread(s)",
         stopping_rule=f"fixed number of epochs ({config.epochs}); learning rate linear to {exact(config.min_alpha)}",

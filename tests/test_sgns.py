@@ -153,6 +153,8 @@ def test_config_rejects_non_numbers():
         SGNSConfig(alpha="0.025")
     with pytest.raises(TypeError, match="dynamic_window"):
         SGNSConfig(dynamic_window=1)
+    with pytest.raises(TypeError, match="damped"):
+        SGNSConfig(damped="yes")
     with pytest.raises(TypeError, match="block_windows must be an integer >= 1, got 2.0"):
         SGNSConfig(block_windows=2.0)
 
@@ -299,11 +301,13 @@ def random_blocks(seed=0, G=5, B=3, N=4, W=2, K=5, V=7, D=5):
     return w_in, w_out, span, targets, band, negative_weight
 
 
-def step(w_in, w_out, span, targets, band, negative_weight):
+def step(w_in, w_out, span, targets, band, negative_weight, damped=False):
+    """One :func:`sgd_step`, by default the plain (undamped) gradient step."""
     G, S = span.shape
     B, N = band.shape[1], negative_weight.shape[1]
     W = (S - B) // 2
-    sgd_step(w_in, w_out, span.reshape(-1), targets.reshape(-1), band, negative_weight, make_buffers(G, B, N, W, w_in.shape[1]))
+    buf = make_buffers(G, B, N, W, w_in.shape[1])
+    sgd_step(w_in, w_out, span.reshape(-1), targets.reshape(-1), band, negative_weight, buf, damped=damped)
 
 
 def block_loss(a, b, span, targets, band, negative_weight):
@@ -367,6 +371,49 @@ def test_sgd_step_by_hand():
     expected_out = [y0 + p1 * x1 + p2 * x2, y1 + n1 * x1 + n2 * x2, [0.3, 0.3]]
     np.testing.assert_allclose(w_in.numpy(), expected_in, rtol=1e-6)
     np.testing.assert_allclose(w_out.numpy(), expected_out, rtol=1e-6)
+
+
+def test_damped_step_by_hand():
+    """The block of test_sgd_step_by_hand with damping: the centre's output row takes its summed update
+    divided by 1 + Σ lr σ'(s) |x|² over its two pairs; every other row moves as without damping."""
+    w_in = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    w_out = torch.tensor([[0.2, 0.0], [0.0, 0.4], [0.3, 0.3]])
+    span, targets = torch.tensor([[1, 0, 2]]), torch.tensor([[0, 1]])
+    band = torch.tensor([[[0.1, 0.0, 0.1]]])
+    plain_in, plain_out = w_in.clone(), w_out.clone()
+    step(plain_in, plain_out, span, targets, band, torch.ones(1, 1, 1))
+    step(w_in, w_out, span, targets, band, torch.ones(1, 1, 1), damped=True)
+    s1, s2 = 0.0, 0.1  # x1·y0 and x2·y0, |x1|² = 1 and |x2|² = 0.5
+    curvature = 0.1 * sigmoid(s1) * (1 - sigmoid(s1)) * 1.0 + 0.1 * sigmoid(s2) * (1 - sigmoid(s2)) * 0.5
+    y0 = np.array([0.2, 0.0])
+    np.testing.assert_allclose(w_out[0].numpy(), y0 + (plain_out[0].numpy() - y0) / (1 + curvature), rtol=1e-6)
+    assert 1 + curvature == pytest.approx(1.0374, abs=1e-4)  # 0.1·0.25·1 + 0.1·0.2494·0.5
+    torch.testing.assert_close(w_out[1:], plain_out[1:])
+    torch.testing.assert_close(w_in, plain_in)
+
+
+def test_damping_is_the_linearised_implicit_step_for_parallel_contexts():
+    """One centre row, contexts that are multiples of one vector u: the damped step solves, to first
+    order in the step, y' = y + Σ lr (1 - σ(x·y')) x (the implicit equation); the plain sum overshoots it."""
+    D, W = 4, 2
+    u = torch.tensor([0.5, -0.3, 0.2, 0.4])
+    w_in = torch.stack([u * c for c in (2.0, 1.5, 0.0, 2.5, 1.0)])  # span: 4 contexts, the centre's own row
+    w_out = torch.zeros(5, D)
+    w_out[2] = torch.tensor([0.1, 0.2, -0.1, 0.05])
+    span, targets = torch.tensor([[0, 1, 2, 3, 4]]), torch.tensor([[2, 2]])
+    band = torch.tensor([[[0.25, 0.25, 0.0, 0.25, 0.25]]])
+    nw = torch.zeros(1, 1, 1)  # the negative takes no part
+    damped_out, plain_out = w_out.clone(), w_out.clone()
+    step(w_in.clone(), damped_out, span, targets, band, nw, damped=True)
+    step(w_in.clone(), plain_out, span, targets, band, nw)
+    y, x = w_out[2].double(), w_in[[0, 1, 3, 4]].double()
+    implicit = y.clone()
+    for _ in range(200):  # fixed point of the implicit equation, a contraction at this step size
+        implicit = y + (0.25 * (1 - torch.sigmoid(x @ implicit))) @ x
+    gap_damped = float((damped_out[2].double() - implicit).norm())
+    gap_plain = float((plain_out[2].double() - implicit).norm())
+    assert gap_damped < 0.15 * gap_plain
+    assert gap_plain > 0.1 * float((plain_out[2].double() - y).norm())  # the plain step does overshoot here
 
 
 def sequential_reference(w_in, w_out, span, targets, band, negative_weight):
