@@ -375,7 +375,8 @@ def test_sgd_step_by_hand():
 
 def test_damped_step_by_hand():
     """The block of test_sgd_step_by_hand with damping: the centre's output row takes its summed update
-    divided by 1 + Σ lr σ'(s) |x|² over its two pairs; every other row moves as without damping."""
+    divided by 1 + Σ lr σ'(s) |x|² over its two pairs, each input row its own divided by 1 + Σ a σ'(s) |y|²
+    over its targets (the centre and the negative); the negative's row moves as without damping."""
     w_in = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
     w_out = torch.tensor([[0.2, 0.0], [0.0, 0.4], [0.3, 0.3]])
     span, targets = torch.tensor([[1, 0, 2]]), torch.tensor([[0, 1]])
@@ -383,13 +384,18 @@ def test_damped_step_by_hand():
     plain_in, plain_out = w_in.clone(), w_out.clone()
     step(plain_in, plain_out, span, targets, band, torch.ones(1, 1, 1))
     step(w_in, w_out, span, targets, band, torch.ones(1, 1, 1), damped=True)
-    s1, s2 = 0.0, 0.1  # x1·y0 and x2·y0, |x1|² = 1 and |x2|² = 0.5
-    curvature = 0.1 * sigmoid(s1) * (1 - sigmoid(s1)) * 1.0 + 0.1 * sigmoid(s2) * (1 - sigmoid(s2)) * 0.5
-    y0 = np.array([0.2, 0.0])
-    np.testing.assert_allclose(w_out[0].numpy(), y0 + (plain_out[0].numpy() - y0) / (1 + curvature), rtol=1e-6)
-    assert 1 + curvature == pytest.approx(1.0374, abs=1e-4)  # 0.1·0.25·1 + 0.1·0.2494·0.5
-    torch.testing.assert_close(w_out[1:], plain_out[1:])
-    torch.testing.assert_close(w_in, plain_in)
+    d = lambda s: sigmoid(s) * (1 - sigmoid(s))  # noqa: E731  σ'
+    # scores: x1·y0 = 0, x2·y0 = 0.1, x1·y1 = 0.4, x2·y1 = 0.2; |x1|² = 1, |x2|² = 0.5, |y0|² = 0.04, |y1|² = 0.16
+    centre = 1 + 0.1 * d(0.0) * 1.0 + 0.1 * d(0.1) * 0.5
+    input1 = 1 + 0.1 * d(0.0) * 0.04 + 0.1 * d(0.4) * 0.16
+    input2 = 1 + 0.1 * d(0.1) * 0.04 + 0.1 * d(0.2) * 0.16
+    assert (centre, input1, input2) == pytest.approx((1.0374, 1.0049, 1.0049), abs=1e-4)
+    old_in, old_out = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]), np.array([0.2, 0.0])
+    np.testing.assert_allclose(w_out[0].numpy(), old_out + (plain_out[0].numpy() - old_out) / centre, rtol=1e-6)
+    np.testing.assert_allclose(w_in[1].numpy(), old_in[1] + (plain_in[1].numpy() - old_in[1]) / input1, rtol=1e-6)
+    np.testing.assert_allclose(w_in[2].numpy(), old_in[2] + (plain_in[2].numpy() - old_in[2]) / input2, rtol=1e-6)
+    torch.testing.assert_close(w_out[1:], plain_out[1:])  # the negative's row, and an untouched one
+    torch.testing.assert_close(w_in[0], plain_in[0])
 
 
 def test_damping_is_the_linearised_implicit_step_for_parallel_contexts():
