@@ -3,7 +3,8 @@
 Trains, for every seed and corpus scale (the Lee corpus repeated, min-count scaled alike), one worker each:
 
 - ``gensim``: gensim's Word2Vec(sg=1), one pair at a time, its own random draws;
-- ``book``: lib.sgns with its default blocks (negatives shared by a block of windows);
+- ``book``: lib.sgns with its default blocks (negatives shared by a block of windows) and damped step;
+- ``book, plain step``: the same without damping (``damped=False``): the summed gradient step;
 - ``book, per window``: lib.sgns with blocks of one window and K negatives, 128 windows per step: the
   structure of the previous version (negatives shared by the pairs of one window, Ji et al. 2016);
 - ``word2vec loop``: word2vec's own update order (one pair at a time, K fresh negatives per pair, each
@@ -11,10 +12,12 @@ Trains, for every seed and corpus scale (the Lee corpus repeated, min-count scal
   same initial table, subsampling, window sizes and learning rates as ``book`` for that seed (paired),
   its per-pair negatives from a separate generator. Needs a C compiler (``cc``); left out without one;
 - ``loop, block negatives``: the same C loop, one pair at a time, but each pair meets the negatives of
-  its block at weight K/N, exactly the draws of ``book``: it differs from ``book`` only in summing.
+  its block at weight K/N, exactly the draws of ``book``: it differs from ``book, plain step`` only in
+  summing.
 
 and prints WordSim-353 rho per arm: mean, standard deviation and range over the seeds, the paired
-differences ``book - word2vec loop`` and ``book - loop, block negatives``, and how often the mean of 5 seeds of an arm falls below the range of
+differences ``book - word2vec loop``, ``book - loop, block negatives`` and ``book - book, plain step``, and how
+often the mean of 5 seeds of an arm falls below the range of
 5 seeds of gensim (the race's criterion), by resampling the seeds measured here (with replacement).
 
 Usage (from the repository root, after `make venv`):
@@ -67,7 +70,7 @@ def word2vec_loop(loop, sentences, counts, config: sgns.SGNSConfig, *, shared: b
     """word2vec's loop on the book's draws: train_sgns's generator for the initial table and every epoch's
     blocks (so the same subsampling, window sizes and learning rates as train_sgns for this seed), a
     second generator for K negatives per pair; or, ``shared=True``, the blocks' own negatives (every pair
-    meets the N of its block at weight K/N), which differs from train_sgns only in taking the pairs one at
+    meets the N of its block at weight K/N), which differs from train_sgns(damped=False) only in taking the pairs one at
     a time instead of summing a step's updates. Returns the input table ``(V, D) float32``."""
     V, D, K = counts.shape[0], config.dim, config.negatives
     ids, doc = sgns._flatten(sentences, V)
@@ -114,9 +117,11 @@ def main(argv=None) -> int:
         arms = {
             "gensim": lambda seed: race.train_gensim(corpus, settings, seed=seed, workers=1).vectors,
             "book": lambda seed: sgns.train_sgns(sentences, vocab.counts, replace(base, seed=seed)).vectors,
+            "book, plain step": lambda seed: sgns.train_sgns(
+                sentences, vocab.counts, replace(base, seed=seed, damped=False)).vectors,
             "book, per window": lambda seed: sgns.train_sgns(
                 sentences, vocab.counts, replace(base, seed=seed, block_windows=1, block_negatives=base.negatives,
-                                                 batch_windows=128)).vectors,
+                                                 batch_windows=128, damped=False)).vectors,
         }
         if loop is not None:
             arms["word2vec loop"] = lambda seed: word2vec_loop(loop, sentences, vocab.counts, replace(base, seed=seed))
@@ -142,7 +147,7 @@ def main(argv=None) -> int:
             below = "" if g is None else f"{np.mean([rng.choice(rho, 5).mean() < rng.choice(g, 5).min() for _ in range(20_000)]):.0%}"
             sd = rho.std(ddof=1) if len(rho) > 1 else float("nan")
             print(f"| {arm} | {rho.mean():.4f} | {sd:.4f} | {rho.min():.4f}-{rho.max():.4f} | {below} |")
-        for other in ("word2vec loop", "loop, block negatives"):
+        for other in ("word2vec loop", "loop, block negatives", "book, plain step"):
             if other in by_arm and "book" in by_arm and args.seeds > 1:
                 d = by_arm["book"] - by_arm[other]
                 print(f"paired, same draws: book - {other} = {d.mean():+.4f} (standard error {d.std(ddof=1) / np.sqrt(len(d)):.4f})")
