@@ -596,13 +596,12 @@ def train_sgns(
         objective="skip-gram, negative sampling (logistic loss), word2vec roles (input = context word)",
         negatives=K,
         noise_distribution=(
-            f"unigram^{config.power} of the corpus counts, alias table; {R} drawn per block of {B} windows, "
-            f"each at weight K/{R} for every pair of the block"
+            f"unigram^{config.power}, alias table; {R} per block of {B} windows, weight K/{R}"
         ),
         negative_policy="left out (word2vec.c, gensim)",
         dimension=D,
         initialisation="input uniform(-0.5/D, 0.5/D), output zero (word2vec)",
-        optimiser="SGD, hand-written updates" + (", centre rows damped (linearised implicit step)" if config.damped else ""),
+        optimiser="SGD, hand-written updates" + ("; centre and input rows damped (implicit step)" if config.damped else ""),
         learning_rate=float(config.alpha),
         batch=f"{config.batch_windows} windows per step in blocks of {B}, {config.workers} worker thread(s)",
         stopping_rule=f"fixed number of epochs ({config.epochs}); learning rate linear to {exact(config.min_alpha)}",

@@ -558,8 +558,11 @@ def test_provenance_records_the_training():
     cfg = SGNSConfig(dim=4, epochs=1, seed=9, block_windows=4, block_negatives=6, batch_windows=64)
     prov = train_sgns(docs, counts, cfg).provenance
     assert prov.seed == 9 and prov.negatives == 5 and prov.dimension == 4
-    assert "6 drawn per block of 4 windows" in prov.noise_distribution
+    assert prov.noise_distribution == "unigram^0.75, alias table; 6 per block of 4 windows, weight K/6"
     assert "64 windows per step in blocks of 4" in prov.batch
+    assert prov.optimiser == "SGD, hand-written updates; centre and input rows damped (implicit step)"
+    plain = train_sgns(docs, counts, replace(cfg, damped=False)).provenance
+    assert plain.optimiser == "SGD, hand-written updates"
     assert prov.n_pairs > 0
 
 
