@@ -62,8 +62,8 @@ class Settings:
 
     ``sgns``: the :class:`lib.sgns.SGNSConfig` of the predictive methods: the book's skip-gram trains with
     it (its ``seed`` and ``workers`` are set per run), gensim receives the same dimension, window,
-    negatives, epochs, subsampling threshold, learning rates and noise exponent, and PPMI-SVD reads its
-    ``dim`` and ``window``. Default: word2vec's settings (D = 100, window 5, K = 5, sample 1e-3) but 20
+    negatives, epochs, subsampling threshold, learning rates and noise exponent (the blocks, the step
+    size and the damping are the book's own), and PPMI-SVD reads its ``dim`` and ``window``. Default: word2vec's settings (D = 100, window 5, K = 5, sample 1e-3) but 20
     epochs instead of 5, for a corpus of 60,000 words. ``min_count``: the vocabulary's minimum count
     (:func:`vocabulary`). PPMI-SVD's own: ``ppmi_alpha`` (context smoothing α of Levy et al. 2015, §3.2),
     ``svd_power`` (eigenvalue weighting p, §3.3) and ``weighting`` (``"linear"``: each pair weighted
