@@ -17,11 +17,12 @@ predictive settings are the :class:`lib.sgns.SGNSConfig` it holds, which the boo
 and whose values gensim receives, and PPMI-SVD reads its dimension and window from the same config.
 Each trainer returns a :class:`Trained` record with its wall time. :func:`run_race` times the three in one
 process, interleaved, on the corpus repeated at several scales; :func:`summarise_race` gives medians and
-speed ratios to gensim and :func:`race_table` prints them.
+speed ratios to gensim, :func:`paired_ratios` the ratio measured within each repeat (median and range), and
+:func:`race_table` prints them.
 
 Departures: times are wall-clock seconds on the machine that runs the race, ratios to gensim measured in
-the same process (never absolute targets); the book's skip-gram shares its negatives within a window
-(see :mod:`lib.sgns`), which gensim does not.
+the same process (never absolute targets); the book's skip-gram shares its negatives within a block of
+consecutive windows and sums the updates of a step (see :mod:`lib.sgns`), which gensim does not.
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ class Settings:
 
     ``sgns``: the :class:`lib.sgns.SGNSConfig` of the predictive methods: the book's skip-gram trains with
     it (its ``seed`` and ``workers`` are set per run), gensim receives the same dimension, window,
-    negatives, epochs, subsampling threshold, learning rates and noise exponent, and PPMI-SVD reads its
-    ``dim`` and ``window``. Default: word2vec's settings (D = 100, window 5, K = 5, sample 1e-3) but 20
+    negatives, epochs, subsampling threshold, learning rates and noise exponent (the blocks, the step
+    size and the damping are the book's own), and PPMI-SVD reads its ``dim`` and ``window``. Default: word2vec's settings (D = 100, window 5, K = 5, sample 1e-3) but 20
     epochs instead of 5, for a corpus of 60,000 words. ``min_count``: the vocabulary's minimum count
     (:func:`vocabulary`). PPMI-SVD's own: ``ppmi_alpha`` (context smoothing α of Levy et al. 2015, §3.2),
     ``svd_power`` (eigenvalue weighting p, §3.3) and ``weighting`` (``"linear"``: each pair weighted
@@ -478,6 +479,51 @@ def summarise_race(runs: Sequence[RaceRun]) -> List[RaceSummary]:
     return out
 
 
+@dataclass(frozen=True)
+class PairedRatio:
+    """Speed of ``method`` against gensim at one ``scale``, measured repeat by repeat: ``ratios`` (one per
+    repeat, gensim's seconds ÷ the method's within that repeat, so above 1 is faster), their ``median``,
+    ``low`` and ``high`` (the range). A ratio taken within one repeat sees the same load on both methods,
+    so its spread over repeats says how far the machine's load moved it."""
+
+    method: str
+    scale: int
+    ratios: Tuple[float, ...]
+    median: float
+    low: float
+    high: float
+
+
+def paired_ratios(runs: Sequence[RaceRun], method: str = "book SGNS") -> List[PairedRatio]:
+    """One :class:`PairedRatio` per scale, in the order first seen: for every repeat that has both a gensim
+    run and a ``method`` run at that scale, gensim's seconds ÷ the method's. For the predictive methods
+    (same words processed) it is the ratio of words per second. Raises ``ValueError`` when a scale has no
+    repeat with both, or ``runs`` is empty.
+
+    >>> runs = [RaceRun("gensim", 1, 0, 3.0, 100, 0.2, 9), RaceRun("book SGNS", 1, 0, 1.0, 100, 0.2, 9),
+    ...         RaceRun("gensim", 1, 1, 2.0, 100, 0.2, 9), RaceRun("book SGNS", 1, 1, 1.0, 100, 0.2, 9),
+    ...         RaceRun("gensim", 1, 2, 5.0, 100, 0.2, 9), RaceRun("book SGNS", 1, 2, 2.0, 100, 0.2, 9)]
+    >>> r = paired_ratios(runs)[0]
+    >>> r.ratios, (r.median, r.low, r.high)
+    ((3.0, 2.0, 2.5), (2.5, 2.0, 3.0))
+    """
+    validate.choice(method, "method", tuple(METHODS))
+    if not runs:
+        raise ValueError("no runs to compare")
+    out = []
+    for scale in dict.fromkeys(r.scale for r in runs):
+        by = {(r.method, r.repeat): r.seconds for r in runs if r.scale == scale}
+        repeats = sorted({rep for m, rep in by if m == method and ("gensim", rep) in by})
+        if not repeats:
+            raise ValueError(f"scale {scale} has no repeat with both a gensim run and a {method} run")
+        ratios = np.array([by[("gensim", rep)] / by[(method, rep)] for rep in repeats])
+        out.append(
+            PairedRatio(method, scale, tuple(float(x) for x in ratios), float(np.median(ratios)),
+                        float(ratios.min()), float(ratios.max()))
+        )
+    return out
+
+
 # --- measured values, in the forms tests/nbval_sanitize.cfg masks ----------------------------------------
 
 
@@ -545,6 +591,7 @@ __all__ = [
     "FASTTEXT_MAX_N",
     "FASTTEXT_MIN_N",
     "METHODS",
+    "PairedRatio",
     "RaceRun",
     "RaceSummary",
     "Settings",
@@ -553,6 +600,7 @@ __all__ = [
     "format_rate",
     "format_ratio",
     "format_seconds",
+    "paired_ratios",
     "race_table",
     "run_race",
     "summarise_race",

@@ -157,6 +157,30 @@ def test_summarise_race_by_hand():
     assert book.rho == pytest.approx((0.42, 0.40, 0.44)) and book.repeats == 3
 
 
+def test_paired_ratios_by_hand():
+    """Within each repeat gensim's time / the book's: 2/1, 4/2, 3/1.5, all 2; a slower third repeat of the
+    book (3 s) gives 1, and the median and range follow; a scale of its own is reported apart."""
+    (r,) = race.paired_ratios(_runs())
+    assert (r.method, r.scale, r.ratios, r.median, r.low, r.high) == ("book SGNS", 1, (2.0, 2.0, 2.0), 2.0, 2.0, 2.0)
+    runs = _runs()[:5] + [RaceRun("book SGNS", 1, 2, 3.0, 300, 0.42, 9)]
+    runs += [RaceRun("gensim", 4, 0, 8.0, 1200, 0.5, 9), RaceRun("book SGNS", 4, 0, 2.0, 1200, 0.5, 9)]
+    one, four = race.paired_ratios(runs)
+    assert one.ratios == (2.0, 2.0, 1.0) and (one.median, one.low, one.high) == (2.0, 1.0, 2.0)
+    assert (four.scale, four.ratios, four.median) == (4, (4.0,), 4.0)
+    ppmi = race.paired_ratios([RaceRun("gensim", 1, 0, 2.0, 9, 0.5, 9), RaceRun("PPMI-SVD", 1, 0, 0.5, 9, 0.5, 9)],
+                              method="PPMI-SVD")
+    assert ppmi[0].ratios == (4.0,)
+
+
+def test_paired_ratios_need_both_methods_in_a_repeat():
+    with pytest.raises(ValueError, match="scale 1 has no repeat with both"):
+        race.paired_ratios([RaceRun("gensim", 1, 0, 2.0, 9, 0.5, 9), RaceRun("book SGNS", 1, 1, 1.0, 9, 0.5, 9)])
+    with pytest.raises(ValueError, match="no runs"):
+        race.paired_ratios([])
+    with pytest.raises(ValueError, match="method must be one of"):
+        race.paired_ratios(_runs(), method="glove")
+
+
 def test_race_table_by_hand():
     book = summarise_race(_runs())[1]
     assert race.race_table([book], compact=True) == (
