@@ -256,7 +256,7 @@ def train_gensim(
         noise_distribution=f"unigram^{config.power} (cumulative table)",
         negative_policy="left out",
         dimension=config.dim,
-        initialisation="gensim default (uniform ±0.5/D input, zero output)",
+        initialisation="gensim default (uniform ±0.5/d input, zero output)",
         optimiser="SGD (gensim's Cython loop)",
         learning_rate=float(config.alpha),
         batch=f"one pair at a time, {workers} worker thread(s)",
@@ -445,7 +445,8 @@ def summarise_race(runs: Sequence[RaceRun]) -> List[RaceSummary]:
     """One :class:`RaceSummary` per (method, scale), in the order first seen. Raises ``ValueError`` when a
     scale has no gensim run (the ratio needs it) or ``runs`` is empty.
 
-    >>> runs = [RaceRun("gensim", 1, 0, 2.0, 100, 0.5, 9), RaceRun("PPMI-SVD", 1, 0, 1.0, 100, 0.4, 9)]
+    >>> runs = [RaceRun("gensim", 1, 0, 2.0, 100, 0.5, 9),
+    ...         RaceRun("PPMI-SVD", 1, 0, 1.0, 100, 0.4, 9)]
     >>> [(s.method, s.speed_ratio, s.us_per_word) for s in summarise_race(runs)]
     [('gensim', 1.0, 20000.0), ('PPMI-SVD', 2.0, 10000.0)]
     """

@@ -604,7 +604,7 @@ def train_sgns(
         ),
         negative_policy="left out (word2vec.c, gensim)",
         dimension=D,
-        initialisation="input uniform(-0.5/D, 0.5/D), output zero (word2vec)",
+        initialisation="input uniform(-0.5/d, 0.5/d), output zero (word2vec)",
         optimiser="SGD, hand-written updates" + ("; centre and input rows damped (implicit step)" if config.damped else ""),
         learning_rate=float(config.alpha),
         batch=f"{config.batch_windows} windows per step in blocks of {B}, {config.workers} worker thread(s)",

@@ -332,14 +332,16 @@ def method_differences(study: Study, metrics: Sequence[str] = ("wordsim", "simle
     ]
 
 
-def format_interval(interval: Interval, decimals: int = 2) -> str:
-    """``"0.12 (0.01 to 0.24)"``: the statistic and its interval at ``decimals`` (:func:`lib.notebook.fmt`).
+def format_interval(interval: Interval, decimals: int = 2, end_decimals: int = 1) -> str:
+    """``"0.12 (0.0 to 0.2)"``: the statistic at ``decimals`` and the ends of its interval at
+    ``end_decimals`` (:func:`lib.notebook.fmt`). The ends get one decimal: a BCa end from 2,000 resamples
+    carries a Monte Carlo error of about 0.01, so its second decimal could not be defended.
 
     >>> format_interval(Interval(0.123, -0.0049, 0.2461, 0.95, 133, 2000))
-    '0.12 (0.00 to 0.25)'
+    '0.12 (0.0 to 0.2)'
     """
-    spec = f".{int(decimals)}f"
-    return f"{fmt(interval.statistic, spec)} ({fmt(interval.low, spec)} to {fmt(interval.high, spec)})"
+    spec, end = f".{int(decimals)}f", f".{int(end_decimals)}f"
+    return f"{fmt(interval.statistic, spec)} ({fmt(interval.low, end)} to {fmt(interval.high, end)})"
 
 
 def difference_table(differences: Sequence[Difference], decimals: int = 2) -> str:
@@ -357,21 +359,23 @@ def difference_table(differences: Sequence[Difference], decimals: int = 2) -> st
         row = [f"{d.first[0]} − {d.second[0]}", seed]
         for m in metrics:
             iv = d.intervals[m]
-            row += [format_interval(iv, decimals), "yes" if excludes_zero(iv, decimals) else "no"]
+            row += [format_interval(iv, decimals), "yes" if excludes_zero(iv) else "no"]
         rows.append(row)
     return tables.markdown(header, rows, align=["<", "<"] + ["<", "<"] * len(metrics))
 
 
-def excludes_zero(interval: Interval, decimals: int = 2) -> bool:
+def excludes_zero(interval: Interval, decimals: int = 1) -> bool:
     """Whether the interval, as shown to ``decimals``, lies wholly above or wholly below 0 (an end that
     rounds to 0 counts as touching it).
 
-    >>> touching = Interval(0.1, 0.004, 0.2, 0.95, 100, 1000)
-    >>> above = Interval(0.1, 0.02, 0.2, 0.95, 100, 1000)
+    >>> touching = Interval(0.1, 0.04, 0.2, 0.95, 100, 1000)
+    >>> above = Interval(0.1, 0.06, 0.2, 0.95, 100, 1000)
     >>> excludes_zero(touching), excludes_zero(above)
     (False, True)
     """
-    low, high = (float(fmt(x, f".{int(decimals)}f")) for x in (interval.low, interval.high))
+    # rounded, not formatted: only an end rounding across 0 changes the answer, so the end's distance to
+    # other rounding boundaries (which lib.notebook.fmt would log as a printed number) does not matter
+    low, high = (round(float(x), int(decimals)) for x in (interval.low, interval.high))
     return low > 0 or high < 0
 
 
