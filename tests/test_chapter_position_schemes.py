@@ -14,7 +14,17 @@ QUICK = TrainConfig(context=ps.L, batch_size=4, steps=3, warmup=1)
 @pytest.fixture(scope="module")
 def tiny():
     return ps.run_study(schemes=("none", "learned", "rope", "alibi"), depths=(1,), seeds=(0, 1),
-                        train_config=QUICK, n_windows=8)
+                        train_config=QUICK, n_windows=8, workers=1)
+
+
+def test_training_in_worker_processes_gives_the_same_numbers(tiny):
+    again = ps.run_study(schemes=("learned", "rope"), depths=(1,), seeds=(0, 1), train_config=QUICK, n_windows=8,
+                         workers=2)
+    for key, run in again.runs.items():
+        np.testing.assert_array_equal(run.losses, tiny.runs[key].losses)
+        np.testing.assert_array_equal(run.trained.losses, tiny.runs[key].trained.losses)
+    with pytest.raises(ValueError, match="workers must be an integer >= 1, got 0"):
+        ps.run_study(workers=0)
 
 
 def test_study_holds_every_run_scored_on_the_same_windows(tiny):

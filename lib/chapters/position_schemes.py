@@ -25,6 +25,8 @@ it came to going the other way (:func:`lib.notebook.record_gap`).
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -54,6 +56,7 @@ EVAL_SEED = 2026
 TRAIN = TrainConfig(context=L, batch_size=16, steps=400, lr=2e-2, warmup=30)
 FINETUNE_STEPS = (0, 10, 25, 50, 100)
 FINETUNE_LR = 2e-3
+WORKERS = 2              # processes that train the study's models side by side
 FAILURE_THRESHOLD = 0.1   # nats above the floor, averaged over windows and seeds: "the model has failed here"
 
 
@@ -122,25 +125,38 @@ def evaluation_windows(corpus: toylang.Corpus, n_windows: int = N_EVAL_WINDOWS, 
     return transformer.sample_windows(corpus.val, n_windows, LENGTHS[-1] + 1, np.random.default_rng(seed))
 
 
+def _train_and_score(scheme: str, depth: int, seed: int, train_config: TrainConfig, stream: np.ndarray,
+                     windows: np.ndarray) -> Tuple[transformer.TrainedModel, np.ndarray]:
+    """One job of :func:`run_study`, on one PyTorch thread (in whichever process runs it)."""
+    with torch_threads(1):
+        trained = transformer.train(model_config(scheme, depth), train_config, stream, seed)
+        return trained, transformer.position_losses(trained.model, windows)
+
+
 def run_study(schemes: Sequence[str] = SCHEMES, depths: Sequence[int] = DEPTHS, seeds: Sequence[int] = SEEDS,
-              train_config: TrainConfig = TRAIN, n_windows: int = N_EVAL_WINDOWS) -> Study:
+              train_config: TrainConfig = TRAIN, n_windows: int = N_EVAL_WINDOWS,
+              workers: int = WORKERS) -> Study:
     """Train every ``(scheme, depth, seed)`` on one thread and score it on the evaluation windows.
 
-    Deterministic: the same arguments give the same numbers on one machine, whatever its core count.
-    Raises ``ValueError`` for an unknown scheme and as :func:`lib.transformer.train`.
+    ``workers`` processes train the models side by side (``1``: all in this process). Each model is
+    trained on one PyTorch thread whatever the process, so the numbers are the same for any ``workers``
+    and any core count on one machine. Raises ``ValueError`` for an unknown scheme, ``workers < 1``, and as
+    :func:`lib.transformer.train`.
     """
     for s in schemes:
         validate.choice(s, "scheme", SCHEMES)
+    workers = validate.integer(workers, "workers", low=1)
     corpus = toylang.make_corpus(N_SENTENCES, VAL_FRACTION, CORPUS_SEED)
     windows = evaluation_windows(corpus, n_windows)
     floor = forward_filter.optimal_losses(windows)
     jobs = [(s, d, seed) for d in depths for s in schemes for seed in seeds]
-    runs = {}
-    with torch_threads(1):
-        for scheme, depth, seed in progress(jobs, desc="training"):
-            trained = transformer.train(model_config(scheme, depth), train_config, corpus.train, seed)
-            losses = transformer.position_losses(trained.model, windows)
-            runs[(scheme, depth, seed)] = Run(scheme, depth, seed, trained, losses)
+    args = [(s, d, seed, train_config, corpus.train, windows) for s, d, seed in jobs]
+    if workers == 1:
+        results = [_train_and_score(*a) for a in progress(args, desc="training")]
+    else:  # fresh interpreters ("spawn"): safe from a notebook kernel and from threads
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            results = list(progress(pool.map(_train_and_score, *zip(*args)), total=len(args), desc="training"))
+    runs = {job: Run(*job, trained, losses) for job, (trained, losses) in zip(jobs, results)}
     return Study(corpus, windows, floor, runs)
 
 
