@@ -6,15 +6,18 @@ modules and explain them. The folder a module sits in says what it holds:
 - ``lib/<concept>.py``: one concept, named by the field's term. Its docstring names the chapters that
   teach it ("Taught in: chapters/x.md"), the source it follows and where it departs from it, and every
   function that turns data into data carries a worked example that runs as a doctest.
-  Lookup and similarity (``embedding``), byte-pair encoding (``bpe``), positions (``positional``), the toy language and its bigram
-  models (``toylang``, ``bigram``), the trace exercise's language (``trace``), corpora and vocabularies
+  Lookup and similarity (``embedding``), byte-pair encoding (``bpe``), positions (``positional``), the toy
+  language and its bigram models (``toylang``, ``bigram``), the trace exercise's language (``trace``), a tiny
+  causal transformer with five position schemes (``transformer``) and the exact best predictor of the toy
+  language (``forward_filter``), corpora and vocabularies
   (``corpus``), counts and PPMI-SVD (``ppmi``), skip-gram (``skipgram``, and ``sgns`` at scale),
   provenance records (``provenance``), measurements of a fitted space (``geometry``), data sets
   (``datasets``), intrinsic evaluation (``evaluation``), three methods raced against gensim (``race``),
   memory (``memory``), sparse updates (``sparse_updates``), weight tying (``tying``), sharded tables
   (``distributed``) and the processes that run them (``processes``).
 - ``lib/chapters/<chapter>.py``: a chapter's own code, named like ``chapters/<chapter>.md`` (one module
-  per chapter that needs any: ``lesson``, ``tokenization``, ``embeddings``, ``real_text``, ``scale``): its settings, its
+  per chapter that needs any: ``lesson``, ``tokenization``, ``position_schemes``, ``embeddings``,
+  ``real_text``, ``scale``): its settings, its
   experiments, the published numbers it compares with.
 - ``lib/figures/<chapter>.py``: a chapter's figures, each module with a registry ``FIGURES``;
   ``lib/figures/style.py`` is the one look they share.

@@ -1,6 +1,7 @@
 """Positional encodings: the sinusoidal table of Vaswani et al. (2017, §3.5) and a learned table.
 
-Taught in: chapters/lesson.md (learned and sinusoidal position tables) and chapters/trace_exercise.md.
+Taught in: chapters/lesson.md (learned and sinusoidal position tables), chapters/trace_exercise.md, and
+chapters/position_schemes.md (RoPE and ALiBi in a trained model).
 
 Sinusoidal encoding, for position ``pos`` and dimension ``k`` of a model of width ``d``::
 
@@ -25,9 +26,27 @@ and :func:`add_positions` adds it without scaling, as the book's chapters do.
 
 The learned table (:class:`LearnedPositionTable`) is the alternative used by GPT-2: one trainable row per
 position up to a maximum length, and nothing beyond it.
+
+Two schemes put position inside attention instead of adding it to the input:
+
+- **RoPE**, rotary position embedding (Su et al. 2021, §3.2.2 and §3.4.2): a query or key vector at
+  position ``m`` has each pair ``(x_2i, x_2i+1)`` rotated by the angle ``m θ_i``, ``θ_i = base ** (-2i / d)``
+  (:func:`rope`, :func:`rope_matrix`); the score of a rotated query and key then depends on the offset only.
+  Test-time extensions: position interpolation (Chen et al. 2023) divides ``m`` by a factor ``s``
+  (``interpolation=s``); the NTK-aware base (bloc97 2023; Peng et al. 2023, YaRN) raises the base instead
+  (:func:`ntk_base`).
+- **ALiBi**, attention with linear biases (Press et al. 2022, §3): head ``h`` adds ``-m_h (i - j)`` to the
+  score of query ``i`` and key ``j``, with the head slopes of :func:`alibi_slopes` (:func:`alibi_bias`).
+
+The PyTorch versions that the model of
+:mod:`lib.transformer` uses are tested against the NumPy functions here. RoPE's pairs are the interleaved
+pairs of the paper's eq. (15), ``(x_0, x_1), (x_2, x_3), ...``; some libraries (GPT-NeoX, Hugging Face's
+LLaMA) pair ``x_i`` with ``x_{i + d/2}`` instead, which is the same rotation of permuted coordinates.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -198,3 +217,155 @@ class LearnedPositionTable:
                 f"a sequence of {n} positions is longer than the learned table's maximum length of {self.max_len}"
             )
         return self(np.arange(n))
+
+
+# --- RoPE: rotary position embedding (Su et al. 2021) ------------------------------------------------
+
+
+def _check_even_width(d) -> int:
+    d = validate.integer(d, "width d", low=2)
+    if d % 2:
+        raise ValueError(f"width d must be an even integer >= 2 (RoPE rotates pairs of dimensions), got {d}")
+    return d
+
+
+def rope_angles(positions, d: int, base: float = BASE, interpolation: float = 1.0) -> np.ndarray:
+    """Rotation angles of RoPE, ``positions.shape + (d // 2,)`` float64, radians: ``(m / s) θ_i``.
+
+    ``θ_i = base ** (-2i / d)`` for pair ``i = 0 .. d/2 - 1`` (Su et al. 2021, eq. 15; these are the
+    frequencies of the sinusoidal table, :func:`angular_frequencies`). ``interpolation = s >= 1`` divides
+    every position by ``s``, position interpolation (Chen et al. 2023), so that positions
+    ``0 .. sL - 1`` get the angles that ``0 .. L - 1`` had. Raises ``TypeError`` for non-integer positions,
+    ``ValueError`` for a negative position, an odd ``d``, ``base <= 1`` or ``interpolation < 1``.
+
+    >>> rope_angles(3, 4)            # the trace exercise's angles: 3 rad and 0.03 rad
+    array([3.  , 0.03])
+    """
+    positions = _check_positions(positions)
+    d = _check_even_width(d)
+    s = validate.number(interpolation, "interpolation", ge=1)
+    theta = angular_frequencies(d, base)[0::2]  # (d/2,) radians per position
+    return (positions[..., None] / s) * theta
+
+
+def rope(x, positions, base: float = BASE, interpolation: float = 1.0) -> np.ndarray:
+    """Rotate the pairs of ``x`` by position: RoPE, ``R^d_{Θ,m} x`` (Su et al. 2021, eqs. 14-15 and 34).
+
+    ``x`` is ``(..., n, d)`` (vectors at positions ``positions``, ``(n,)`` non-negative integers), ``d`` even;
+    returns a new float64 array of the same shape. For each pair ``i`` with angle ``a = m θ_i``
+    (:func:`rope_angles`)::
+
+        out[2i]     = x[2i] cos a - x[2i+1] sin a
+        out[2i + 1] = x[2i] sin a + x[2i+1] cos a
+
+    a counter-clockwise turn of the point ``(x[2i], x[2i+1])``. Raises ``ValueError`` when the shapes do not
+    match and as :func:`rope_angles`.
+
+    >>> rope(np.array([[1.0, 0.0, 1.0, 0.0]]), [3]).round(4)   # [cos 3, sin 3, cos 0.03, sin 0.03]
+    array([[-0.99  ,  0.1411,  0.9996,  0.03  ]])
+    """
+    x = np.asarray(x, dtype=np.float64)
+    positions = np.atleast_1d(_check_positions(np.asarray(positions), "positions"))
+    if x.ndim < 2 or positions.ndim != 1 or x.shape[-2] != positions.shape[0]:
+        raise ValueError(f"x must have shape (..., n, d) with n = len(positions) = {positions.shape[0]}, "
+                         f"got {x.shape}")
+    angles = rope_angles(positions, x.shape[-1], base, interpolation)  # (n, d/2)
+    cos, sin = np.cos(angles), np.sin(angles)
+    even, odd = x[..., 0::2], x[..., 1::2]  # (..., n, d/2) each: the two coordinates of every pair
+    out = np.empty_like(x)
+    out[..., 0::2] = even * cos - odd * sin
+    out[..., 1::2] = even * sin + odd * cos
+    return out
+
+
+def rope_matrix(m: int, d: int, base: float = BASE) -> np.ndarray:
+    """The ``(d, d)`` block-diagonal rotation ``R^d_{Θ,m}`` of Su et al. (2021), eq. 15: ``rope(x, [m]) == R @ x``.
+
+    Block ``i`` is ``[[cos mθ_i, -sin mθ_i], [sin mθ_i, cos mθ_i]]``. ``R_m^T R_n = R_{n-m}``, so a rotated
+    query and key score ``(R_m q) · (R_n k) = q · R_{n-m} k``: the offset alone enters (eq. 16). ``m`` may be
+    negative. Compared with :func:`shift_rotation`, which moves a sinusoidal encoding stored as
+    ``(sin, cos)`` pairs, ``shift_rotation(k, d) == rope_matrix(-k, d)``: the same turn, seen in swapped
+    coordinates. Raises ``TypeError`` for a non-integer ``m`` and ``ValueError`` for an odd ``d``.
+
+    >>> rope_matrix(1, 2).round(4)   # a turn by 1 rad
+    array([[ 0.5403, -0.8415],
+           [ 0.8415,  0.5403]])
+    """
+    m = validate.integer(m, "position m")
+    d = _check_even_width(d)
+    angles = m * angular_frequencies(d, base)[0::2]  # (d/2,) radians
+    c, s = np.cos(angles), np.sin(angles)
+    R = np.zeros((d, d))
+    idx = np.arange(0, d, 2)
+    R[idx, idx], R[idx, idx + 1] = c, -s
+    R[idx + 1, idx], R[idx + 1, idx + 1] = s, c
+    return R
+
+
+def ntk_base(scale: float, d: int, base: float = BASE) -> float:
+    """The NTK-aware RoPE base for extending the context ``scale`` times: ``base * scale ** (d / (d - 2))``.
+
+    bloc97 (2023), in a forum post; written as ``b' = b s^{|D|/(|D|-2)}`` by Peng et al. (2023, YaRN). With this base
+    the slowest pair turns ``scale`` times more slowly, as under position interpolation, while the fastest
+    pair keeps its speed. ``d`` is the width that RoPE rotates (a head's width), even and >= 4. Raises
+    ``ValueError`` for ``scale < 1``, ``d < 4`` or an odd ``d``, ``base <= 1``.
+
+    >>> round(ntk_base(2, 8), 1)     # 10000 * 2 ** (8 / 6)
+    25198.4
+    """
+    s = validate.number(scale, "scale", ge=1)
+    d = _check_even_width(d)
+    if d < 4:
+        raise ValueError(f"width d must be an even integer >= 4 for the NTK-aware base (d - 2 > 0), got {d}")
+    return validate.number(base, "base", gt=1) * s ** (d / (d - 2))
+
+
+# --- ALiBi: attention with linear biases (Press et al. 2022) -----------------------------------------
+
+
+def alibi_slopes(n_heads: int) -> np.ndarray:
+    """The head slopes of ALiBi, ``(n_heads,)`` float64 (Press et al. 2022, §3).
+
+    For ``n`` heads, ``n`` a power of two, the geometric sequence that starts at ``2 ** (-8 / n)`` with that
+    same ratio: ``m_h = 2 ** (-8 h / n)`` for ``h = 1 .. n`` (8 heads: 1/2, 1/4, ..., 1/256). For other ``n``
+    the authors' code takes the slopes of the nearest smaller power of two ``p`` and adds every other slope of
+    ``2p`` heads; this function does the same. Raises ``ValueError`` for ``n_heads < 1``.
+
+    >>> alibi_slopes(4).tolist()
+    [0.25, 0.0625, 0.015625, 0.00390625]
+    """
+    n = validate.integer(n_heads, "n_heads", low=1)
+    p = 2 ** int(math.floor(math.log2(n)))  # the largest power of two <= n
+    slopes = 2.0 ** (-8.0 * np.arange(1, p + 1) / p)
+    if p < n:
+        extra = 2.0 ** (-8.0 * np.arange(1, 2 * p + 1) / (2 * p))[0::2][: n - p]
+        slopes = np.concatenate([slopes, extra])
+    return slopes
+
+
+def alibi_bias(n: int, n_heads: int, slopes=None) -> np.ndarray:
+    """ALiBi's bias on the attention scores of a causal window of ``n`` positions: ``(n_heads, n, n)`` float64.
+
+    ``bias[h, i, j] = -m_h (i - j)`` for a key ``j <= i``, added to the score of query ``i`` before the softmax
+    (Press et al. 2022, §3: ``softmax(q_i K^T + m · [-(i-1), ..., -2, -1, 0])``); ``-inf`` for ``j > i``, a key
+    that a causal model may not see. ``slopes`` (``(n_heads,)``, finite, >= 0) defaults to
+    :func:`alibi_slopes`. Raises ``ValueError`` for ``n < 1``, bad slopes, and as :func:`alibi_slopes`.
+
+    >>> alibi_bias(3, 1)[0]          # one head, slope 2 ** -8
+    array([[ 0.        ,        -inf,        -inf],
+           [-0.00390625,  0.        ,        -inf],
+           [-0.0078125 , -0.00390625,  0.        ]])
+    """
+    n = validate.integer(n, "window length n", low=1)
+    if slopes is None:
+        slopes = alibi_slopes(n_heads)
+    else:
+        n_heads = validate.integer(n_heads, "n_heads", low=1)
+        slopes = np.asarray(slopes, dtype=np.float64)
+        if slopes.shape != (n_heads,) or not np.all(np.isfinite(slopes)) or (slopes < 0).any():
+            raise ValueError(f"slopes must be {n_heads} finite numbers >= 0, one per head, got {slopes!r}")
+    i = np.arange(n)
+    offset = (i[None, :] - i[:, None]).astype(np.float64)  # (n, n): j - i for query i, key j; <= 0 in the past
+    bias = slopes[:, None, None] * offset                   # (H, n, n)
+    bias[:, offset > 0] = -np.inf                           # the future is masked
+    return bias

@@ -1,6 +1,7 @@
 """A toy language of 34 tokens: its grammar (as data), seeded sampling, and a train / validation split.
 
-Taught in: chapters/lesson.md (the corpus of its bigram models) and chapters/toy_language.md (the grammar).
+Taught in: chapters/lesson.md (the corpus of its bigram models), chapters/toy_language.md (the grammar)
+and chapters/position_schemes.md (the exact entropies of the stream).
 
 The lesson chapter trains bigram models on a small artificial language whose structure is known exactly,
 so that what the models learn can be checked against the grammar. This module is that language. The
@@ -271,8 +272,16 @@ def make_corpus(n_sentences: int = N_SENTENCES, val_fraction: float = VAL_FRACTI
 # --- exact properties of the grammar ----------------------------------------------------------------
 
 
-def _sentence_distribution() -> List[Tuple[List[str], float]]:
-    """Every sentence the grammar can produce, with its probability (8 × 6 × 10 × 7 = 3,360 sentences)."""
+def sentence_distribution() -> List[Tuple[List[str], float]]:
+    """Every sentence the grammar can produce, with its probability: ``[(tokens, p), ...]``.
+
+    8 × 6 × 10 × 7 = 3,360 sentences, in the order of ``GRAMMAR``; the probabilities sum to 1. No two
+    entries are the same token sequence (each part's expansions differ, and a sentence parses one way only).
+
+    >>> sentences = sentence_distribution()
+    >>> len(sentences), " ".join(sentences[0][0]), round(sentences[0][1], 6)
+    (3360, 'the cat chased the ball .', 0.000125)
+    """
     out: List[Tuple[List[str], float]] = [([], 1.0)]
     for part in PARTS:
         out = [(words + exp.split(), p * q) for words, p in out for exp, q in GRAMMAR[part]]
@@ -289,7 +298,7 @@ def bigram_distribution() -> np.ndarray:
     counts = np.zeros((V, V))
     first = np.zeros(V)
     length = 0.0
-    for words, p in _sentence_distribution():
+    for words, p in sentence_distribution():
         ids = [STOI[w] for w in words]
         np.add.at(counts, (ids[:-1], ids[1:]), p)
         first[ids[0]] += p
@@ -332,5 +341,59 @@ def bigram_entropy() -> float:
     """
     joint = bigram_distribution()
     cond = joint / joint.sum(axis=1, keepdims=True)
+    mask = joint > 0
+    return float(-(joint[mask] * np.log(cond[mask])).sum())
+
+
+def mean_sentence_length() -> float:
+    """Expected number of tokens in a sentence, "." included: ``Σ p(s) len(s)`` over :func:`sentence_distribution`."""
+    return float(sum(p * len(words) for words, p in sentence_distribution()))
+
+
+def sentence_entropy() -> float:
+    """Entropy of a whole sentence, ``H(S) = -Σ p(s) log p(s)`` in nats, by enumerating every sentence.
+
+    The four parts are drawn independently, so this is also the sum of the four parts' entropies.
+    """
+    return float(-sum(p * np.log(p) for _, p in sentence_distribution()))
+
+
+def entropy_rate() -> float:
+    """The entropy rate of the stream, ``H(S) / E[len(S)]`` in nats per token: the floor for any model.
+
+    Sentences are drawn independently, so the stream's uncertainty per token, given its whole past, is
+    the sentence entropy spread over the mean length. No model of the stream has a lower expected loss per
+    token, however long its context. It equals :func:`positional_entropy`: once the position in the
+    sentence is known, the previous token pins down the grammar's state.
+
+    >>> round(entropy_rate(), 5), round(sentence_entropy(), 5), round(mean_sentence_length(), 2)
+    (0.98073, 7.37505, 7.52)
+    """
+    return sentence_entropy() / mean_sentence_length()
+
+
+def positional_entropy() -> float:
+    """``H(next | previous, position in sentence)`` of the stream, in nats, by enumerating every sentence.
+
+    The joint probability of (position of the previous token within its sentence, previous token, next
+    token) is counted over :func:`sentence_distribution`, each sentence's "." followed by the first token
+    of the next sentence, weighted by ``p(s) / E[len]`` (one pair per token in the long run, as in
+    :func:`bigram_distribution`); then ``-Σ π log P(next | previous, position)``.
+
+    >>> round(positional_entropy(), 5)   # equal to entropy_rate(): position and previous token fix the state
+    0.98073
+    """
+    sentences = sentence_distribution()
+    longest = max(len(words) for words, _ in sentences)
+    joint = np.zeros((longest, V, V))  # (position of previous, previous, next)
+    first = np.zeros(V)
+    for words, p in sentences:
+        ids = [STOI[w] for w in words]
+        np.add.at(joint, (np.arange(len(ids) - 1), ids[:-1], ids[1:]), p)
+        first[ids[0]] += p
+    for words, p in sentences:  # the "." at the end of each sentence, followed by the next sentence's start
+        joint[len(words) - 1, STOI["."]] += p * first
+    joint /= mean_sentence_length()
+    cond = joint / np.maximum(joint.sum(axis=2, keepdims=True), 1e-300)
     mask = joint > 0
     return float(-(joint[mask] * np.log(cond[mask])).sum())

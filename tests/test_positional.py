@@ -191,3 +191,127 @@ def test_dot_by_offset_of_one_offset_is_an_array():
     out = positional.dot_by_offset(0, 3, 4)
     assert out.shape == (1,)
     np.testing.assert_allclose(out, [np.cos(3) + np.cos(0.03)])
+
+
+# --- RoPE (Su et al. 2021) ------------------------------------------------------------------------
+
+
+def test_rope_of_the_worked_trace_uses_its_angles():
+    # the trace exercise's d = 4, pos = 3: angles 3 rad and 0.03 rad
+    np.testing.assert_allclose(positional.rope_angles(3, 4), [3.0, 0.03])
+    out = positional.rope(np.array([[1.0, 0.0, 1.0, 0.0]]), [3])[0]
+    np.testing.assert_allclose(out, [np.cos(3), np.sin(3), np.cos(0.03), np.sin(0.03)], rtol=0, atol=1e-15)
+    pe = positional.sinusoidal_encoding(3, 4)
+    np.testing.assert_allclose(out, pe[[1, 0, 3, 2]], atol=1e-15)  # PE[3] with each (sin, cos) pair swapped
+
+
+def test_rope_is_the_block_rotation_matrix_of_the_paper():
+    x = np.random.default_rng(0).standard_normal((7, 10))
+    out = positional.rope(x, np.arange(7))
+    for m in range(7):
+        R = positional.rope_matrix(m, 10)
+        np.testing.assert_allclose(out[m], R @ x[m], atol=1e-14)
+        np.testing.assert_allclose(R.T @ R, np.eye(10), atol=1e-14)
+    theta = 10000.0 ** (-2 * np.arange(5) / 10)  # eq. 15: theta_i = 10000^(-2(i-1)/d), i = 1 .. d/2
+    R3 = positional.rope_matrix(3, 10)
+    np.testing.assert_allclose(R3[2:4, 2:4], [[np.cos(3 * theta[1]), -np.sin(3 * theta[1])],
+                                              [np.sin(3 * theta[1]), np.cos(3 * theta[1])]], atol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(m=st.integers(0, 4000), n=st.integers(0, 4000), half=st.integers(1, 32), seed=st.integers(0, 2**16))
+def test_rope_scores_depend_on_the_offset_only(m, n, half, seed):
+    d = 2 * half
+    q, k = np.random.default_rng(seed).standard_normal((2, 1, d))
+    score = positional.rope(q, [m])[0] @ positional.rope(k, [n])[0]
+    assert score == pytest.approx(q[0] @ positional.rope_matrix(n - m, d) @ k[0], abs=1e-9)
+    shifted = positional.rope(q, [m + 17])[0] @ positional.rope(k, [n + 17])[0]
+    assert shifted == pytest.approx(score, abs=1e-9)
+
+
+def test_rotations_compose_and_keep_lengths():
+    R = positional.rope_matrix
+    np.testing.assert_allclose(R(5, 8) @ R(-2, 8), R(3, 8), atol=1e-14)
+    x = np.random.default_rng(1).standard_normal((30, 8))
+    np.testing.assert_allclose(np.linalg.norm(positional.rope(x, np.arange(30)), axis=1), np.linalg.norm(x, axis=1))
+
+
+@pytest.mark.parametrize("k", [-7, 0, 1, 5, 300])
+def test_shift_rotation_is_rope_backwards_in_swapped_coordinates(k):
+    np.testing.assert_allclose(positional.shift_rotation(k, 12), positional.rope_matrix(-k, 12), atol=1e-15)
+
+
+def test_interpolation_divides_positions():
+    x = np.random.default_rng(2).standard_normal((1, 6))
+    np.testing.assert_allclose(positional.rope(x, [10], interpolation=2), positional.rope(x, [5]), atol=1e-15)
+    np.testing.assert_allclose(positional.rope_angles(np.arange(8), 6, interpolation=4),
+                               positional.rope_angles(np.arange(8), 6) / 4)
+
+
+def test_ntk_base_slows_the_slowest_pair_by_the_scale_and_keeps_the_fastest():
+    for d, s in ((8, 2), (8, 4), (64, 8)):
+        new = positional.angular_frequencies(d, positional.ntk_base(s, d))[0::2]
+        old = positional.angular_frequencies(d)[0::2]
+        assert new[0] == old[0] == 1.0
+        assert new[-1] == pytest.approx(old[-1] / s, rel=1e-12)
+        assert np.all(new <= old)
+    assert positional.ntk_base(2, 8) == pytest.approx(10000 * 2 ** (8 / 6))
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: positional.rope(np.ones((2, 5)), [0, 1]), ValueError, r"width d must be an even integer >= 2 \(RoPE rotates pairs of dimensions\), got 5"),
+    (lambda: positional.rope(np.ones((2, 4)), [0]), ValueError, r"x must have shape \(\.\.\., n, d\) with n = len"),
+    (lambda: positional.rope(np.ones((1, 4)), [-1]), ValueError, "positions must be >= 0"),
+    (lambda: positional.rope(np.ones((1, 4)), [1.5]), TypeError, "positions must be an integer"),
+    (lambda: positional.rope(np.ones((1, 4)), [1], interpolation=0.5), ValueError, "interpolation must be a finite number >= 1"),
+    (lambda: positional.rope_matrix(1.0, 4), TypeError, "position m must be an integer"),
+    (lambda: positional.ntk_base(0.5, 8), ValueError, "scale must be a finite number >= 1"),
+    (lambda: positional.ntk_base(2, 2), ValueError, "width d must be an even integer >= 4 for the NTK-aware base"),
+    (lambda: positional.ntk_base(2, 8, base=1.0), ValueError, "base must be a finite number > 1, got 1.0"),
+    (lambda: positional.alibi_slopes(2.0), TypeError, "n_heads must be an integer >= 1, got 2.0"),
+])
+def test_rope_errors_name_the_argument(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+# --- ALiBi (Press et al. 2022) ---------------------------------------------------------------------
+
+
+def test_alibi_slopes_are_the_papers():
+    # §3: "for 8 heads, 1/2^1, 1/2^2, ..., 1/2^8"; for n heads, the geometric sequence starting at 2^(-8/n)
+    np.testing.assert_array_equal(positional.alibi_slopes(8), [2.0 ** -h for h in range(1, 9)])
+    for n in (1, 2, 4, 16, 32):
+        start = 2.0 ** (-8 / n)
+        np.testing.assert_allclose(positional.alibi_slopes(n), [start * start ** h for h in range(n)], rtol=1e-14)
+    # other counts: the slopes of the nearest smaller power of two, then every other slope of twice that
+    np.testing.assert_array_equal(positional.alibi_slopes(6), [2.0 ** -2, 2.0 ** -4, 2.0 ** -6, 2.0 ** -8,
+                                                               2.0 ** -1, 2.0 ** -3])
+    np.testing.assert_array_equal(positional.alibi_slopes(12)[8:], positional.alibi_slopes(16)[0::2][:4])
+
+
+def test_alibi_bias_is_the_papers_definition():
+    n, H = 7, 4
+    bias = positional.alibi_bias(n, H)
+    slopes = positional.alibi_slopes(H)
+    assert bias.shape == (H, n, n)
+    for h in range(H):
+        for i in range(n):
+            # softmax(q_i K^T + m [-(i-1), ..., -2, -1, 0]) over the keys up to i (1-based in the paper)
+            np.testing.assert_array_equal(bias[h, i, : i + 1], slopes[h] * np.arange(-i, 1))
+            assert np.all(bias[h, i, i + 1:] == -np.inf)
+    own = positional.alibi_bias(3, 2, slopes=[0.5, 0.0])
+    np.testing.assert_array_equal(own[0, 2, :3], [-1.0, -0.5, 0.0])
+    np.testing.assert_array_equal(own[1, 2, :3], [0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: positional.alibi_slopes(0), "n_heads must be an integer >= 1"),
+    (lambda: positional.alibi_bias(0, 4), "window length n must be an integer >= 1"),
+    (lambda: positional.alibi_bias(3, 2, slopes=[0.5]), "slopes must be 2 finite numbers >= 0"),
+    (lambda: positional.alibi_bias(3, 2, slopes=[0.5, -1.0]), "slopes must be 2 finite numbers >= 0"),
+    (lambda: positional.alibi_bias(3, 2, slopes=[0.5, np.nan]), "slopes must be 2 finite numbers >= 0"),
+])
+def test_alibi_errors_name_the_argument(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -226,3 +226,48 @@ def test_next_token_kinds_group_tokens_with_equal_rows():
     # the articles and the adjectives share a role but not a kind; every subject is of one kind
     assert kinds[tl.STOI["a"]] != kinds[tl.STOI["the"]] and kinds[tl.STOI["red"]] != kinds[tl.STOI["small"]]
     assert len({kinds[tl.STOI[w]] for w, r in tl.ROLES.items() if r == "subject"}) == 1
+
+
+# --- exact entropies ----------------------------------------------------------------------------------
+
+
+def test_sentence_distribution_lists_every_sentence_once():
+    sentences = tl.sentence_distribution()
+    assert len(sentences) == 8 * 6 * 10 * 7 == 3360
+    assert sum(p for _, p in sentences) == pytest.approx(1.0, abs=1e-12)
+    assert len({tuple(words) for words, _ in sentences}) == 3360
+
+
+def test_next_given_previous_by_enumeration_is_the_bigram_entropy():
+    # an independent count of (previous, next) pairs over every sentence and its successor's first token
+    joint = {}
+    first = {}
+    sentences = tl.sentence_distribution()
+    for words, p in sentences:
+        first[words[0]] = first.get(words[0], 0.0) + p
+        for a, b in zip(words[:-1], words[1:]):
+            joint[(a, b)] = joint.get((a, b), 0.0) + p
+    for w, p in first.items():
+        joint[(".", w)] = joint.get((".", w), 0.0) + p
+    total = sum(joint.values())
+    prev = {}
+    for (a, _), p in joint.items():
+        prev[a] = prev.get(a, 0.0) + p
+    h = -sum(p / total * np.log(p / prev[a]) for (a, _), p in joint.items())
+    assert h == pytest.approx(tl.bigram_entropy(), abs=1e-12)
+    assert round(tl.bigram_entropy(), 5) == 1.16329
+
+
+def test_entropy_given_position_is_the_entropy_rate():
+    assert tl.positional_entropy() == pytest.approx(tl.sentence_entropy() / tl.mean_sentence_length(), abs=1e-12)
+    assert tl.entropy_rate() == pytest.approx(tl.positional_entropy(), abs=1e-12)
+    assert round(tl.entropy_rate(), 5) == 0.98073
+    assert tl.entropy_rate() < tl.bigram_entropy()
+
+
+def test_sentence_entropy_and_length_from_the_parts():
+    parts = [np.array([p for _, p in tl.GRAMMAR[part]]) for part in tl.PARTS]
+    assert tl.sentence_entropy() == pytest.approx(sum(entropy(p) for p in parts), abs=1e-12)
+    lengths = sum(sum(p * len(e.split()) for e, p in tl.GRAMMAR[part]) for part in tl.PARTS)
+    assert tl.mean_sentence_length() == pytest.approx(lengths, abs=1e-12)
+    assert tl.mean_sentence_length() == pytest.approx(7.52, abs=1e-12)
