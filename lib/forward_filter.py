@@ -104,8 +104,9 @@ def predictive(windows) -> np.ndarray:
     window up to ``t`` and nothing before it. Raises ``ValueError`` for ids outside the vocabulary, a window
     shorter than 2, or a window the grammar cannot produce (naming the window and the position).
 
-    >>> p = predictive(toylang.encode("the cat"))        # "the" could start a subject or an object
-    >>> round(float(p[0, 0, toylang.STOI["cat"]]), 4)    # P(cat | the) = 0.05 / (0.80 + 0.70)
+    >>> # "the" may start a subject or an object; P(cat | the) = 0.05 / 1.50
+    >>> p = predictive(toylang.encode("the cat"))
+    >>> round(float(p[0, 0, toylang.STOI["cat"]]), 4)
     0.0333
     """
     windows = _check_windows(windows)
@@ -135,7 +136,8 @@ def optimal_losses(windows) -> np.ndarray:
     This is what a model that knows the grammar and sees only the window pays at each position; averaged
     over windows it is the floor for any model trained on such windows. Raises as :func:`predictive`.
 
-    >>> round(float(optimal_losses(toylang.encode("the cat chased"))[0, 1]), 4)   # -log P(chased | subject)
+    >>> losses = optimal_losses(toylang.encode("the cat chased"))
+    >>> round(float(losses[0, 1]), 4)  # -log P(chased | subject)
     1.3863
     """
     windows = _check_windows(windows)

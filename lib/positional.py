@@ -152,7 +152,8 @@ def dot_by_offset(start: int, offsets, d: int, base: float = BASE) -> np.ndarray
 
     For even ``d`` this equals ``Σ_i cos(o ω_i)``, the same for every ``start``; at ``o = 0`` it is ``d/2``.
 
-    >>> dot_by_offset(10, [0, 1], 4)  # d / 2 = 2 at offset 0; cos 1 + cos 0.01 at offset 1
+    >>> # d / 2 = 2 at offset 0; cos 1 + cos 0.01 at offset 1
+    >>> dot_by_offset(10, [0, 1], 4)
     array([2.    , 1.5402])
     """
     start = int(_check_positions(start, "start"))
@@ -238,7 +239,7 @@ def rope_angles(positions, d: int, base: float = BASE, interpolation: float = 1.
     ``0 .. sL - 1`` get the angles that ``0 .. L - 1`` had. Raises ``TypeError`` for non-integer positions,
     ``ValueError`` for a negative position, an odd ``d``, ``base <= 1`` or ``interpolation < 1``.
 
-    >>> rope_angles(3, 4)            # the trace exercise's angles: 3 rad and 0.03 rad
+    >>> rope_angles(3, 4)  # the trace exercise's angles: 3 rad and 0.03 rad
     array([3.  , 0.03])
     """
     positions = _check_positions(positions)
@@ -261,7 +262,8 @@ def rope(x, positions, base: float = BASE, interpolation: float = 1.0) -> np.nda
     a counter-clockwise turn of the point ``(x[2i], x[2i+1])``. Raises ``ValueError`` when the shapes do not
     match and as :func:`rope_angles`.
 
-    >>> rope(np.array([[1.0, 0.0, 1.0, 0.0]]), [3]).round(4)   # [cos 3, sin 3, cos 0.03, sin 0.03]
+    >>> # [cos 3, sin 3, cos 0.03, sin 0.03]
+    >>> rope(np.array([[1.0, 0.0, 1.0, 0.0]]), [3]).round(4)
     array([[-0.99  ,  0.1411,  0.9996,  0.03  ]])
     """
     x = np.asarray(x, dtype=np.float64)

@@ -501,9 +501,9 @@ def paired_ratios(runs: Sequence[RaceRun], method: str = "book SGNS") -> List[Pa
     (same words processed) it is the ratio of words per second. Raises ``ValueError`` when a scale has no
     repeat with both, or ``runs`` is empty.
 
-    >>> runs = [RaceRun("gensim", 1, 0, 3.0, 100, 0.2, 9), RaceRun("book SGNS", 1, 0, 1.0, 100, 0.2, 9),
-    ...         RaceRun("gensim", 1, 1, 2.0, 100, 0.2, 9), RaceRun("book SGNS", 1, 1, 1.0, 100, 0.2, 9),
-    ...         RaceRun("gensim", 1, 2, 5.0, 100, 0.2, 9), RaceRun("book SGNS", 1, 2, 2.0, 100, 0.2, 9)]
+    >>> times = {"gensim": [3.0, 2.0, 5.0], "book SGNS": [1.0, 1.0, 2.0]}
+    >>> runs = [RaceRun(m, 1, seed, t[seed], 100, 0.2, 9)
+    ...         for seed in range(3) for m, t in times.items()]
     >>> r = paired_ratios(runs)[0]
     >>> r.ratios, (r.median, r.low, r.high)
     ((3.0, 2.0, 2.5), (2.5, 2.0, 3.0))

@@ -289,14 +289,15 @@ def epoch_blocks(
     2 windows with one negative: the second block's centres are 7 and 8, whose pair 7–8 would cross the
     document boundary and is absent.
 
-    >>> cfg = SGNSConfig(window=1, sample=0, dynamic_window=False, block_windows=2, block_negatives=1,
-    ...                  batch_windows=2)
+    >>> cfg = SGNSConfig(window=1, sample=0, dynamic_window=False,
+    ...                  block_windows=2, block_negatives=1, batch_windows=2)
     >>> ids, doc = np.array([5, 6, 7, 8, 9]), np.array([0, 0, 0, 1, 1])
     >>> e = epoch_blocks(ids, doc, np.ones(10), alias_table(np.full(10, 0.1)), cfg,
     ...                  np.random.default_rng(0), lr_start=0.02, lr_stop=0.02)
     >>> e.span.tolist(), e.targets[:, :2].tolist(), e.n_pairs
     ([[0, 5, 6, 7], [6, 7, 8, 9], [8, 9, 0, 0]], [[5, 6], [7, 8], [9, 0]], 6)
-    >>> (e.band[1] > 0).int().tolist()  # centre 7: left neighbour only; centre 8: right neighbour only
+    >>> # centre 7: left neighbour only; centre 8: right neighbour only
+    >>> (e.band[1] > 0).int().tolist()
     [[1, 0, 0], [0, 0, 1]]
     """
     N = ids.shape[0]

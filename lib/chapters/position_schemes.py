@@ -442,8 +442,10 @@ def principal_component(rows) -> Tuple[np.ndarray, float, np.ndarray]:
     variance it explains, and its direction ``(d,)``, with ``scores = (rows - rows.mean(0)) @ direction``.
     The sign is chosen so that the score rises from the first row to the last.
 
-    >>> scores, explained, _ = principal_component([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
-    >>> round(float(scores[2]), 4), round(explained, 4)     # the rows lie on one line: all variance on PC 1
+    >>> # the rows lie on one line: all variance on PC 1
+    >>> rows = [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]
+    >>> scores, explained, _ = principal_component(rows)
+    >>> round(float(scores[2]), 4), round(explained, 4)
     (1.4142, 1.0)
     """
     X = np.asarray(rows, dtype=np.float64)
