@@ -50,3 +50,20 @@ def test_a_letter_only_where_labels_would_collide():
     # two different Smiths in one year share the label "Smith, 2020", so they are told apart too
     assert sorted([labels["smith2020"], labels["smith2020b"]]) == ["Smith, 2020a", "Smith, 2020b"]
     assert len(set(labels.values())) == len(labels)
+
+
+def test_the_bibliography_parses_and_lists_exactly_the_works_cited():
+    """references.bib is valid BibTeX (a missing brace would stop the build), every key a page cites is in it,
+    and every entry is cited somewhere (bibliography.md says it lists the works cited)."""
+    import re
+
+    from pybtex.database import parse_file
+
+    entries = set(parse_file(str(booksite.ROOT / "references.bib")).entries)
+    pages = [*booksite.ROOT.glob("*.md"), *(booksite.ROOT / "chapters").glob("*.md")]
+    cited = set()
+    for page in pages:
+        for keys in re.findall(r"\{cite(?::[a-z]+)?\}`([^`]+)`", page.read_text(encoding="utf-8")):
+            cited.update(k.strip() for k in keys.split(","))
+    assert sorted(cited - entries) == [], "cited but not in references.bib"
+    assert sorted(entries - cited) == [], "in references.bib but cited nowhere"
