@@ -175,8 +175,10 @@ def dataset_hashes(names: Iterable[str] = tuple(DATA_FILES)) -> Dict[str, str]:
 
 def provenance_extra(names: Iterable[str] = tuple(DATA_FILES)) -> Dict[str, str]:
     """Entries for :class:`lib.provenance.Provenance` ``extra``: ``{"data file <name>": "sha256 <hex>"}``
-    plus the gensim version the files came from. Raises like :func:`data_path`."""
-    out = {f"data file {fname}": f"sha256 {digest}" for fname, digest in dataset_hashes(names).items()}
+    plus the gensim version the files came from; the 64 hex digits are written in groups of 16, so that a
+    table cell can wrap them. Raises like :func:`data_path`."""
+    out = {f"data file {fname}": "sha256 " + " ".join(digest[i:i + 16] for i in range(0, len(digest), 16))
+           for fname, digest in dataset_hashes(names).items()}
     out["data files from"] = f"gensim {metadata.version('gensim')} test data"
     return out
 

@@ -49,10 +49,9 @@ def test_results_table_has_a_row_per_scheme_and_the_floor(tiny):
     table = ps.results_markdown(tiny).splitlines()
     assert len(table) == 2 + 1 + 4
     assert table[2].startswith("| exact floor |")
-    assert all(line.count("|") == 11 for line in table)
+    assert all(line.count("|") == 10 for line in table)
     row = next(line for line in table if line.startswith("| ALiBi |"))
-    flops = ps.training_flops("alibi", 1)
-    assert f"| {ps.parameters('alibi', 1):,} | {flops / 1e9:,.1f} |" in row
+    assert row.endswith(f"| {ps.parameters('alibi', 1):,} |")
     low, high = ps.losses_at(tiny, "alibi", 1, 32).min(), ps.losses_at(tiny, "alibi", 1, 32).max()
     assert f"| {low:.3f}–{high:.3f} |" in row or f"| {low:.3f} |" in row
 

@@ -149,6 +149,15 @@ AUDIT_JS = r"""
   out.scrolls = [...article.querySelectorAll('.cell_input pre, .cell_output pre, div.highlight pre, div.math, mjx-container[display="true"]')]
     .filter((el) => visible(el) && el.scrollWidth > el.clientWidth + 1)
     .map((el) => `${el.tagName.toLowerCase()} in "${sectionOf(el)}" (${el.scrollWidth - el.clientWidth} px hidden): ${short(el)}`);
+  // a table wider than the container that scrolls it
+  for (const table of article.querySelectorAll('table')) {
+    if (!visible(table)) continue;
+    let box = table.parentElement;
+    while (box && box !== article && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) box = box.parentElement;
+    if (box && box !== article && box.scrollWidth > box.clientWidth + 1) {
+      out.scrolls.push(`table in "${sectionOf(table)}" (${box.scrollWidth - box.clientWidth} px hidden): ${short(table)}`);
+    }
+  }
   out.pageWidth = document.documentElement.scrollWidth;
 
   // 6. bookkeeping a reader can open, prose about the test machinery

@@ -285,17 +285,18 @@ def results_rows(st: Study) -> List[Dict[str, object]]:
 
 def results_markdown(st: Study) -> str:
     """The chapter's table: per scheme and depth, loss (nats, 3 decimals) and excess over the floor
-    (millinats, 1 decimal) at ``L``, ``2L``, ``4L`` as seed ranges (min–max), parameters, and the
-    training compute of :func:`training_flops` (GFLOP, 1 decimal)."""
+    (millinats, 1 decimal) at ``L``, ``2L``, ``4L`` as seed ranges (min–max) and parameters. The
+    training compute (:func:`training_flops`) is the same for every scheme at one depth, so the chapter
+    states it in the prose instead of a column."""
     header = ["scheme", "layers", f"loss at {L}", f"at {2 * L}", f"at {4 * L}", f"excess at {L} (mnat)",
-              f"at {2 * L}", f"at {4 * L}", "parameters", "training (GFLOP)"]
-    rows = [["exact floor", ""] + [fmt(floor_at(st, n), ".3f") for n in LENGTHS] + ["0", "0", "0", "", ""]]
+              f"at {2 * L}", f"at {4 * L}", "parameters"]
+    rows = [["exact floor", ""] + [fmt(floor_at(st, n), ".3f") for n in LENGTHS] + ["0", "0", "0", ""]]
     for row in results_rows(st):
         rows.append([LABELS[row["scheme"]], str(row["depth"])]
                     + [span(row["loss"][n], ".3f") for n in LENGTHS]
                     + [span(1000 * row["excess"][n], ".1f") for n in LENGTHS]
-                    + [f"{row['parameters']:,}", fmt(row["flops"] / 1e9, ",.1f")])
-    return tables.markdown(header, rows, align="<" + ">" * 9)
+                    + [f"{row['parameters']:,}"])
+    return tables.markdown(header, rows, align="<" + ">" * 8)
 
 
 # --- RoPE beyond its training length ----------------------------------------------------------------
