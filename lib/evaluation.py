@@ -207,9 +207,31 @@ def pair_cosines(vectors, vocab, pairs: Sequence[WordPair]) -> Tuple[np.ndarray,
     ia = np.array([index[a] for (a, b, _), u in zip(pairs, used) if u], dtype=np.int64)
     ib = np.array([index[b] for (a, b, _), u in zip(pairs, used) if u], dtype=np.int64)
     human = np.array([s for (_, _, s), u in zip(pairs, used) if u], dtype=np.float64)
-    unit = normalize_rows(table)
-    cosine = np.einsum("nd,nd->n", unit[ia], unit[ib]) if ia.size else np.zeros(0)
+    unit = normalize_rows(table)  # scale-robust: each row divided by its largest |entry| first
+    cosine = _unit_cosines(unit[ia], unit[ib]) if ia.size else np.zeros(0)
     return cosine.astype(np.float64), human, used
+
+
+#: how close to ±1 a cosine must be for :func:`_unit_cosines` to recompute it from the difference (sum)
+_NEAR_PARALLEL = 2.0**-10
+
+
+def _unit_cosines(a, b) -> np.ndarray:
+    """Row-wise cosines of unit rows ``a`` and ``b`` ``(m, d)``, exact for parallel rows.
+
+    The plain dot product ``a·b`` of two rows that point the same way but were rounded at different
+    scales (``v``, ``v * 1e-300``) is 1 give or take a few ulps, so equal true cosines would compare
+    unequal and Spearman's ρ would rank rounding noise. Near ±1 the cosine is recomputed as
+    ``1 - |a - b|²/2`` (``|a + b|²/2 - 1``), whose error is relative to the tiny ``|a - b|²``: parallel
+    rows give exactly 1.0 (-1.0). Elsewhere the dot product is kept as it was; the result lies in [-1, 1].
+    """
+    cosine = np.einsum("nd,nd->n", a, b)
+    near = np.abs(cosine) > 1.0 - _NEAR_PARALLEL
+    if near.any():
+        sign = np.sign(cosine[near])[:, None]
+        gap = a[near] - sign * b[near]
+        cosine[near] = sign[:, 0] * (1.0 - np.einsum("nd,nd->n", gap, gap) / 2.0)
+    return np.clip(cosine, -1.0, 1.0)
 
 
 # --- bootstrap intervals ------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from lib.evaluation import (
     SimilarityResult,
     analogy_accuracy,
     analogy_predictions,
+    pair_cosines,
     read_analogies,
     read_word_pairs,
     similarity_by_frequency,
@@ -497,3 +498,18 @@ def test_spearman_interval_rejects_bad_input(kwargs, match):
 
     with pytest.raises(ValueError, match=match):
         spearman_interval(**kwargs)
+
+
+def test_parallel_vectors_at_any_scale_have_cosine_exactly_one():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        v = rng.standard_normal(int(rng.integers(2, 50)))
+        table = np.array([v, v * 1e-300, v * 1e300, -v * 3e-100])
+        pairs = [("a", "b", 1.0), ("a", "c", 2.0), ("b", "c", 3.0), ("d", "a", 4.0), ("d", "c", 5.0)]
+        cosine, _, _ = pair_cosines(table, ["a", "b", "c", "d"], pairs)
+        assert cosine.tolist() == [1.0, 1.0, 1.0, -1.0, -1.0]
+    with pytest.raises(ValueError, match="cosine similarities of the 3 usable pairs are all equal"):
+        word_similarity(table[:3], ["a", "b", "c"], pairs[:3])
+    # away from ±1 the cosine is the plain dot product of the unit rows
+    cosine, _, _ = pair_cosines([[1.0, 0.0], [1.0, 1.0]], ["x", "y"], [("x", "y", 1.0)])
+    assert cosine.tolist() == [float(np.float64(1.0) / np.sqrt(2.0))]
