@@ -99,7 +99,8 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     of each column of ``U`` positive), so the figure does not flip between runs or machines.
     Scale-robust: the vectors are scaled by a power of two into [-1, 1] before the mean is taken (a mean
     of rows of size 1e308 would overflow) and the coordinates scaled back, so vectors of any finite size
-    give their coordinates. Raises ``ValueError`` for ``k`` outside ``[1, min(V, D)]`` or non-finite input.
+    give their coordinates. Raises ``ValueError`` for ``k`` outside ``[1, min(V, D)]``, non-finite input, or
+    a coordinate too large for float64 (vectors near 1.8e308 with ``normalize=False``).
     """
     X = check_table(vectors).astype(np.float64)
     if not np.all(np.isfinite(X)):
@@ -109,7 +110,12 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     X, e = _scaled(X)  # the coordinates scale with the vectors: 2**e goes back on at the end
     X = X - X.mean(axis=0)
     U, S, _ = truncated_svd(X, k, solver="dense")
-    return U * np.ldexp(S, e)
+    with np.errstate(over="ignore"):  # reported below as a ValueError
+        coords = U * np.ldexp(S, e)
+    if not np.all(np.isfinite(coords)):
+        raise ValueError("the principal coordinates of these vectors overflow float64 (a coordinate's true "
+                         "value is above 1.8e308); scale the vectors down or use normalize=True")
+    return coords
 
 
 def _scaled(X):
