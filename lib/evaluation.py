@@ -34,6 +34,7 @@ given as a :class:`lib.corpus.Vocabulary` or as the sequence of tokens of the ta
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Sequence, Tuple
 
@@ -282,7 +283,9 @@ def spearman_interval(
     ``numpy.random.default_rng(seed)``: the same inputs give the same interval.
 
     Raises ``ValueError`` for inputs of different lengths, fewer than 3 pairs, non-finite scores,
-    ``confidence`` outside (0, 1) or ``n_resamples < 100``.
+    ``confidence`` outside (0, 1), ``n_resamples < 100``, or a degenerate bootstrap distribution (too few
+    distinct pairs: the interval would be NaN); ``TypeError`` for a ``confidence`` or ``n_resamples`` that is
+    not a number (an integer).
     """
     arrays = [np.asarray(predicted, dtype=np.float64), np.asarray(human, dtype=np.float64)]
     if baseline is not None:
@@ -294,21 +297,27 @@ def spearman_interval(
         raise ValueError(f"a bootstrap interval needs at least 3 pairs, got {n}")
     if not all(np.isfinite(a).all() for a in arrays):
         raise ValueError("scores must be finite (no NaN or infinity)")
-    if isinstance(confidence, bool) or not isinstance(confidence, (float, int)) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 100:
-        raise ValueError(f"n_resamples must be an integer >= 100, got {n_resamples!r}")
+    confidence = validate.number(confidence, "confidence", gt=0, lt=1)
+    n_resamples = validate.integer(n_resamples, "n_resamples", low=100)
 
     def statistic(p, h, *rest, axis=-1):
         rho = _spearman_along_last_axis(p, h)
         return rho - _spearman_along_last_axis(rest[0], h) if rest else rho
 
-    result = scipy.stats.bootstrap(
-        tuple(arrays), statistic, paired=True, vectorized=True, n_resamples=int(n_resamples),
-        confidence_level=float(confidence), method=method, rng=np.random.default_rng(seed),
-    )
+    with warnings.catch_warnings():  # SciPy's warning for a degenerate distribution: raised below instead
+        warnings.simplefilter("ignore", scipy.stats.DegenerateDataWarning)
+        result = scipy.stats.bootstrap(
+            tuple(arrays), statistic, paired=True, vectorized=True, n_resamples=int(n_resamples),
+            confidence_level=float(confidence), method=method, rng=np.random.default_rng(seed),
+        )
     value = float(statistic(*arrays))
     ci = result.confidence_interval
+    if not (np.isfinite(ci.low) and np.isfinite(ci.high)):
+        raise ValueError(
+            f"the bootstrap distribution of Spearman's rho over these {n} pairs is degenerate (too few distinct "
+            f"pairs: most resamples repeat the same few, so rho is constant or undefined); the {method} interval "
+            "is undefined: use more pairs"
+        )
     return Interval(value, float(ci.low), float(ci.high), float(confidence), n, int(n_resamples))
 
 

@@ -22,6 +22,7 @@ from lib.evaluation import (
     pair_cosines,
     read_analogies,
     read_word_pairs,
+    spearman_interval,
     similarity_by_frequency,
     word_similarity,
 )
@@ -488,7 +489,7 @@ def test_spearman_interval_handles_ties_like_spearmanr():
         (dict(predicted=[1, 2, 3], human=[1, 2]), "must be 1-D of one length"),
         (dict(predicted=[1, 2], human=[1, 2]), "at least 3 pairs, got 2"),
         (dict(predicted=[1, 2, np.nan], human=[1, 2, 3]), "must be finite"),
-        (dict(predicted=[1, 2, 3], human=[1, 2, 3], confidence=1.0), r"confidence must lie in \(0, 1\), got 1.0"),
+        (dict(predicted=[1, 2, 3], human=[1, 2, 3], confidence=1.0), r"confidence must be a finite number in \(0, 1\), got 1.0"),
         (dict(predicted=[1, 2, 3], human=[1, 2, 3], n_resamples=10), "n_resamples must be an integer >= 100, got 10"),
     ],
 )
@@ -513,3 +514,18 @@ def test_parallel_vectors_at_any_scale_have_cosine_exactly_one():
     # away from ±1 the cosine is the plain dot product of the unit rows
     cosine, _, _ = pair_cosines([[1.0, 0.0], [1.0, 1.0]], ["x", "y"], [("x", "y", 1.0)])
     assert cosine.tolist() == [float(np.float64(1.0) / np.sqrt(2.0))]
+
+
+def test_spearman_interval_of_a_degenerate_bootstrap_is_an_error_not_nan():
+    with pytest.raises(ValueError, match="bootstrap distribution .* 4 pairs is degenerate .*too few distinct pairs"):
+        spearman_interval([0.3, -0.2, 0.1, 0.05], [1, 2, 3, 4], n_resamples=100)
+
+
+def test_spearman_interval_accepts_numpy_numbers_for_its_settings():
+    rng = np.random.default_rng(1)
+    human = rng.uniform(0, 10, 40)
+    predicted = human + rng.standard_normal(40)
+    plain = spearman_interval(predicted, human, confidence=0.875, n_resamples=200)
+    assert spearman_interval(predicted, human, confidence=np.float32(0.875), n_resamples=np.int64(200)) == plain
+    with pytest.raises(TypeError, match="confidence must be a finite number in"):
+        spearman_interval(predicted, human, confidence="0.9")
