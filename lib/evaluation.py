@@ -55,25 +55,53 @@ Question = Tuple[str, str, str, str]
 # --- readers --------------------------------------------------------------------------------------------
 
 
+#: characters that ``str.splitlines`` takes for line ends but an editor (and :func:`lib.datasets.text_lines`)
+#: does not: in a benchmark file they would silently join two lines into one
+_OTHER_LINE_ENDS = {"\v": "U+000B", "\f": "U+000C", "\x1c": "U+001C", "\x1d": "U+001D", "\x1e": "U+001E",
+                    "\x85": "U+0085 (NEL)", "\u2028": "U+2028 (LINE SEPARATOR)", "\u2029": "U+2029 (PARAGRAPH SEPARATOR)"}
+
+
+def _file_lines(path):
+    """``(number, line)`` for the lines of the text file ``path`` (:func:`lib.datasets.text_lines`), each
+    stripped of surrounding whitespace. Raises ``ValueError`` naming the line for a line-end character an
+    editor does not break lines at (U+2028, NEL, ...) or a byte-order mark (U+FEFF) after the first line's
+    start (two files joined together): either would silently join lines or glue the mark to a word."""
+    for number, line in enumerate(text_lines(read_text(path)), start=1):
+        line = line.strip()  # such a character at either end joins nothing
+        for char, name in _OTHER_LINE_ENDS.items():
+            if char in line:
+                raise ValueError(
+                    f"{path.name}, line {number}: holds the character {name}, a line end that this reader does not "
+                    "split at (lines end with \\n, \\r\\n or \\r); replace it with a newline"
+                )
+        if "\ufeff" in line:
+            raise ValueError(
+                f"{path.name}, line {number}: holds a byte-order mark (U+FEFF), allowed only at the start of the "
+                "file (were two files joined?); remove it"
+            )
+        yield number, line
+
+
 def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     """Read a word-similarity file: ``[(word1, word2, score), ...]`` in file order, ``score`` a float.
 
     ``source`` is a path or a short name known to :func:`lib.datasets.data_path` (``"wordsim353"``,
     ``"simlex999"``), read by :func:`lib.datasets.read_text` (UTF-8, a byte-order mark at the start
     removed). Lines starting with ``#`` and blank lines are skipped; every other line must be
-    ``word1 <tab> word2 <tab> score``, the score written with ASCII digits (:func:`lib.validate.read_number`).
-    Raises ``ValueError`` naming the line for a malformed line or a score that is not a finite number
+    ``word1 <tab> word2 <tab> score``, the score written with ASCII digits (:func:`lib.validate.read_number`);
+    spaces around a field are dropped. Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only.
+    Raises ``ValueError`` naming the line for another line-end character (U+2028, NEL), a byte-order mark
+    after the start of the file, a malformed line or a score that is not a finite number
     (naming the pair for NaN or infinity), and ``FileNotFoundError`` for a missing file. With
     ``lowercase=True`` each word is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
     """
     lowercase = validate.flag(lowercase, "lowercase")
     path = locate(source)
     pairs: List[WordPair] = []
-    for number, line in enumerate(text_lines(read_text(path)), start=1):
-        line = line.strip()
+    for number, line in _file_lines(path):
         if not line or line.startswith("#"):
             continue
-        parts = line.split("\t")
+        parts = [part.strip() for part in line.split("\t")]  # a space around a field is not part of it
         if len(parts) != 3:
             raise ValueError(f"{path.name}, line {number}: expected 'word1<TAB>word2<TAB>score', got {line!r}")
         score = validate.read_number(parts[2])
@@ -96,15 +124,15 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
     ``source`` is a path or ``"analogies"``, read by :func:`lib.datasets.read_text` (UTF-8, a byte-order
     mark at the start removed). A line ``: name`` opens a section; every other non-blank
     line holds four words "a b c d" (a is to b as c is to d). Raises ``ValueError`` naming the line for
-    a question before any section or a line without exactly four words. With ``lowercase=True`` each word
+    a line-end character other than ``\\n``, ``\\r\\n``, ``\\r`` (U+2028, NEL), a byte-order mark after the
+    start of the file, a question before any section or a line without exactly four words. With ``lowercase=True`` each word
     is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
     """
     lowercase = validate.flag(lowercase, "lowercase")
     path = locate(source)
     sections: Dict[str, List[Question]] = {}
     current = None
-    for number, line in enumerate(text_lines(read_text(path)), start=1):
-        line = line.strip()
+    for number, line in _file_lines(path):
         if not line:
             continue
         if line.startswith(":"):

@@ -6,6 +6,7 @@ hand-made tables.
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -529,3 +530,31 @@ def test_spearman_interval_accepts_numpy_numbers_for_its_settings():
     assert spearman_interval(predicted, human, confidence=np.float32(0.875), n_resamples=np.int64(200)) == plain
     with pytest.raises(TypeError, match="confidence must be a finite number in"):
         spearman_interval(predicted, human, confidence="0.9")
+
+
+@pytest.mark.parametrize("end, name", [("\u2028", "U+2028"), ("\x85", "U+0085"), ("\u2029", "U+2029"), ("\x1e", "U+001E")])
+def test_readers_refuse_line_ends_an_editor_does_not_break_at(tmp_path, end, name):
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text(f"# word pairs{end}cat\tdog\t7.0{end}car\ttruck\t6.5\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"pairs.txt, line 1: holds the character {re.escape(name)}"):
+        read_word_pairs(pairs)
+    questions = tmp_path / "questions.txt"
+    questions.write_text(f": capitals\na b c d\n: family{end}man woman king queen\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"questions.txt, line 3: holds the character {re.escape(name)}"):
+        read_analogies(questions)
+
+
+def test_readers_refuse_a_byte_order_mark_after_the_start(tmp_path):
+    joined = tmp_path / "joined.txt"
+    joined.write_text("\ufeffcat\tdog\t7.0\n\ufeffcar\ttruck\t6.5\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"joined.txt, line 2: holds a byte-order mark \(U\+FEFF\)"):
+        read_word_pairs(joined)
+    joined.write_text("\ufeff: family\nman woman king queen\n\ufeff: capitals\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"joined.txt, line 3: holds a byte-order mark"):
+        read_analogies(joined)
+
+
+def test_spaces_around_each_field_are_dropped_alike(tmp_path):
+    spaced = tmp_path / "spaced.txt"
+    spaced.write_text("cat \t dog\t 7.0\ncar\ttruck\t6.5 \n", encoding="utf-8")
+    assert read_word_pairs(spaced) == [("cat", "dog", 7.0), ("car", "truck", 6.5)]
