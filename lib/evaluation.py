@@ -385,7 +385,8 @@ def similarity_by_frequency(
     rarer = np.array([min(counts[index[a]], counts[index[b]]) for a, b, _ in usable], dtype=np.float64)
     out = []
     for lo, hi in zip(edges, edges[1:]):
-        label = f"{int(lo)}+" if math.isinf(hi) else f"{int(lo)}-{int(math.ceil(hi)) - 1}"
+        first = int(math.ceil(lo))  # the smallest integer count in [lo, hi): edges need not be integers
+        label = f"{first}+" if math.isinf(hi) else f"{first}-{int(math.ceil(hi)) - 1}"
         chosen = [p for p, r in zip(usable, rarer) if lo <= r < hi]
         try:
             out.append((label, word_similarity(table, vocab, chosen)))

@@ -558,3 +558,14 @@ def test_spaces_around_each_field_are_dropped_alike(tmp_path):
     spaced = tmp_path / "spaced.txt"
     spaced.write_text("cat \t dog\t 7.0\ncar\ttruck\t6.5 \n", encoding="utf-8")
     assert read_word_pairs(spaced) == [("cat", "dog", 7.0), ("car", "truck", 6.5)]
+
+
+def test_similarity_by_frequency_labels_state_the_integer_counts_of_fractional_edges():
+    rng = np.random.default_rng(1)
+    vocab = [f"w{i}" for i in range(30)]
+    vectors = rng.standard_normal((30, 6))
+    counts = np.arange(30) % 5 + 1  # counts 1..5
+    pairs = [(f"w{rng.integers(0, 30)}", f"w{rng.integers(0, 30)}", float(rng.uniform(0, 10))) for _ in range(80)]
+    strata = similarity_by_frequency(vectors, vocab, counts, pairs, [0.5, 2.5, np.inf])
+    assert [label for label, _ in strata] == ["1-2", "3+"]  # count 2 lies in [0.5, 2.5), the first stratum
+    assert [label for label, _ in similarity_by_frequency(vectors, vocab, counts, pairs, [1, 3, 6])] == ["1-2", "3-5"]
