@@ -436,7 +436,7 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     array([3])
     """
     chunk = validate.integer(chunk, "chunk", low=1, hint="questions per matrix product")
-    table = check_table(vectors).astype(np.float64, copy=False)
+    table = check_table(vectors, "vectors", finite=True).astype(np.float64, copy=False)
     if table.shape[0] < 4:
         raise ValueError(f"an analogy needs at least 4 rows (3 are excluded), got {table.shape[0]}")
     q = validate.ids(questions, table.shape[0], "analogy row")

@@ -102,7 +102,7 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     give their coordinates. Raises ``ValueError`` for ``k`` outside ``[1, min(V, D)]``, non-finite input, or
     a coordinate too large for float64 (vectors near 1.8e308 with ``normalize=False``).
     """
-    X = check_table(vectors).astype(np.float64)
+    X = check_table(vectors, "vectors").astype(np.float64)
     if not np.all(np.isfinite(X)):
         raise ValueError("vectors contain NaN or infinity")
     if normalize:
@@ -138,7 +138,7 @@ def vocabulary_table(vectors, vocab) -> Tuple[np.ndarray, Dict[str, int]]:
     {'cat': 0, 'dog': 1}
     """
     index = token_index(vocab)
-    table = check_table(vectors).astype(np.float64, copy=False)
+    table = check_table(vectors, "vectors").astype(np.float64, copy=False)
     if table.shape[0] != len(index):
         raise ValueError(f"vectors have {table.shape[0]} rows but the vocabulary has {len(index)} items")
     if not np.all(np.isfinite(table)):
@@ -178,9 +178,9 @@ def neighbour_sets(vectors, items: Sequence[int], k: int) -> List[frozenset]:
     >>> neighbour_sets([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], [0, 2], 1)
     [frozenset({1}), frozenset({1})]
     """
-    table = check_table(vectors).astype(np.float64)
+    table = check_table(vectors, "vectors").astype(np.float64)
     if not np.all(np.isfinite(table)):
-        raise ValueError("table contains NaN or infinity")
+        raise ValueError("vectors contain NaN or infinity")
     V = table.shape[0]
     k = validate.integer(k, "k", low=1, high=V - 1)
     rows = validate.ids(list(items), V, "item")
@@ -207,7 +207,7 @@ def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.
     """
     if len(tables) < 2:
         raise ValueError(f"neighbour_overlap needs at least two tables, got {len(tables)}")
-    tabs = [check_table(t) for t in tables]
+    tabs = [check_table(t, f"tables[{i}]") for i, t in enumerate(tables)]
     V = tabs[0].shape[0]
     if any(t.shape[0] != V for t in tabs):
         raise ValueError(f"every table must have the same number of rows, got {[t.shape[0] for t in tabs]}")
@@ -235,12 +235,12 @@ def anisotropy(vectors, *, center: bool = False) -> float:
     >>> anisotropy(np.eye(3)), anisotropy([[1.0, 0.0], [1.0, 0.0]])
     (0.0, 1.0)
     """
-    X = check_table(vectors).astype(np.float64)
+    X = check_table(vectors, "vectors").astype(np.float64)
     if X.shape[0] < 2:
         raise ValueError(f"anisotropy needs at least two rows, got {X.shape[0]}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("vectors contain NaN or infinity")
     if center:
-        if not np.all(np.isfinite(X)):
-            raise ValueError("vectors contain NaN or infinity")
         X = _scaled(X)[0]  # cosines do not change with scale; the mean of rows of size 1e308 would overflow
         X = X - X.mean(axis=0)
     S = similarity(X, X, "cosine")

@@ -569,3 +569,10 @@ def test_similarity_by_frequency_labels_state_the_integer_counts_of_fractional_e
     strata = similarity_by_frequency(vectors, vocab, counts, pairs, [0.5, 2.5, np.inf])
     assert [label for label, _ in strata] == ["1-2", "3+"]  # count 2 lies in [0.5, 2.5), the first stratum
     assert [label for label, _ in similarity_by_frequency(vectors, vocab, counts, pairs, [1, 3, 6])] == ["1-2", "3-5"]
+
+
+def test_analogy_predictions_names_vectors_for_a_non_finite_table():
+    with pytest.raises(ValueError, match="^vectors contains NaN or infinity"):
+        analogy_predictions([[np.nan, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[0, 1, 2]])
+    with pytest.raises(TypeError, match="vectors must hold real numbers, got dtype complex128"):
+        analogy_predictions(np.ones((4, 2), dtype=complex), [[0, 1, 2]])

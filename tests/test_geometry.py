@@ -181,3 +181,8 @@ def test_principal_coordinates_that_overflow_are_an_error_not_inf():
         principal_projection(X, 1, normalize=False)
     np.testing.assert_allclose(principal_projection(np.array(X) / 1e300, 1, normalize=False) * 1e300,
                                principal_projection(np.array(X) / 4, 1, normalize=False) * 4, rtol=1e-12)
+
+
+def test_anisotropy_names_vectors_for_non_finite_input_without_centring():
+    with pytest.raises(ValueError, match="^vectors contain NaN or infinity"):
+        anisotropy([[np.nan, 1.0], [1.0, 0.0]], center=False)
