@@ -284,6 +284,27 @@ def vectors(values, name: str) -> np.ndarray:
     return x
 
 
+def real_array(values, name: str) -> np.ndarray:
+    """``values`` as a ``float64`` array of any shape with finite entries.
+
+    ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools) and
+    ``ValueError`` for a ragged nesting, NaN or infinity (as :func:`vectors`, without its shape rule).
+
+    >>> real_array([[[1, 2]]], "x").shape
+    (1, 1, 2)
+    """
+    try:
+        raw = np.asarray(values)
+    except ValueError:  # a ragged nesting such as [[1, 2], [3]]
+        raise ValueError(f"{name} must be an array of numbers, got rows of different lengths") from None
+    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    x = raw.astype(np.float64)
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return x
+
+
 def integers(values: Iterable, name: str, *, low: Optional[int] = None) -> list:
     """Each of ``values`` checked with :func:`integer` (named ``name[i]``), as a list of ``int``.
 
