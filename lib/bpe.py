@@ -167,7 +167,8 @@ class BPE:
 
     The vocabulary has :attr:`BPE.vocab_size` ``= 256 + len(merges)`` tokens; token ``256 + k`` is the
     concatenation of the two tokens of ``merges[k]``, each of which has a smaller id. Raises ``ValueError``
-    when a merge names an id that does not exist yet, or when ``counts`` does not match ``merges``.
+    when a merge names an id that does not exist yet, or when ``counts`` does not match ``merges`` or holds
+    a negative count; ``TypeError`` for a count that is not an integer.
     """
 
     merges: Tuple[Pair, ...] = field(repr=False)
@@ -187,12 +188,13 @@ class BPE:
             if not (0 <= a < N_BYTES + k and 0 <= b < N_BYTES + k):
                 raise ValueError(f"merges[{k}] = {(a, b)} names an id outside 0..{N_BYTES + k - 1}, the tokens that exist before it")
             vocab.append(vocab[a] + vocab[b])
-        if self.counts and len(self.counts) != len(merges):
-            raise ValueError(f"counts has {len(self.counts)} entries for {len(merges)} merges")
+        counts = tuple(validate.integers(self.counts, "counts", low=0))  # 2.7 is not a count: no silent int()
+        if counts and len(counts) != len(merges):
+            raise ValueError(f"counts has {len(counts)} entries for {len(merges)} merges")
         if self.pattern is not None:
             _compiled(self.pattern)
         object.__setattr__(self, "merges", merges)
-        object.__setattr__(self, "counts", tuple(int(c) for c in self.counts))
+        object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "_vocab", tuple(vocab))
         object.__setattr__(self, "_ranks", {pair: N_BYTES + k for k, pair in enumerate(merges)})
         object.__setattr__(self, "_cache", {})

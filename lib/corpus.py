@@ -223,9 +223,7 @@ class Vocabulary:
                 raise TypeError(f"counts must be integers, got dtype {cnt.dtype}")
             if cnt.shape != (len(tokens),):
                 raise ValueError(f"counts must have shape ({len(tokens)},) to match tokens, got {cnt.shape}")
-            if (cnt < 0).any():
-                raise ValueError("counts must be >= 0")
-            cnt = cnt.astype(np.int64)
+            cnt = _counts_in_range(cnt)
         validate.choice(unknown, "unknown", UNKNOWN_POLICIES)
         if unknown == "map" and unknown_token not in index:
             raise ValueError(f"unknown='map' needs unknown_token {unknown_token!r} among the tokens")
@@ -617,10 +615,22 @@ def _check_counts(counts) -> np.ndarray:
         raise TypeError(f"counts must be integers, got dtype {cnt.dtype}")
     if cnt.ndim != 1 or cnt.shape[0] < 1:
         raise ValueError(f"counts must be a non-empty 1-D array, got shape {cnt.shape}")
+    cnt = _counts_in_range(cnt)
+    if not cnt.any():  # not cnt.sum() == 0: int64 counts such as [2**62] * 4 sum to 0
+        raise ValueError("counts must not all be zero")
+    return cnt
+
+
+_MAX_COUNT = np.iinfo(np.int64).max
+
+
+def _counts_in_range(cnt: np.ndarray) -> np.ndarray:
+    """``cnt`` (integer dtype) as int64, after checking every count lies in ``0 .. 2**63 - 1``: a uint64
+    count of 2**63 or more would wrap around to a negative int64."""
     if (cnt < 0).any():
         raise ValueError("counts must be >= 0")
-    if cnt.sum() == 0:
-        raise ValueError("counts must not all be zero")
+    if (cnt > _MAX_COUNT).any():
+        raise ValueError(f"counts must be < 2**63 (at most {_MAX_COUNT}), got {int(cnt.max())}")
     return cnt.astype(np.int64)
 
 

@@ -42,15 +42,26 @@ METRICS = ("cosine", "dot", "euclidean")
 TIE_RTOL = 1e-12
 
 
-def check_table(table) -> np.ndarray:
-    """Return ``table`` as a 2-D floating array; ``ValueError`` if it is not ``(V, d)`` with V, d >= 1.
+def check_table(table, name: str = "table", *, finite: bool = False) -> np.ndarray:
+    """Return ``table`` as a 2-D floating array (a float dtype kept, integers as ``float64``).
+
+    Raises ``ValueError`` if it is not ``(V, d)`` with V, d >= 1 (or, with ``finite=True``, holds NaN or
+    infinity), and ``TypeError`` for entries that are not real numbers (``None``, strings, complex
+    numbers, bools), as :func:`lib.validate.vectors` does. ``name`` is the argument named in the errors.
 
     >>> check_table([[1, 2], [3, 4]]).dtype
     dtype('float64')
     """
-    table = np.asarray(table)
+    try:
+        table = np.asarray(table)
+    except ValueError:  # a ragged nesting such as [[1, 2], [3]]
+        raise ValueError(f"{name} must be a matrix (V, d), got rows of different lengths") from None
+    if table.dtype == bool or not (np.issubdtype(table.dtype, np.integer) or np.issubdtype(table.dtype, np.floating)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {table.dtype}")
     if table.ndim != 2 or table.shape[0] < 1 or table.shape[1] < 1:
         raise ValueError(f"embedding table must have shape (V, d) with V, d >= 1, got {table.shape}")
+    if finite and not np.all(np.isfinite(table)):
+        raise ValueError(f"{name} contains NaN or infinity")
     if not np.issubdtype(table.dtype, np.floating):
         table = table.astype(np.float64)
     return table
@@ -60,7 +71,8 @@ def lookup(table, ids) -> np.ndarray:
     """Rows of the embedding table for ``ids``: shape ``ids.shape + (d,)``, same dtype as ``table``.
 
     ``table`` is ``(V, d)``; ``ids`` an int or an integer array of any shape. Always returns a copy.
-    Raises ``ValueError`` for an id outside ``[0, V)`` and ``TypeError`` for non-integer ids.
+    Raises ``ValueError`` for an id outside ``[0, V)`` and ``TypeError`` for non-integer ids or a table
+    that does not hold real numbers (see :func:`check_table`).
 
     >>> lookup([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], [2, 0, 2])
     array([[0.5, 0.6],
@@ -283,9 +295,7 @@ def nearest_neighbours(
     >>> nearest_neighbours(table, [1.0, 0.0], 2, exclude=[0])
     [(1, 0.9939), (2, 0.0)]
     """
-    table = check_table(table)
-    if not np.all(np.isfinite(table)):
-        raise ValueError("table contains NaN or infinity")
+    table = check_table(table, finite=True)
     k = validate.integer(k, "k", low=1)
     query = validate.vectors(query, "query")
     if query.ndim != 1 or query.shape[0] != table.shape[1]:
@@ -334,8 +344,8 @@ def analogy(
     Rows are normalised to unit length before the offset is formed, as in word2vec's evaluation. With
     ``exclude_query=True`` (the usual protocol, stated here because it changes results) the three query
     rows ``a, b, c`` are never returned. Returns ``[(row, cosine), ...]`` best first, ties by row index.
-    Raises ``TypeError`` when ``a``, ``b`` or ``c`` is not one integer and ``ValueError`` for a row outside
-    the table.
+    Raises ``TypeError`` when ``a``, ``b`` or ``c`` is not one integer or the table does not hold real
+    numbers, and ``ValueError`` for a row outside the table or NaN or infinity in it.
 
     >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0],
     ...          [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
@@ -343,7 +353,7 @@ def analogy(
     >>> analogy(table, 0, 1, 2)
     [(3, 1.0)]
     """
-    table = check_table(table)
+    table = check_table(table, finite=True)
     a, b, c = (validate.one_id(i, table.shape[0], "analogy row") for i in (a, b, c))
     unit = normalize_rows(table)
     target = unit[b] - unit[a] + unit[c]

@@ -34,6 +34,7 @@ given as a :class:`lib.corpus.Vocabulary` or as the sequence of tokens of the ta
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Sequence, Tuple
 
@@ -54,25 +55,53 @@ Question = Tuple[str, str, str, str]
 # --- readers --------------------------------------------------------------------------------------------
 
 
+#: characters that ``str.splitlines`` takes for line ends but an editor (and :func:`lib.datasets.text_lines`)
+#: does not: in a benchmark file they would silently join two lines into one
+_OTHER_LINE_ENDS = {"\v": "U+000B", "\f": "U+000C", "\x1c": "U+001C", "\x1d": "U+001D", "\x1e": "U+001E",
+                    "\x85": "U+0085 (NEL)", "\u2028": "U+2028 (LINE SEPARATOR)", "\u2029": "U+2029 (PARAGRAPH SEPARATOR)"}
+
+
+def _file_lines(path):
+    """``(number, line)`` for the lines of the text file ``path`` (:func:`lib.datasets.text_lines`), each
+    stripped of surrounding whitespace. Raises ``ValueError`` naming the line for a line-end character an
+    editor does not break lines at (U+2028, NEL, ...) or a byte-order mark (U+FEFF) after the first line's
+    start (two files joined together): either would silently join lines or glue the mark to a word."""
+    for number, line in enumerate(text_lines(read_text(path)), start=1):
+        line = line.strip()  # such a character at either end joins nothing
+        for char, name in _OTHER_LINE_ENDS.items():
+            if char in line:
+                raise ValueError(
+                    f"{path.name}, line {number}: holds the character {name}, a line end that this reader does not "
+                    "split at (lines end with \\n, \\r\\n or \\r); replace it with a newline"
+                )
+        if "\ufeff" in line:
+            raise ValueError(
+                f"{path.name}, line {number}: holds a byte-order mark (U+FEFF), allowed only at the start of the "
+                "file (were two files joined?); remove it"
+            )
+        yield number, line
+
+
 def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     """Read a word-similarity file: ``[(word1, word2, score), ...]`` in file order, ``score`` a float.
 
     ``source`` is a path or a short name known to :func:`lib.datasets.data_path` (``"wordsim353"``,
     ``"simlex999"``), read by :func:`lib.datasets.read_text` (UTF-8, a byte-order mark at the start
     removed). Lines starting with ``#`` and blank lines are skipped; every other line must be
-    ``word1 <tab> word2 <tab> score``, the score written with ASCII digits (:func:`lib.validate.read_number`).
-    Raises ``ValueError`` naming the line for a malformed line or a score that is not a finite number
+    ``word1 <tab> word2 <tab> score``, the score written with ASCII digits (:func:`lib.validate.read_number`);
+    spaces around a field are dropped. Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only.
+    Raises ``ValueError`` naming the line for another line-end character (U+2028, NEL), a byte-order mark
+    after the start of the file, a malformed line or a score that is not a finite number
     (naming the pair for NaN or infinity), and ``FileNotFoundError`` for a missing file. With
     ``lowercase=True`` each word is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
     """
     lowercase = validate.flag(lowercase, "lowercase")
     path = locate(source)
     pairs: List[WordPair] = []
-    for number, line in enumerate(text_lines(read_text(path)), start=1):
-        line = line.strip()
+    for number, line in _file_lines(path):
         if not line or line.startswith("#"):
             continue
-        parts = line.split("\t")
+        parts = [part.strip() for part in line.split("\t")]  # a space around a field is not part of it
         if len(parts) != 3:
             raise ValueError(f"{path.name}, line {number}: expected 'word1<TAB>word2<TAB>score', got {line!r}")
         score = validate.read_number(parts[2])
@@ -95,15 +124,15 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
     ``source`` is a path or ``"analogies"``, read by :func:`lib.datasets.read_text` (UTF-8, a byte-order
     mark at the start removed). A line ``: name`` opens a section; every other non-blank
     line holds four words "a b c d" (a is to b as c is to d). Raises ``ValueError`` naming the line for
-    a question before any section or a line without exactly four words. With ``lowercase=True`` each word
+    a line-end character other than ``\\n``, ``\\r\\n``, ``\\r`` (U+2028, NEL), a byte-order mark after the
+    start of the file, a question before any section or a line without exactly four words. With ``lowercase=True`` each word
     is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
     """
     lowercase = validate.flag(lowercase, "lowercase")
     path = locate(source)
     sections: Dict[str, List[Question]] = {}
     current = None
-    for number, line in enumerate(text_lines(read_text(path)), start=1):
-        line = line.strip()
+    for number, line in _file_lines(path):
         if not line:
             continue
         if line.startswith(":"):
@@ -207,9 +236,31 @@ def pair_cosines(vectors, vocab, pairs: Sequence[WordPair]) -> Tuple[np.ndarray,
     ia = np.array([index[a] for (a, b, _), u in zip(pairs, used) if u], dtype=np.int64)
     ib = np.array([index[b] for (a, b, _), u in zip(pairs, used) if u], dtype=np.int64)
     human = np.array([s for (_, _, s), u in zip(pairs, used) if u], dtype=np.float64)
-    unit = normalize_rows(table)
-    cosine = np.einsum("nd,nd->n", unit[ia], unit[ib]) if ia.size else np.zeros(0)
+    unit = normalize_rows(table)  # scale-robust: each row divided by its largest |entry| first
+    cosine = _unit_cosines(unit[ia], unit[ib]) if ia.size else np.zeros(0)
     return cosine.astype(np.float64), human, used
+
+
+#: how close to ±1 a cosine must be for :func:`_unit_cosines` to recompute it from the difference (sum)
+_NEAR_PARALLEL = 2.0**-10
+
+
+def _unit_cosines(a, b) -> np.ndarray:
+    """Row-wise cosines of unit rows ``a`` and ``b`` ``(m, d)``, exact for parallel rows.
+
+    The plain dot product ``a·b`` of two rows that point the same way but were rounded at different
+    scales (``v``, ``v * 1e-300``) is 1 give or take a few ulps, so equal true cosines would compare
+    unequal and Spearman's ρ would rank rounding noise. Near ±1 the cosine is recomputed as
+    ``1 - |a - b|²/2`` (``|a + b|²/2 - 1``), whose error is relative to the tiny ``|a - b|²``: parallel
+    rows give exactly 1.0 (-1.0). Elsewhere the dot product is kept as it was; the result lies in [-1, 1].
+    """
+    cosine = np.einsum("nd,nd->n", a, b)
+    near = np.abs(cosine) > 1.0 - _NEAR_PARALLEL
+    if near.any():
+        sign = np.sign(cosine[near])[:, None]
+        gap = a[near] - sign * b[near]
+        cosine[near] = sign[:, 0] * (1.0 - np.einsum("nd,nd->n", gap, gap) / 2.0)
+    return np.clip(cosine, -1.0, 1.0)
 
 
 # --- bootstrap intervals ------------------------------------------------------------------------------------
@@ -260,7 +311,9 @@ def spearman_interval(
     ``numpy.random.default_rng(seed)``: the same inputs give the same interval.
 
     Raises ``ValueError`` for inputs of different lengths, fewer than 3 pairs, non-finite scores,
-    ``confidence`` outside (0, 1) or ``n_resamples < 100``.
+    ``confidence`` outside (0, 1), ``n_resamples < 100``, or a degenerate bootstrap distribution (too few
+    distinct pairs: the interval would be NaN); ``TypeError`` for a ``confidence`` or ``n_resamples`` that is
+    not a number (an integer).
     """
     arrays = [np.asarray(predicted, dtype=np.float64), np.asarray(human, dtype=np.float64)]
     if baseline is not None:
@@ -272,21 +325,27 @@ def spearman_interval(
         raise ValueError(f"a bootstrap interval needs at least 3 pairs, got {n}")
     if not all(np.isfinite(a).all() for a in arrays):
         raise ValueError("scores must be finite (no NaN or infinity)")
-    if isinstance(confidence, bool) or not isinstance(confidence, (float, int)) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 100:
-        raise ValueError(f"n_resamples must be an integer >= 100, got {n_resamples!r}")
+    confidence = validate.number(confidence, "confidence", gt=0, lt=1)
+    n_resamples = validate.integer(n_resamples, "n_resamples", low=100)
 
     def statistic(p, h, *rest, axis=-1):
         rho = _spearman_along_last_axis(p, h)
         return rho - _spearman_along_last_axis(rest[0], h) if rest else rho
 
-    result = scipy.stats.bootstrap(
-        tuple(arrays), statistic, paired=True, vectorized=True, n_resamples=int(n_resamples),
-        confidence_level=float(confidence), method=method, rng=np.random.default_rng(seed),
-    )
+    with warnings.catch_warnings():  # SciPy's warning for a degenerate distribution: raised below instead
+        warnings.simplefilter("ignore", scipy.stats.DegenerateDataWarning)
+        result = scipy.stats.bootstrap(
+            tuple(arrays), statistic, paired=True, vectorized=True, n_resamples=int(n_resamples),
+            confidence_level=float(confidence), method=method, rng=np.random.default_rng(seed),
+        )
     value = float(statistic(*arrays))
     ci = result.confidence_interval
+    if not (np.isfinite(ci.low) and np.isfinite(ci.high)):
+        raise ValueError(
+            f"the bootstrap distribution of Spearman's rho over these {n} pairs is degenerate (too few distinct "
+            f"pairs: most resamples repeat the same few, so rho is constant or undefined); the {method} interval "
+            "is undefined: use more pairs"
+        )
     return Interval(value, float(ci.low), float(ci.high), float(confidence), n, int(n_resamples))
 
 
@@ -326,7 +385,8 @@ def similarity_by_frequency(
     rarer = np.array([min(counts[index[a]], counts[index[b]]) for a, b, _ in usable], dtype=np.float64)
     out = []
     for lo, hi in zip(edges, edges[1:]):
-        label = f"{int(lo)}+" if math.isinf(hi) else f"{int(lo)}-{int(math.ceil(hi)) - 1}"
+        first = int(math.ceil(lo))  # the smallest integer count in [lo, hi): edges need not be integers
+        label = f"{first}+" if math.isinf(hi) else f"{first}-{int(math.ceil(hi)) - 1}"
         chosen = [p for p, r in zip(usable, rarer) if lo <= r < hi]
         try:
             out.append((label, word_similarity(table, vocab, chosen)))
@@ -376,7 +436,7 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     array([3])
     """
     chunk = validate.integer(chunk, "chunk", low=1, hint="questions per matrix product")
-    table = check_table(vectors).astype(np.float64, copy=False)
+    table = check_table(vectors, "vectors", finite=True).astype(np.float64, copy=False)
     if table.shape[0] < 4:
         raise ValueError(f"an analogy needs at least 4 rows (3 are excluded), got {table.shape[0]}")
     q = validate.ids(questions, table.shape[0], "analogy row")

@@ -99,9 +99,10 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     of each column of ``U`` positive), so the figure does not flip between runs or machines.
     Scale-robust: the vectors are scaled by a power of two into [-1, 1] before the mean is taken (a mean
     of rows of size 1e308 would overflow) and the coordinates scaled back, so vectors of any finite size
-    give their coordinates. Raises ``ValueError`` for ``k`` outside ``[1, min(V, D)]`` or non-finite input.
+    give their coordinates. Raises ``ValueError`` for ``k`` outside ``[1, min(V, D)]``, non-finite input, or
+    a coordinate too large for float64 (vectors near 1.8e308 with ``normalize=False``).
     """
-    X = check_table(vectors).astype(np.float64)
+    X = check_table(vectors, "vectors").astype(np.float64)
     if not np.all(np.isfinite(X)):
         raise ValueError("vectors contain NaN or infinity")
     if normalize:
@@ -109,7 +110,12 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     X, e = _scaled(X)  # the coordinates scale with the vectors: 2**e goes back on at the end
     X = X - X.mean(axis=0)
     U, S, _ = truncated_svd(X, k, solver="dense")
-    return U * np.ldexp(S, e)
+    with np.errstate(over="ignore"):  # reported below as a ValueError
+        coords = U * np.ldexp(S, e)
+    if not np.all(np.isfinite(coords)):
+        raise ValueError("the principal coordinates of these vectors overflow float64 (a coordinate's true "
+                         "value is above 1.8e308); scale the vectors down or use normalize=True")
+    return coords
 
 
 def _scaled(X):
@@ -132,7 +138,7 @@ def vocabulary_table(vectors, vocab) -> Tuple[np.ndarray, Dict[str, int]]:
     {'cat': 0, 'dog': 1}
     """
     index = token_index(vocab)
-    table = check_table(vectors).astype(np.float64, copy=False)
+    table = check_table(vectors, "vectors").astype(np.float64, copy=False)
     if table.shape[0] != len(index):
         raise ValueError(f"vectors have {table.shape[0]} rows but the vocabulary has {len(index)} items")
     if not np.all(np.isfinite(table)):
@@ -172,9 +178,9 @@ def neighbour_sets(vectors, items: Sequence[int], k: int) -> List[frozenset]:
     >>> neighbour_sets([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], [0, 2], 1)
     [frozenset({1}), frozenset({1})]
     """
-    table = check_table(vectors).astype(np.float64)
+    table = check_table(vectors, "vectors").astype(np.float64)
     if not np.all(np.isfinite(table)):
-        raise ValueError("table contains NaN or infinity")
+        raise ValueError("vectors contain NaN or infinity")
     V = table.shape[0]
     k = validate.integer(k, "k", low=1, high=V - 1)
     rows = validate.ids(list(items), V, "item")
@@ -201,7 +207,7 @@ def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.
     """
     if len(tables) < 2:
         raise ValueError(f"neighbour_overlap needs at least two tables, got {len(tables)}")
-    tabs = [check_table(t) for t in tables]
+    tabs = [check_table(t, f"tables[{i}]") for i, t in enumerate(tables)]
     V = tabs[0].shape[0]
     if any(t.shape[0] != V for t in tabs):
         raise ValueError(f"every table must have the same number of rows, got {[t.shape[0] for t in tabs]}")
@@ -229,12 +235,12 @@ def anisotropy(vectors, *, center: bool = False) -> float:
     >>> anisotropy(np.eye(3)), anisotropy([[1.0, 0.0], [1.0, 0.0]])
     (0.0, 1.0)
     """
-    X = check_table(vectors).astype(np.float64)
+    X = check_table(vectors, "vectors").astype(np.float64)
     if X.shape[0] < 2:
         raise ValueError(f"anisotropy needs at least two rows, got {X.shape[0]}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("vectors contain NaN or infinity")
     if center:
-        if not np.all(np.isfinite(X)):
-            raise ValueError("vectors contain NaN or infinity")
         X = _scaled(X)[0]  # cosines do not change with scale; the mean of rows of size 1e308 would overflow
         X = X - X.mean(axis=0)
     S = similarity(X, X, "cosine")

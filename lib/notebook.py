@@ -52,6 +52,7 @@ from typing import Iterator
 import numpy as np
 from IPython.display import Markdown, display
 
+from lib import validate
 from lib.figures.style import book_style
 
 try:  # myst-nb stores glued values for the book; on a reader's machine without it (Colab) glue stores nothing
@@ -305,12 +306,18 @@ def runner_up_gap(scores, best: int) -> float:
 
     Exactly equal values are a tie that a fixed rule breaks (the first index), the same on every machine;
     what could flip is a value that is close but not equal. Returns ``inf`` when there is no other value.
+    Raises ``ValueError`` for NaN among ``scores``, ``best`` out of range or ``scores[best]`` not finite.
 
     >>> runner_up_gap([0.5, 0.9, 0.9, 0.7], 1)
     0.20000000000000007
     """
     scores = np.asarray(scores, dtype=np.float64).ravel()
+    if np.isnan(scores).any():
+        raise ValueError(f"scores must not contain NaN, got NaN at index {int(np.flatnonzero(np.isnan(scores))[0])}")
+    best = validate.integer(best, "best", low=0, high=scores.size - 1)
     top = scores[best]
+    if not np.isfinite(top):
+        raise ValueError(f"scores[best] must be finite, got {top}")
     others = scores[scores != top]
     return float(np.min(np.abs(top - others))) if others.size else math.inf
 
@@ -320,11 +327,13 @@ def argmax(values, what: str) -> int:
 
     A chapter that prints the item with the largest score uses this, so that the rounding-margin report
     (``tools/codepaths.py``) sees how close another item came to being printed instead. ``what`` names
-    the choice in that report. Raises ``ValueError`` for an empty array.
+    the choice in that report. ``-inf`` marks an item that cannot win (a masked entry). Raises
+    ``ValueError`` for an empty array, NaN or ``+inf`` among ``values``, or ``values`` all ``-inf``.
     """
     scores = np.asarray(values, dtype=np.float64).ravel()
     if scores.size == 0:
         raise ValueError(f"argmax of an empty array ({what})")
+    _check_choice_scores(scores, what, "+inf")
     best = int(np.argmax(scores))
     if logging_numbers():
         record_gap(what, runner_up_gap(scores, best), np.abs(scores[np.isfinite(scores)]).max(initial=0.0))
@@ -332,8 +341,26 @@ def argmax(values, what: str) -> int:
 
 
 def argmin(values, what: str) -> int:
-    """``numpy.argmin`` of the flattened ``values``, recording the gap to the runner-up (see :func:`argmax`)."""
-    return argmax(-np.asarray(values, dtype=np.float64), what)
+    """``numpy.argmin`` of the flattened ``values``, recording the gap to the runner-up (see :func:`argmax`).
+    ``+inf`` marks an item that cannot win; ``ValueError`` for NaN or ``-inf`` among ``values``, or all ``+inf``."""
+    scores = np.asarray(values, dtype=np.float64).ravel()
+    if scores.size == 0:
+        raise ValueError(f"argmin of an empty array ({what})")
+    _check_choice_scores(-scores, what, "-inf")
+    return argmax(-scores, what)
+
+
+def _check_choice_scores(scores, what: str, winning_infinity: str) -> None:
+    """Refuse ``scores`` (to be maximised) holding NaN or ``+inf`` (``winning_infinity`` as the caller's
+    values spell it), or nothing but ``-inf``: NumPy would pick the NaN, or an arbitrary first item."""
+    if np.isnan(scores).any():
+        i = int(np.flatnonzero(np.isnan(scores))[0])
+        raise ValueError(f"values must be finite numbers ({what}), got NaN at index {i}")
+    if np.isposinf(scores).any():
+        i = int(np.flatnonzero(np.isposinf(scores))[0])
+        raise ValueError(f"values must be finite numbers ({what}), got {winning_infinity} at index {i}")
+    if np.isneginf(scores).all():
+        raise ValueError(f"values must hold at least one finite number ({what}), got only masked (infinite) entries")
 
 
 def record_gap(what: str, gap, scale=None) -> None:

@@ -127,7 +127,8 @@ def shift_rotation(k: int, d: int, base: float = BASE) -> np.ndarray:
 
     Block diagonal: for each pair ``i`` the 2×2 block maps ``(sin a, cos a)`` to
     ``(sin(a + kω_i), cos(a + kω_i))``; it depends on ``k`` only, never on ``p``. For odd ``d`` the last,
-    unpaired dimension has no exact rotation and ``ValueError`` is raised. ``k`` may be negative.
+    unpaired dimension has no exact rotation and ``ValueError`` is raised. ``k`` may be negative;
+    ``|k| > 2**53`` (not exact in a float64 angle) raises ``ValueError``.
 
     >>> R = shift_rotation(1, 2)
     >>> bool(np.allclose(R @ sinusoidal_encoding(5, 2), sinusoidal_encoding(6, 2)))
@@ -136,7 +137,7 @@ def shift_rotation(k: int, d: int, base: float = BASE) -> np.ndarray:
     d = validate.integer(d, "width d", low=1)
     if d % 2:
         raise ValueError(f"the shift is a rotation of (sin, cos) pairs and needs an even width, got d = {d}")
-    k = validate.integer(k, "offset k")
+    k = validate.integer(k, "offset k", low=-MAX_POSITION, high=MAX_POSITION, hint="exact in a float64 angle")
     theta = k * angular_frequencies(d, base)[0::2]  # (d/2,) radians
     c, s = np.cos(theta), np.sin(theta)
     R = np.zeros((d, d))
@@ -167,17 +168,27 @@ def add_positions(vectors, start: int = 0, base: float = BASE) -> np.ndarray:
     """Return ``vectors + PE[start : start + N]`` for token vectors ``(N, d)``, as a new array.
 
     The input is never modified (adding in place to looked-up rows that alias the table would change the
-    table itself). Raises ``ValueError`` unless ``vectors`` is 2-D.
+    table itself). Raises ``ValueError`` unless ``vectors`` is 2-D and finite, or when the sum overflows
+    float64; ``TypeError`` for entries that are not real numbers.
 
     >>> add_positions([[0.5, -0.5, 1.0, 0.0]], start=3)
     array([[ 0.6411, -1.49  ,  1.03  ,  0.9996]])
     """
-    vectors = np.asarray(vectors, dtype=np.float64)
+    vectors = validate.real_array(vectors, "vectors")
     if vectors.ndim != 2:
         raise ValueError(f"vectors must have shape (N, d), got {vectors.shape}")
     start = int(_check_positions(start, "start"))
     n, d = vectors.shape
-    return vectors + sinusoidal_encoding(np.arange(start, start + n), d, base)
+    with np.errstate(over="ignore"):  # an overflow is reported by _finite as a ValueError
+        out = vectors + sinusoidal_encoding(np.arange(start, start + n), d, base)
+    return _finite(out, "vectors + PE")
+
+
+def _finite(out: np.ndarray, what: str) -> np.ndarray:
+    """``out``, after checking that no entry overflowed to infinity (input near float64's 1.8e308)."""
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{what} overflows float64 (an entry's true value is above 1.8e308); scale the input down")
+    return out
 
 
 class LearnedPositionTable:
@@ -260,13 +271,14 @@ def rope(x, positions, base: float = BASE, interpolation: float = 1.0) -> np.nda
         out[2i + 1] = x[2i] sin a + x[2i+1] cos a
 
     a counter-clockwise turn of the point ``(x[2i], x[2i+1])``. Raises ``ValueError`` when the shapes do not
-    match and as :func:`rope_angles`.
+    match, for NaN or infinity in ``x`` or a result beyond float64, and as :func:`rope_angles`; ``TypeError``
+    for entries of ``x`` that are not real numbers.
 
     >>> # [cos 3, sin 3, cos 0.03, sin 0.03]
     >>> rope(np.array([[1.0, 0.0, 1.0, 0.0]]), [3]).round(4)
     array([[-0.99  ,  0.1411,  0.9996,  0.03  ]])
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = validate.real_array(x, "x")
     positions = np.atleast_1d(_check_positions(np.asarray(positions), "positions"))
     if x.ndim < 2 or positions.ndim != 1 or x.shape[-2] != positions.shape[0]:
         raise ValueError(f"x must have shape (..., n, d) with n = len(positions) = {positions.shape[0]}, "
@@ -275,9 +287,10 @@ def rope(x, positions, base: float = BASE, interpolation: float = 1.0) -> np.nda
     cos, sin = np.cos(angles), np.sin(angles)
     even, odd = x[..., 0::2], x[..., 1::2]  # (..., n, d/2) each: the two coordinates of every pair
     out = np.empty_like(x)
-    out[..., 0::2] = even * cos - odd * sin
-    out[..., 1::2] = even * sin + odd * cos
-    return out
+    with np.errstate(over="ignore"):  # an overflow is reported by _finite as a ValueError
+        out[..., 0::2] = even * cos - odd * sin
+        out[..., 1::2] = even * sin + odd * cos
+    return _finite(out, "rope(x)")
 
 
 def rope_matrix(m: int, d: int, base: float = BASE) -> np.ndarray:
@@ -287,13 +300,14 @@ def rope_matrix(m: int, d: int, base: float = BASE) -> np.ndarray:
     query and key score ``(R_m q) · (R_n k) = q · R_{n-m} k``: the offset alone enters (eq. 16). ``m`` may be
     negative. Compared with :func:`shift_rotation`, which moves a sinusoidal encoding stored as
     ``(sin, cos)`` pairs, ``shift_rotation(k, d) == rope_matrix(-k, d)``: the same turn, seen in swapped
-    coordinates. Raises ``TypeError`` for a non-integer ``m`` and ``ValueError`` for an odd ``d``.
+    coordinates. Raises ``TypeError`` for a non-integer ``m`` and ``ValueError`` for an odd ``d`` or
+    ``|m| > 2**53`` (not exact in a float64 angle).
 
     >>> rope_matrix(1, 2).round(4)   # a turn by 1 rad
     array([[ 0.5403, -0.8415],
            [ 0.8415,  0.5403]])
     """
-    m = validate.integer(m, "position m")
+    m = validate.integer(m, "position m", low=-MAX_POSITION, high=MAX_POSITION, hint="exact in a float64 angle")
     d = _check_even_width(d)
     angles = m * angular_frequencies(d, base)[0::2]  # (d/2,) radians
     c, s = np.cos(angles), np.sin(angles)
@@ -310,7 +324,7 @@ def ntk_base(scale: float, d: int, base: float = BASE) -> float:
     bloc97 (2023), in a forum post; written as ``b' = b s^{|D|/(|D|-2)}`` by Peng et al. (2023, YaRN). With this base
     the slowest pair turns ``scale`` times more slowly, as under position interpolation, while the fastest
     pair keeps its speed. ``d`` is the width that RoPE rotates (a head's width), even and >= 4. Raises
-    ``ValueError`` for ``scale < 1``, ``d < 4`` or an odd ``d``, ``base <= 1``.
+    ``ValueError`` for ``scale < 1``, ``d < 4`` or an odd ``d``, ``base <= 1``, or a base beyond float64.
 
     >>> round(ntk_base(2, 8), 1)     # 10000 * 2 ** (8 / 6)
     25198.4
@@ -319,7 +333,15 @@ def ntk_base(scale: float, d: int, base: float = BASE) -> float:
     d = _check_even_width(d)
     if d < 4:
         raise ValueError(f"width d must be an even integer >= 4 for the NTK-aware base (d - 2 > 0), got {d}")
-    return validate.number(base, "base", gt=1) * s ** (d / (d - 2))
+    base = validate.number(base, "base", gt=1)
+    try:
+        out = base * s ** (d / (d - 2))
+    except OverflowError:
+        out = math.inf
+    if not math.isfinite(out):
+        raise ValueError(f"the NTK-aware base {base!r} * scale ** (d / (d - 2)) overflows float64 for scale = {s!r}, "
+                         f"d = {d}; use a smaller scale or base")
+    return out
 
 
 # --- ALiBi: attention with linear biases (Press et al. 2022) -----------------------------------------
@@ -351,7 +373,8 @@ def alibi_bias(n: int, n_heads: int, slopes=None) -> np.ndarray:
     ``bias[h, i, j] = -m_h (i - j)`` for a key ``j <= i``, added to the score of query ``i`` before the softmax
     (Press et al. 2022, §3: ``softmax(q_i K^T + m · [-(i-1), ..., -2, -1, 0])``); ``-inf`` for ``j > i``, a key
     that a causal model may not see. ``slopes`` (``(n_heads,)``, finite, >= 0) defaults to
-    :func:`alibi_slopes`. Raises ``ValueError`` for ``n < 1``, bad slopes, and as :func:`alibi_slopes`.
+    :func:`alibi_slopes`. Raises ``ValueError`` for ``n < 1``, bad slopes, and as :func:`alibi_slopes`;
+    ``TypeError`` for slopes that are not real numbers.
 
     >>> alibi_bias(3, 1)[0]          # one head, slope 2 ** -8
     array([[ 0.        ,        -inf,        -inf],
@@ -363,9 +386,13 @@ def alibi_bias(n: int, n_heads: int, slopes=None) -> np.ndarray:
         slopes = alibi_slopes(n_heads)
     else:
         n_heads = validate.integer(n_heads, "n_heads", low=1)
-        slopes = np.asarray(slopes, dtype=np.float64)
+        wanted = f"slopes must be {n_heads} finite numbers >= 0, one per head, got {slopes!r}"
+        try:
+            slopes = validate.real_array(slopes, "slopes")  # TypeError for str, bool, complex
+        except ValueError:  # NaN, infinity, a ragged nesting
+            raise ValueError(wanted) from None
         if slopes.shape != (n_heads,) or not np.all(np.isfinite(slopes)) or (slopes < 0).any():
-            raise ValueError(f"slopes must be {n_heads} finite numbers >= 0, one per head, got {slopes!r}")
+            raise ValueError(wanted)
     i = np.arange(n)
     offset = (i[None, :] - i[:, None]).astype(np.float64)  # (n, n): j - i for query i, key j; <= 0 in the past
     bias = slopes[:, None, None] * offset                   # (H, n, n)

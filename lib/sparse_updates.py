@@ -79,12 +79,13 @@ def sample_ids(
 ) -> np.ndarray:
     """``batch`` ids drawn independently from :func:`id_probabilities`: ``(batch,)`` int64 in ``[0, V)``.
 
-    Seeded with ``numpy.random.default_rng(seed)``. Raises like :func:`id_probabilities`, and
-    ``ValueError`` for ``batch < 1``.
+    Seeded with ``numpy.random.default_rng(seed)`` (``seed`` an integer >= 0 or a ``Generator``,
+    :func:`lib.validate.rng`). Raises like :func:`id_probabilities`, ``ValueError`` for ``batch < 1`` or a
+    negative seed, and ``TypeError`` for a seed that is not an integer.
     """
     batch = validate.integer(batch, "batch", low=1)
     p = id_probabilities(V, distribution, exponent)
-    rng = np.random.default_rng(seed)
+    rng = validate.rng(seed)  # an integer seed >= 0 (or a Generator): NumPy's own errors never reach the reader
     if distribution == "uniform":
         return rng.integers(0, V, size=batch, dtype=np.int64)
     # inverse-CDF sampling: one searchsorted instead of rng.choice's per-call table build

@@ -137,8 +137,15 @@ def parse(text: str) -> List[Command]:
 # 1_0 and the digits of every script (int("٣") is 3), so that TOKEN accepted what WIDTH refused.
 
 
+def _read(cmd: Command, text: str, integer: bool = False):
+    try:
+        return validate.read_number(text, integer=integer)
+    except ValueError as exc:  # too many digits
+        raise TraceError(cmd.line, str(exc)) from None
+
+
 def _integer(cmd: Command, text: str, what: str, low: int, high: int) -> int:
-    value = validate.read_number(text, integer=True)
+    value = _read(cmd, text, integer=True)
     if value is None:
         raise TraceError(cmd.line, f"{what} must be an integer, got {text!r}{validate.digits_hint(text)}")
     if not low <= value <= high:
@@ -147,7 +154,7 @@ def _integer(cmd: Command, text: str, what: str, low: int, high: int) -> int:
 
 
 def _number(cmd: Command, text: str) -> float:
-    value = validate.read_number(text)
+    value = _read(cmd, text)
     if value is None:
         raise TraceError(cmd.line, f"expected a number, got {text!r}{validate.digits_hint(text)}")
     if not math.isfinite(value):

@@ -250,8 +250,9 @@ def sample_windows(stream, n_windows: int, length: int, rng: np.random.Generator
     """``n_windows`` windows of ``length`` consecutive ids cut at uniformly random points of ``stream``.
 
     ``stream`` is ``(N,)`` token ids; returns ``(n_windows, length) int64``. Windows cross sentence
-    boundaries and start anywhere in a sentence. Raises ``ValueError`` when the stream is shorter than one
-    window, or for ``n_windows < 1`` or ``length < 2``.
+    boundaries and start anywhere in a sentence. ``rng`` is a ``numpy.random.Generator`` or an integer seed
+    >= 0. Raises ``ValueError`` when the stream is shorter than one window, for a negative id, or for
+    ``n_windows < 1`` or ``length < 2``; ``TypeError`` for ids that are not integers or a bad ``rng``.
 
     >>> sample_windows(np.arange(10), 2, 3, np.random.default_rng(0))
     array([[6, 7, 8],
@@ -260,7 +261,12 @@ def sample_windows(stream, n_windows: int, length: int, rng: np.random.Generator
     stream = np.asarray(stream)
     if stream.ndim != 1:
         raise ValueError(f"stream must be a 1-D array of token ids, got shape {stream.shape}")
+    if stream.size and (stream.dtype == bool or not np.issubdtype(stream.dtype, np.integer)):  # [] is float64
+        raise TypeError(f"stream must hold integer token ids, got dtype {stream.dtype}")
+    if stream.size and stream.min() < 0:
+        raise ValueError(f"stream token ids must be >= 0, got {int(stream.min())}")
     n_windows, length = validate.integer(n_windows, "n_windows", low=1), validate.integer(length, "length", low=2)
+    rng = validate.rng(rng, "rng")
     if stream.size < length:
         raise ValueError(f"stream of {stream.size} tokens is shorter than one window of {length}")
     starts = rng.integers(0, stream.size - length + 1, size=n_windows)
@@ -391,13 +397,15 @@ def position_losses(model: Transformer, windows, batch_size: int = 16) -> np.nda
     """The model's loss ``-log p(x_{t+1} | x_0 .. x_t)`` in nats at every position: ``(W, n - 1)`` float64.
 
     ``windows`` is ``(W, n)`` token ids, ``2 <= n <= max_len + 1``; comparable entry by entry with
-    :func:`lib.forward_filter.optimal_losses` of the same windows. Raises ``ValueError`` for bad ids or a
-    window longer than the model accepts.
+    :func:`lib.forward_filter.optimal_losses` of the same windows. Raises ``ValueError`` for bad ids, no
+    window (``W = 0``) or a window longer than the model accepts.
     """
     windows = validate.ids(windows, model.config.vocab_size)
     if windows.ndim != 2 or not 2 <= windows.shape[1] <= model.config.max_len + 1:
         raise ValueError(f"windows must have shape (W, n) with 2 <= n <= {model.config.max_len + 1}, "
                          f"got {windows.shape}")
+    if windows.shape[0] == 0:
+        raise ValueError(f"windows must hold at least one window (W >= 1), got shape {windows.shape}")
     batch_size = validate.integer(batch_size, "batch_size", low=1)
     out = []
     for i in range(0, windows.shape[0], batch_size):

@@ -284,6 +284,27 @@ def vectors(values, name: str) -> np.ndarray:
     return x
 
 
+def real_array(values, name: str) -> np.ndarray:
+    """``values`` as a ``float64`` array of any shape with finite entries.
+
+    ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools) and
+    ``ValueError`` for a ragged nesting, NaN or infinity (as :func:`vectors`, without its shape rule).
+
+    >>> real_array([[[1, 2]]], "x").shape
+    (1, 1, 2)
+    """
+    try:
+        raw = np.asarray(values)
+    except ValueError:  # a ragged nesting such as [[1, 2], [3]]
+        raise ValueError(f"{name} must be an array of numbers, got rows of different lengths") from None
+    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    x = raw.astype(np.float64)
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return x
+
+
 def integers(values: Iterable, name: str, *, low: Optional[int] = None) -> list:
     """Each of ``values`` checked with :func:`integer` (named ``name[i]``), as a list of ``int``.
 
@@ -295,6 +316,7 @@ def integers(values: Iterable, name: str, *, low: Optional[int] = None) -> list:
 
 # --- numbers written in text -------------------------------------------------------------------------
 
+MAX_NUMBER_DIGITS = 100  # read_number refuses longer numbers (int() refuses more than 4300 digits)
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 _NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NON_FINITE_TEXT = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE | re.ASCII)  # ASCII: no "ınf"
@@ -311,6 +333,9 @@ def read_number(text: str, *, integer: bool = False) -> Union[int, float, None]:
     superscripts, underscores (``1_0``), hexadecimal and surrounding spaces. A float too large for
     float64 (``1e999``) comes back as ``inf``.
 
+    Raises ``ValueError`` for a number written with more than ``MAX_NUMBER_DIGITS`` (100) digits, far
+    beyond any real use (Python itself refuses to convert integers of more than 4300 digits).
+
     >>> read_number("-0.5"), read_number("12", integer=True), read_number("1e999")
     (-0.5, 12, inf)
     >>> read_number("٣") is None, read_number("1_0") is None
@@ -320,6 +345,11 @@ def read_number(text: str, *, integer: bool = False) -> Union[int, float, None]:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if _INTEGER_TEXT.fullmatch(text) or _NUMBER_TEXT.fullmatch(text):
+        digits = sum(c in "0123456789" for c in text)
+        if digits > MAX_NUMBER_DIGITS:
+            shown = text if len(text) <= 20 else text[:20] + "..."
+            raise ValueError(f"number {shown!r} has {digits} digits; at most {MAX_NUMBER_DIGITS} are allowed")
     if integer:
         return int(text) if _INTEGER_TEXT.fullmatch(text) else None
     if _NUMBER_TEXT.fullmatch(text) or _NON_FINITE_TEXT.fullmatch(text):

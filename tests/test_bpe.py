@@ -283,3 +283,12 @@ def test_same_merges_and_tokens_as_tokenizers_with_its_byte_order():
 
 
 _MIXED_TOKENIZER = bpe.train(MIXED, 420)
+
+
+@pytest.mark.parametrize("counts, error, match", [((2.7,), TypeError, r"counts\[0\] must be an integer >= 0, got 2.7"),
+                                                  ((-1,), ValueError, r"counts\[0\] must be an integer >= 0, got -1"),
+                                                  (("3",), TypeError, r"counts\[0\] must be an integer >= 0")])
+def test_bpe_counts_must_be_integers_not_coerced(counts, error, match):
+    with pytest.raises(error, match=match):
+        bpe.BPE(merges=((97, 98),), counts=counts)
+    assert bpe.BPE(merges=((97, 98),), counts=(np.int64(3),)).counts == (3,)

@@ -410,3 +410,19 @@ def test_tokenize_folds_case_and_accents():
     assert tokenize("İstanbul's CAFÉ, Zürich") == ["istanbul's", "cafe", "zurich"]  # were 'i', "stanbul's", 'caf', ...
     with pytest.raises(TypeError, match="text must be a str"):
         fold(3)
+
+
+@pytest.mark.parametrize("counts", [[2**63], np.array([2**64 - 1], dtype=np.uint64), np.array([1, 2**63], dtype=np.uint64)])
+def test_counts_of_2_to_the_63_or_more_are_refused_not_wrapped(counts):
+    with pytest.raises(ValueError, match=r"counts must be < 2\*\*63"):
+        Vocabulary([f"w{i}" for i in range(len(counts))], counts)
+    with pytest.raises(ValueError, match=r"counts must be < 2\*\*63"):
+        keep_probability(counts)
+    with pytest.raises(ValueError, match=r"counts must be < 2\*\*63"):
+        subsample([[0]], counts)
+
+
+def test_huge_counts_do_not_overflow_their_sum():
+    counts = np.array([2**62] * 4)  # sums to 0 in int64
+    np.testing.assert_allclose(keep_probability(counts, 0.1), np.sqrt(0.1 / 0.25))
+    assert Vocabulary(["a"], [2**63 - 1]).counts.tolist() == [2**63 - 1]

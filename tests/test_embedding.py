@@ -3,6 +3,8 @@
 (Similarity, neighbours and analogies are tested in tests/test_similarity.py.)
 """
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -150,3 +152,20 @@ def test_scores_equal_up_to_rounding_rank_by_row_index():
     cosines = embedding.similarity(table, np.array([1.0, 0.0]), "cosine")
     assert 0 < cosines[1] - cosines[0] < TIE_RTOL < cosines[2] - cosines[1]
     assert [i for i, _ in nearest_neighbours(table, np.array([1.0, 0.0]), 3)] == [2, 0, 1]
+
+
+@pytest.mark.parametrize("table, dtype", [([[None, 1.0]], "object"), ([[1 + 2j, 1.0]], "complex128"),
+                                          ([["a", "b"]], "<U1"), ([[True, False]], "bool")])
+def test_tables_that_do_not_hold_real_numbers_are_refused(table, dtype):
+    for call in (lambda: embedding.lookup(table, 0), lambda: embedding.nearest_neighbours(table, [1.0, 0.0], 1)):
+        with pytest.raises(TypeError, match=f"table must hold real numbers, got dtype {re.escape(dtype)}"):
+            call()
+
+
+def test_a_non_finite_table_is_named_as_the_argument_it_is():
+    bad = [[np.nan, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+    with pytest.raises(ValueError, match="^table contains NaN or infinity"):
+        embedding.analogy(bad, 0, 1, 2)
+    with pytest.raises(ValueError, match="^table contains NaN or infinity"):
+        embedding.nearest_neighbours(bad, [1.0, 0.0], 1)
+    assert embedding.lookup(np.array([[1, 2]], dtype=np.float32), 0).dtype == np.float32  # a float dtype is kept

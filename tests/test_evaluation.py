@@ -6,6 +6,7 @@ hand-made tables.
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -19,8 +20,10 @@ from lib.evaluation import (
     SimilarityResult,
     analogy_accuracy,
     analogy_predictions,
+    pair_cosines,
     read_analogies,
     read_word_pairs,
+    spearman_interval,
     similarity_by_frequency,
     word_similarity,
 )
@@ -487,7 +490,7 @@ def test_spearman_interval_handles_ties_like_spearmanr():
         (dict(predicted=[1, 2, 3], human=[1, 2]), "must be 1-D of one length"),
         (dict(predicted=[1, 2], human=[1, 2]), "at least 3 pairs, got 2"),
         (dict(predicted=[1, 2, np.nan], human=[1, 2, 3]), "must be finite"),
-        (dict(predicted=[1, 2, 3], human=[1, 2, 3], confidence=1.0), r"confidence must lie in \(0, 1\), got 1.0"),
+        (dict(predicted=[1, 2, 3], human=[1, 2, 3], confidence=1.0), r"confidence must be a finite number in \(0, 1\), got 1.0"),
         (dict(predicted=[1, 2, 3], human=[1, 2, 3], n_resamples=10), "n_resamples must be an integer >= 100, got 10"),
     ],
 )
@@ -497,3 +500,79 @@ def test_spearman_interval_rejects_bad_input(kwargs, match):
 
     with pytest.raises(ValueError, match=match):
         spearman_interval(**kwargs)
+
+
+def test_parallel_vectors_at_any_scale_have_cosine_exactly_one():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        v = rng.standard_normal(int(rng.integers(2, 50)))
+        table = np.array([v, v * 1e-300, v * 1e300, -v * 3e-100])
+        pairs = [("a", "b", 1.0), ("a", "c", 2.0), ("b", "c", 3.0), ("d", "a", 4.0), ("d", "c", 5.0)]
+        cosine, _, _ = pair_cosines(table, ["a", "b", "c", "d"], pairs)
+        assert cosine.tolist() == [1.0, 1.0, 1.0, -1.0, -1.0]
+    with pytest.raises(ValueError, match="cosine similarities of the 3 usable pairs are all equal"):
+        word_similarity(table[:3], ["a", "b", "c"], pairs[:3])
+    # away from ±1 the cosine is the plain dot product of the unit rows
+    cosine, _, _ = pair_cosines([[1.0, 0.0], [1.0, 1.0]], ["x", "y"], [("x", "y", 1.0)])
+    assert cosine.tolist() == [float(np.float64(1.0) / np.sqrt(2.0))]
+
+
+def test_spearman_interval_of_a_degenerate_bootstrap_is_an_error_not_nan():
+    with pytest.raises(ValueError, match="bootstrap distribution .* 4 pairs is degenerate .*too few distinct pairs"):
+        spearman_interval([0.3, -0.2, 0.1, 0.05], [1, 2, 3, 4], n_resamples=100)
+
+
+def test_spearman_interval_accepts_numpy_numbers_for_its_settings():
+    rng = np.random.default_rng(1)
+    human = rng.uniform(0, 10, 40)
+    predicted = human + rng.standard_normal(40)
+    plain = spearman_interval(predicted, human, confidence=0.875, n_resamples=200)
+    assert spearman_interval(predicted, human, confidence=np.float32(0.875), n_resamples=np.int64(200)) == plain
+    with pytest.raises(TypeError, match="confidence must be a finite number in"):
+        spearman_interval(predicted, human, confidence="0.9")
+
+
+@pytest.mark.parametrize("end, name", [("\u2028", "U+2028"), ("\x85", "U+0085"), ("\u2029", "U+2029"), ("\x1e", "U+001E")])
+def test_readers_refuse_line_ends_an_editor_does_not_break_at(tmp_path, end, name):
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text(f"# word pairs{end}cat\tdog\t7.0{end}car\ttruck\t6.5\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"pairs.txt, line 1: holds the character {re.escape(name)}"):
+        read_word_pairs(pairs)
+    questions = tmp_path / "questions.txt"
+    questions.write_text(f": capitals\na b c d\n: family{end}man woman king queen\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"questions.txt, line 3: holds the character {re.escape(name)}"):
+        read_analogies(questions)
+
+
+def test_readers_refuse_a_byte_order_mark_after_the_start(tmp_path):
+    joined = tmp_path / "joined.txt"
+    joined.write_text("\ufeffcat\tdog\t7.0\n\ufeffcar\ttruck\t6.5\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"joined.txt, line 2: holds a byte-order mark \(U\+FEFF\)"):
+        read_word_pairs(joined)
+    joined.write_text("\ufeff: family\nman woman king queen\n\ufeff: capitals\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"joined.txt, line 3: holds a byte-order mark"):
+        read_analogies(joined)
+
+
+def test_spaces_around_each_field_are_dropped_alike(tmp_path):
+    spaced = tmp_path / "spaced.txt"
+    spaced.write_text("cat \t dog\t 7.0\ncar\ttruck\t6.5 \n", encoding="utf-8")
+    assert read_word_pairs(spaced) == [("cat", "dog", 7.0), ("car", "truck", 6.5)]
+
+
+def test_similarity_by_frequency_labels_state_the_integer_counts_of_fractional_edges():
+    rng = np.random.default_rng(1)
+    vocab = [f"w{i}" for i in range(30)]
+    vectors = rng.standard_normal((30, 6))
+    counts = np.arange(30) % 5 + 1  # counts 1..5
+    pairs = [(f"w{rng.integers(0, 30)}", f"w{rng.integers(0, 30)}", float(rng.uniform(0, 10))) for _ in range(80)]
+    strata = similarity_by_frequency(vectors, vocab, counts, pairs, [0.5, 2.5, np.inf])
+    assert [label for label, _ in strata] == ["1-2", "3+"]  # count 2 lies in [0.5, 2.5), the first stratum
+    assert [label for label, _ in similarity_by_frequency(vectors, vocab, counts, pairs, [1, 3, 6])] == ["1-2", "3-5"]
+
+
+def test_analogy_predictions_names_vectors_for_a_non_finite_table():
+    with pytest.raises(ValueError, match="^vectors contains NaN or infinity"):
+        analogy_predictions([[np.nan, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[0, 1, 2]])
+    with pytest.raises(TypeError, match="vectors must hold real numbers, got dtype complex128"):
+        analogy_predictions(np.ones((4, 2), dtype=complex), [[0, 1, 2]])

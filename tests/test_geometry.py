@@ -173,3 +173,16 @@ def test_named_neighbours_by_distance_among_tiny_vectors_do_not_tie():
     table = np.array([[0.0, 0.0], [3e-200, 0.0], [1e-200, 0.0], [2e-200, 0.0]])
     got = named_neighbours(table, ["o", "c", "a", "b"], "o", 3, metric="euclidean")
     assert got == [("a", 1e-200), ("b", 2e-200), ("c", 3e-200)]  # before: all 0.0, in row order
+
+
+def test_principal_coordinates_that_overflow_are_an_error_not_inf():
+    X = [[1e308, 1e308], [1e308, -1e308], [-1e308, 1e308]]
+    with pytest.raises(ValueError, match="principal coordinates of these vectors overflow float64"):
+        principal_projection(X, 1, normalize=False)
+    np.testing.assert_allclose(principal_projection(np.array(X) / 1e300, 1, normalize=False) * 1e300,
+                               principal_projection(np.array(X) / 4, 1, normalize=False) * 4, rtol=1e-12)
+
+
+def test_anisotropy_names_vectors_for_non_finite_input_without_centring():
+    with pytest.raises(ValueError, match="^vectors contain NaN or infinity"):
+        anisotropy([[np.nan, 1.0], [1.0, 0.0]], center=False)

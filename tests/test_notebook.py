@@ -179,3 +179,29 @@ def test_rounded_gives_a_figure_the_numbers_as_printed():
     assert [notebook.fmt(x, ".2f") for x in notebook.rounded([0.217636, 0.21737], 2)] == ["0.22", "0.22"]
     with pytest.raises(ValueError, match=r"decimals must be an integer in \[0, 12\], got 1.5"):
         notebook.rounded(0.5, 1.5)
+
+
+@pytest.mark.parametrize("values", [[np.nan, 1.0], [1.0, np.nan], [np.inf, 1.0]])
+def test_argmax_refuses_nan_and_a_winning_infinity(values):
+    with pytest.raises(ValueError, match=r"values must be finite numbers \(pick\), got (NaN|\+inf) at index"):
+        notebook.argmax(values, "pick")
+
+
+@pytest.mark.parametrize("values", [[np.nan, 1.0], [-np.inf, 1.0]])
+def test_argmin_refuses_nan_and_a_winning_infinity(values):
+    with pytest.raises(ValueError, match=r"values must be finite numbers \(pick\), got (NaN|-inf) at index"):
+        notebook.argmin(values, "pick")
+
+
+def test_argmax_masks_minus_infinity_but_not_everything():
+    assert notebook.argmax([-np.inf, 0.5, 0.7], "pick") == 2 and notebook.argmin([np.inf, 0.5, 0.7], "pick") == 1
+    with pytest.raises(ValueError, match="at least one finite number"):
+        notebook.argmax([-np.inf, -np.inf], "pick")
+
+
+def test_runner_up_gap_refuses_nan_and_a_bad_index():
+    with pytest.raises(ValueError, match="scores must not contain NaN, got NaN at index 0"):
+        notebook.runner_up_gap([np.nan, 1.0], 1)
+    with pytest.raises(ValueError, match=r"best must be an integer in \[0, 1\]"):
+        notebook.runner_up_gap([0.5, 1.0], 2)
+    assert notebook.runner_up_gap([0.5, 1.0, -np.inf], 1) == 0.5

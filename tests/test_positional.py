@@ -315,3 +315,43 @@ def test_alibi_bias_is_the_papers_definition():
 def test_alibi_errors_name_the_argument(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("bad, error, match", [
+    ([[np.nan, 1.0]], ValueError, "contains NaN or infinity"),
+    ([[1j, 1.0]], TypeError, "must hold real numbers, got dtype complex128"),
+    ([["a", "b"]], TypeError, "must hold real numbers, got dtype <U1"),
+])
+def test_rope_and_add_positions_check_their_input(bad, error, match):
+    with pytest.raises(error, match=f"^x {match}"):
+        positional.rope(bad, [0])
+    with pytest.raises(error, match=f"^vectors {match}"):
+        positional.add_positions(bad)
+
+
+def test_rope_that_overflows_is_an_error_not_inf():
+    with pytest.raises(ValueError, match=r"rope\(x\) overflows float64"):
+        positional.rope([[1.7e308, 1.7e308]], [1])
+    np.testing.assert_allclose(positional.rope([[1.7e300, 1.7e300]], [1]) / 1e300, positional.rope([[1.7, 1.7]], [1]), rtol=1e-15)
+
+
+@pytest.mark.parametrize("scale, base", [(1e300, 10000.0), (1e10, 1e300)])
+def test_ntk_base_beyond_float64_is_a_value_error(scale, base):
+    with pytest.raises(ValueError, match=r"NTK-aware base .* overflows float64"):
+        positional.ntk_base(scale, 4, base)
+
+
+def test_rope_matrix_and_shift_rotation_keep_the_2_to_the_53_position_limit():
+    with pytest.raises(ValueError, match=r"position m must be an integer in \[-9007199254740992, 9007199254740992\]"):
+        positional.rope_matrix(2**70, 4)
+    with pytest.raises(ValueError, match=r"offset k must be an integer in \[-9007199254740992, 9007199254740992\]"):
+        positional.shift_rotation(-(2**60), 4)
+    np.testing.assert_array_equal(positional.rope_matrix(2**53, 2), positional.rope_matrix(2**53, 2))
+
+
+@pytest.mark.parametrize("slopes, dtype", [(["a", "b"], "<U1"), ([True, False], "bool"), ([1j, 1.0], "complex128")])
+def test_alibi_slopes_must_be_real_numbers(slopes, dtype):
+    with pytest.raises(TypeError, match=f"slopes must hold real numbers, got dtype {dtype}"):
+        positional.alibi_bias(3, 2, slopes)
+    with pytest.raises(ValueError, match="slopes must be 2 finite numbers >= 0, one per head, got \\[nan, 1.0\\]"):
+        positional.alibi_bias(3, 2, [np.nan, 1.0])

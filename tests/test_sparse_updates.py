@@ -187,3 +187,10 @@ def test_measure_step_restores_the_thread_count():
     before = torch.get_num_threads()
     measure_step("sparse_sgd", 100, 4, 8, steps=1, threads=1)
     assert torch.get_num_threads() == before
+
+
+@pytest.mark.parametrize("seed, error", [(-1, ValueError), (1.5, TypeError), ("0", TypeError)])
+def test_sample_ids_checks_its_seed(seed, error):
+    with pytest.raises(error, match=r"seed must be an integer >= 0 or a numpy.random.Generator, got"):
+        sample_ids(3, 2, seed=seed)
+    np.testing.assert_array_equal(sample_ids(3, 5, seed=4), np.random.default_rng(4).integers(0, 3, size=5))

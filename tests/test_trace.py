@@ -397,3 +397,10 @@ def test_cli_names_a_file_that_is_not_text(tmp_path):
     result = _cli(str(path))
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.startswith(f"{path}: error: cannot read the file (") and "UTF-16 without a byte-order mark" in result.stderr
+
+
+@pytest.mark.parametrize("program, line", [("WIDTH " + "9" * 5000, 1), ("WIDTH 2\nTOKEN a 1 " + "9" * 500, 2),
+                                           ("WIDTH 2\nTOKEN a 1 2\nSEQUENCE a\nADD " + "1" * 101, 4)])
+def test_numbers_with_too_many_digits_are_a_trace_error_on_their_line(program, line):
+    with pytest.raises(trace.TraceError, match=rf"^line {line}: number '9*1*\.\.\.' has \d+ digits; at most 100 are allowed"):
+        trace.run(program)

@@ -299,3 +299,27 @@ def test_a_real_model_learns_the_toy_language():
         trained = transformer.train(TransformerConfig(position="alibi"), TrainConfig(steps=150), corpus.train)
     assert trained.losses[:10].mean() > 3.0          # about log(34) = 3.5 at the start
     assert trained.losses[-20:].mean() < 1.1         # the bigram limit is 1.163, the floor 0.98
+
+
+@pytest.mark.parametrize("stream, error, match", [
+    ([0.5, 1.5, 2.5], TypeError, "stream must hold integer token ids, got dtype float64"),
+    (["a", "b", "c"], TypeError, "stream must hold integer token ids, got dtype <U1"),
+    ([True, False, True], TypeError, "stream must hold integer token ids, got dtype bool"),
+    ([0, -1, 2], ValueError, "stream token ids must be >= 0, got -1"),
+])
+def test_sample_windows_refuses_ids_that_are_not_integers(stream, error, match):
+    with pytest.raises(error, match=match):
+        transformer.sample_windows(stream, 1, 2, np.random.default_rng(0))
+
+
+def test_sample_windows_takes_a_generator_or_a_seed():
+    with pytest.raises(TypeError, match="rng must be an integer >= 0 or a numpy.random.Generator, got 'x'"):
+        transformer.sample_windows(np.arange(10), 2, 3, "x")
+    np.testing.assert_array_equal(transformer.sample_windows(np.arange(10), 2, 3, 0),
+                                  transformer.sample_windows(np.arange(10), 2, 3, np.random.default_rng(0)))
+
+
+def test_position_losses_of_no_windows_is_a_clear_error():
+    model = Transformer(tiny("rope"), seed=0)
+    with pytest.raises(ValueError, match=r"windows must hold at least one window \(W >= 1\), got shape \(0, 3\)"):
+        transformer.position_losses(model, np.zeros((0, 3), dtype=int))

@@ -191,3 +191,10 @@ def test_read_number_integers_and_non_finite_spellings():
     assert validate.digits_hint("12") == "" and "ASCII digits 0-9" in validate.digits_hint("\uff11\uff12")
     with pytest.raises(TypeError, match="text must be a str"):
         validate.read_number(3)
+
+
+def test_read_number_refuses_more_than_100_digits():
+    assert validate.read_number("9" * 100, integer=True) == int("9" * 100)
+    for text, integer in [("9" * 101, True), ("1." + "0" * 100, False), ("9" * 5000, True), ("9" * 5000, False)]:
+        with pytest.raises(ValueError, match=r"has \d+ digits; at most 100 are allowed"):
+            validate.read_number(text, integer=integer)
