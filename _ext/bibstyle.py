@@ -17,14 +17,18 @@ _config.yml selects both with ``bibtex_default_style`` and ``bibtex_reference_st
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import string
+import unicodedata
 from collections import Counter, defaultdict
 
+import latexcodec  # noqa: F401  (registers the "ulatex" codec; a dependency of pybtex)
 from pybtex.plugin import register_plugin as register_pybtex_plugin
 from pybtex.richtext import Text
 from pybtex.style.formatting.plain import Style as PlainStyle
 from pybtex.style.labels import BaseLabelStyle
+from pybtex.style.sorting.author_year_title import SortingStyle as AuthorYearTitleSorting
 from sphinxcontrib.bibtex.plugin import register_plugin as register_bibtex_plugin
 from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
 from sphinxcontrib.bibtex.style.referencing.basic_author_year import (
@@ -73,10 +77,31 @@ class AuthorYearLabelStyle(BaseLabelStyle):
                 yield base
 
 
+def _fold(text: str) -> str:
+    """``text`` for sorting as a reader alphabetises: LaTeX accents decoded, accents removed, braces dropped,
+    case folded (``{\\v{R}}eh{\\r{u}}{\\v{r}}ek`` as rehurek)."""
+    decoded = codecs.decode(str(text), "ulatex").replace("{", "").replace("}", "")
+    decomposed = unicodedata.normalize("NFKD", decoded)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+class FoldedSorting(AuthorYearTitleSorting):
+    """pybtex's author-year-title order, alphabetised without regard to case or accents, so that
+    "bloc97" and "Řehůřek" sit among the B and R names instead of after Z; an entry without authors sorts
+    by its organisation or title."""
+
+    def sorting_key(self, entry):
+        author, year, title = super().sorting_key(entry)
+        if not author:
+            author = entry.fields.get("organization", "") or entry.fields.get("title", "")
+        return (_fold(author), year, _fold(title))
+
+
 class AuthorYearStyle(PlainStyle):
-    """pybtex's ``plain`` (sorted by author, year, title) with author-year labels."""
+    """pybtex's ``plain`` (sorted by author, year, title; see :class:`FoldedSorting`) with author-year labels."""
 
     default_label_style = NAME
+    default_sorting_style = NAME
 
 
 @node
@@ -138,6 +163,7 @@ class AuthorYearReferenceStyleWithSuffix(AuthorYearReferenceStyle):
 
 
 register_pybtex_plugin("pybtex.style.labels", NAME, AuthorYearLabelStyle)
+register_pybtex_plugin("pybtex.style.sorting", NAME, FoldedSorting)
 register_pybtex_plugin("pybtex.style.formatting", NAME, AuthorYearStyle)
 register_bibtex_plugin("sphinxcontrib.bibtex.style.referencing", NAME, AuthorYearReferenceStyleWithSuffix)
 

@@ -67,3 +67,15 @@ def test_the_bibliography_parses_and_lists_exactly_the_works_cited():
             cited.update(k.strip() for k in keys.split(","))
     assert sorted(cited - entries) == [], "cited but not in references.bib"
     assert sorted(entries - cited) == [], "in references.bib but cited nowhere"
+
+
+def test_the_bibliography_is_alphabetised_without_regard_to_case_or_accents():
+    from pybtex.database import parse_file
+    from pybtex.plugin import find_plugin
+
+    style = find_plugin("pybtex.style.formatting", bibstyle.NAME)()
+    entries = parse_file(str(booksite.ROOT / "references.bib")).entries
+    keys = [e.key for e in style.sort(entries.values())]
+    firsts = [bibstyle._fold(style.sort.__self__.sorting_key(entries[k])[0])[:1] for k in keys]
+    assert firsts == sorted(firsts)  # every entry in alphabetical order of its first author
+    assert keys.index("rehurek2010software") < keys.index("vaswani2017attention")
