@@ -52,12 +52,7 @@ def check_table(table, name: str = "table", *, finite: bool = False) -> np.ndarr
     >>> check_table([[1, 2], [3, 4]]).dtype
     dtype('float64')
     """
-    try:
-        table = np.asarray(table)
-    except ValueError:  # a ragged nesting such as [[1, 2], [3]]
-        raise ValueError(f"{name} must be a matrix (V, d), got rows of different lengths") from None
-    if table.dtype == bool or not (np.issubdtype(table.dtype, np.integer) or np.issubdtype(table.dtype, np.floating)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {table.dtype}")
+    table = validate.real_numbers(table, name, "a matrix (V, d)")
     if table.ndim != 2 or table.shape[0] < 1 or table.shape[1] < 1:
         raise ValueError(f"embedding table must have shape (V, d) with V, d >= 1, got {table.shape}")
     if finite and not np.all(np.isfinite(table)):

@@ -39,6 +39,8 @@ __all__ = [
     "number",
     "one_id",
     "read_number",
+    "real_array",
+    "real_numbers",
     "rng",
     "seed",
     "vectors",
@@ -270,18 +272,30 @@ def vectors(values, name: str) -> np.ndarray:
     array([[1., 2.],
            [3., 4.]])
     """
-    try:
-        raw = np.asarray(values)
-    except ValueError:  # a ragged nesting such as [[1, 2], [3]]
-        raise ValueError(f"{name} must be a vector (d,) or a matrix (n, d), got rows of different lengths") from None
-    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
-    x = raw.astype(np.float64)
+    x = real_numbers(values, name, "a vector (d,) or a matrix (n, d)").astype(np.float64)
     if x.ndim not in (1, 2) or x.shape[-1] < 1:
         raise ValueError(f"{name} must be a vector (d,) or a matrix (n, d), got shape {x.shape}")
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{name} contains NaN or infinity")
     return x
+
+
+def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.ndarray:
+    """``values`` as a NumPy array whose entries are real numbers, its integer or floating dtype kept.
+
+    ``ValueError`` for a ragged nesting (``"{name} must be {shape}, got rows of different lengths"``) and
+    ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools).
+
+    >>> real_numbers([[1.5, 2]], "x").dtype
+    dtype('float64')
+    """
+    try:
+        raw = np.asarray(values)
+    except ValueError:  # a ragged nesting such as [[1, 2], [3]]
+        raise ValueError(f"{name} must be {shape}, got rows of different lengths") from None
+    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)):
+        raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    return raw
 
 
 def real_array(values, name: str) -> np.ndarray:
@@ -293,13 +307,7 @@ def real_array(values, name: str) -> np.ndarray:
     >>> real_array([[[1, 2]]], "x").shape
     (1, 1, 2)
     """
-    try:
-        raw = np.asarray(values)
-    except ValueError:  # a ragged nesting such as [[1, 2], [3]]
-        raise ValueError(f"{name} must be an array of numbers, got rows of different lengths") from None
-    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)):
-        raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
-    x = raw.astype(np.float64)
+    x = real_numbers(values, name).astype(np.float64)
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{name} contains NaN or infinity")
     return x
