@@ -24,6 +24,13 @@ Usage (from the repository root, after `make venv`):
 
     .venv/bin/python benchmarks/sgns_quality.py                        # 1x and 4x, 12 seeds
     .venv/bin/python benchmarks/sgns_quality.py --scales 4 --seeds 20 --json quality.json
+    .venv/bin/python benchmarks/sgns_quality.py --scales 4 --arms book gensim --set alpha=0.0125
+    .venv/bin/python benchmarks/sgns_quality.py --scales 4 --arms "book, plain step" \
+        --set block_windows=8 block_negatives=8 batch_windows=1024
+
+``--set NAME=VALUE`` changes a setting of ``lib.race.Settings`` (or of the ``SGNSConfig`` it holds) for every
+arm that reads it: the learning rates ``alpha``/``min_alpha`` reach gensim too; the blocks and the step size
+(``block_windows``, ``block_negatives``, ``batch_windows``) are the book's own.
 
 A measurement, not a test. It takes a while: gensim on one worker is the slow arm.
 """
@@ -31,6 +38,7 @@ A measurement, not a test. It takes a while: gensim on one worker is the slow ar
 from __future__ import annotations
 
 import argparse
+import ast
 import ctypes
 import json
 import os
@@ -38,7 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -95,21 +103,45 @@ def word2vec_loop(loop, sentences, counts, config: sgns.SGNSConfig, *, shared: b
     return w_in
 
 
+def parse_settings(parser: argparse.ArgumentParser, items) -> dict:
+    """``["alpha=0.0125", "batch_windows=1024"]`` -> ``{"alpha": 0.0125, "batch_windows": 1024}`` (values read as
+    Python literals), checked against the fields of ``lib.race.Settings`` and its ``SGNSConfig``."""
+    names = {f.name for f in fields(race.Settings)} | {f.name for f in fields(sgns.SGNSConfig)}
+    changes = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or name not in names - {"sgns", "seed", "workers"}:
+            parser.error(f"--set {item!r}: expected NAME=VALUE with NAME one of {sorted(names - {'sgns', 'seed', 'workers'})}")
+        try:
+            changes[name] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            parser.error(f"--set {item!r}: VALUE must be a Python literal (a number, True, False, None or a quoted string)")
+    try:
+        race.Settings().replace(**changes)
+    except (TypeError, ValueError) as err:
+        parser.error(f"--set: {err}")
+    return changes
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scales", type=int, nargs="+", default=[1, 4], help="corpus repetitions (default 1 4)")
     parser.add_argument("--seeds", type=int, default=12, help="seeds 0 .. n-1 per arm (default 12)")
     parser.add_argument("--arms", nargs="+", help="only these arms (default all)")
     parser.add_argument("--json", type=Path, help="also write every run to this JSON file")
+    parser.add_argument("--set", nargs="+", default=[], metavar="NAME=VALUE",
+                        help="change settings of lib.race.Settings or its SGNSConfig, e.g. alpha=0.0125")
     args = parser.parse_args(argv)
+    changes = parse_settings(parser, args.set)
     loop = compile_loop()
     pairs = read_word_pairs("wordsim353")
     docs = datasets.load_corpus("lee")
-    print(f"# WordSim-353 rho by seed, one worker per arm; {time.strftime('%Y-%m-%d %H:%M')}, load {os.getloadavg()[0]:.2f}")
+    print(f"# WordSim-353 rho by seed, one worker per arm; {time.strftime('%Y-%m-%d %H:%M')}, load {os.getloadavg()[0]:.2f}"
+          + (f"; settings changed: {changes}" if changes else ""))
     runs = []
     for scale in args.scales:
         corpus = repeat_corpus(docs, scale)
-        settings = race.Settings()
+        settings = race.Settings().replace(**changes)
         settings = settings.replace(min_count=settings.min_count * scale)
         vocab = race.vocabulary(corpus, settings)
         sentences = vocab.encode_sentences(corpus)

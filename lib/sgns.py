@@ -21,8 +21,8 @@ details the paper leaves out):
 - **plain SGD** with a **learning rate decaying linearly** from ``alpha`` to ``min_alpha`` over all
   the words of all epochs, input table initialised uniform in ``±0.5/dim``, output table zero;
 - **hand-written updates**: for a score ``s = x·y`` with label ``ℓ`` (1 for the observed pair, 0 for a
-  negative), ``g = lr · (ℓ - σ(s))``, then ``x += g·y`` and ``y += g·x`` (gradient ascent on
-  ``log σ(s)`` and ``log σ(-s)``, equation 4 of the paper). No autograd, no optimiser object.
+  negative), ``g = lr · (ℓ - σ(s))``, then ``x ← x + g·y`` and ``y ← y + g·x``, both from the old ``x``
+  and ``y`` (gradient ascent on ``log σ(s)`` and ``log σ(-s)``, equation 4 of the paper). No autograd, no optimiser object.
 
 Roles, as in ``word2vec.c`` and gensim: for a window around centre word ``w``, the *input* vectors are
 those of the context words and the *output* vectors those of ``w`` (the positive) and of the negatives.
@@ -44,7 +44,8 @@ matrix of scores then holds everything the block needs (:func:`sgd_step`):
 
 So every pair meets all ``N`` negatives of its block at weight ``K/N``: in expectation, ``K`` negatives
 from the noise distribution, as in word2vec. A step takes ``batch_windows / B`` blocks at once, as
-three batched matrix products (scores, input updates, output updates), two gathers into buffers
+three large batched matrix products (scores, input updates, output updates) and a small one (the
+negatives' learning rates; two more small ones for the damped step), two gathers into buffers
 allocated once (``index_select(out=...)``) and two scatters (``index_add_``). This is the
 "minibatching and negative sample sharing" of Ji et al. (2016, "Parallelizing Word2Vec in Shared and
 Distributed Memory", §3) carried from one window to ``B`` windows: rows are read once per block
@@ -69,8 +70,8 @@ Departures from word2vec, stated:
 
 What these cost in quality was measured on the real-text chapter's corpus (the Lee corpus, and the same
 text repeated 4 and 16 times, a longer training on the same vocabulary; WordSim-353 ρ over seeds,
-``benchmarks/sgns_quality.py``, the table in ``benchmarks/README.md``). word2vec's logistic table and its
-schedule in steps of 10,000 words move ρ by less than 0.004. Sharing the negatives moves it by less than
+``benchmarks/sgns_quality.py``, the table in ``benchmarks/README.md``). The effects of word2vec's logistic
+table and of its schedule in steps of 10,000 words were not measured apart. Sharing the negatives moves it by less than
 its standard error (0.003 ± 0.006 at 4×). Summing is what counts, and only as training grows long:
 against word2vec's sequential loop run on the same random draws, the plain summed step is level at 1×
 (+0.003 ± 0.004), 0.009 ± 0.005 lower at 4× (the same shared negatives, taken one pair at a time) and
@@ -120,14 +121,13 @@ class SGNSConfig:
     ``block_windows`` B, the consecutive windows that share negatives (int ≥ 1); ``block_negatives`` N,
     the negatives drawn per block, each at weight ``K/N`` (int ≥ 1); ``batch_windows`` the windows per
     SGD step (a multiple of ``block_windows``); ``damped`` (default ``True``): each centre's output row
-    takes the damped step of :func:`sgd_step`, ``False`` the plain summed gradient step; ``workers``
-    threads (int ≥ 1; 1 is deterministic);
-    ``seed`` (int ≥ 0) for every random draw.
+    and each input row take the damped step of :func:`sgd_step`, ``False`` the plain summed gradient step;
+    ``workers`` threads (int ≥ 1; 1 is deterministic); ``seed`` (int ≥ 0) for every random draw.
 
     The updates of one step are summed, so a row met ``m`` times in a step takes ``m`` updates computed
     from the same old values, where word2vec takes them one after the other. On the Lee corpus (4,041
-    words) that costs nothing at 1× and about 0.01 of WordSim-353 ρ when the same text is trained on four
-    times as long (the module notes); on a toy vocabulary of 20 words a step of 512 windows puts every row
+    words) the plain summed step costs nothing at 1× and about 0.01 of WordSim-353 ρ when the same text is
+    trained on four times as long, which the damped step recovers (the module notes); on a toy vocabulary of 20 words a step of 512 windows puts every row
     in hundreds of pairs and training collapses. Keep ``batch_windows`` small for small vocabularies
     (``tests/test_sgns.py`` shows both cases).
 
