@@ -243,8 +243,7 @@ def rounded(values, decimals: int):
     >>> rounded([0.21763, 0.2174], 2)
     array([0.22, 0.22])
     """
-    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12:
-        raise ValueError(f"decimals must be an integer in [0, 12], got {decimals!r}")
+    decimals = validate.integer(decimals, "decimals", low=0, high=12)
     array = np.asarray(values, dtype=np.float64)
     out = np.array([float(fmt(x, f".{decimals}f")) for x in array.ravel()]).reshape(array.shape)
     return float(out) if out.ndim == 0 else out
@@ -281,8 +280,7 @@ def glue(name: str, value, decimals: int | None = None, display: bool = False) -
     """
     stored = plain(value)
     if decimals is not None:
-        if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 12:
-            raise ValueError(f"decimals must be an integer in [0, 12], got {decimals!r}")
+        decimals = validate.integer(decimals, "decimals", low=0, high=12)
         if isinstance(stored, bool) or not isinstance(stored, numbers.Real):
             raise TypeError(f"glue {name!r}: decimals is for numbers, got {type(stored).__name__}")
         x = float(stored)

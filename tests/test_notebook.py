@@ -177,8 +177,12 @@ def test_rounded_gives_a_figure_the_numbers_as_printed():
     assert notebook.rounded(0.21763643, 2) == 0.22 and isinstance(notebook.rounded(0.5, 1), float)
     np.testing.assert_array_equal(notebook.rounded([[0.21763, -0.00001]], 2), [[0.22, 0.0]])
     assert [notebook.fmt(x, ".2f") for x in notebook.rounded([0.217636, 0.21737], 2)] == ["0.22", "0.22"]
-    with pytest.raises(ValueError, match=r"decimals must be an integer in \[0, 12\], got 1.5"):
+    with pytest.raises(TypeError, match=r"decimals must be an integer in \[0, 12\], got 1.5"):
         notebook.rounded(0.5, 1.5)
+    with pytest.raises(TypeError, match=r"decimals must be an integer in \[0, 12\], got True"):
+        notebook.rounded(0.5, True)
+    with pytest.raises(ValueError, match=r"decimals must be an integer in \[0, 12\], got 13"):
+        notebook.rounded(0.5, 13)
 
 
 @pytest.mark.parametrize("values", [[np.nan, 1.0], [1.0, np.nan], [np.inf, 1.0]])
