@@ -111,11 +111,13 @@ def parse_settings(parser: argparse.ArgumentParser, items) -> dict:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or name not in names - {"sgns", "seed", "workers"}:
-            parser.error(f"--set {item!r}: expected NAME=VALUE with NAME one of {sorted(names - {'sgns', 'seed', 'workers'})}")
+            allowed = sorted(names - {"sgns", "seed", "workers"})
+            parser.error(f"--set {item!r}: expected NAME=VALUE with NAME one of {allowed}")
         try:
             changes[name] = ast.literal_eval(value)
         except (ValueError, SyntaxError):
-            parser.error(f"--set {item!r}: VALUE must be a Python literal (a number, True, False, None or a quoted string)")
+            parser.error(f"--set {item!r}: VALUE must be a Python literal "
+                         "(a number, True, False, None or a quoted string)")
     try:
         race.Settings().replace(**changes)
     except (TypeError, ValueError) as err:

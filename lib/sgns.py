@@ -22,7 +22,8 @@ details the paper leaves out):
   the words of all epochs, input table initialised uniform in ``±0.5/dim``, output table zero;
 - **hand-written updates**: for a score ``s = x·y`` with label ``ℓ`` (1 for the observed pair, 0 for a
   negative), ``g = lr · (ℓ - σ(s))``, then ``x ← x + g·y`` and ``y ← y + g·x``, both from the old ``x``
-  and ``y`` (gradient ascent on ``log σ(s)`` and ``log σ(-s)``, equation 4 of the paper). No autograd, no optimiser object.
+  and ``y`` (gradient ascent on ``log σ(s)`` and ``log σ(-s)``, equation 4 of the paper). No autograd,
+  no optimiser object.
 
 Roles, as in ``word2vec.c`` and gensim: for a window around centre word ``w``, the *input* vectors are
 those of the context words and the *output* vectors those of ``w`` (the positive) and of the negatives.
@@ -127,8 +128,8 @@ class SGNSConfig:
     The updates of one step are summed, so a row met ``m`` times in a step takes ``m`` updates computed
     from the same old values, where word2vec takes them one after the other. On the Lee corpus (4,041
     words) the plain summed step costs nothing at 1× and about 0.01 of WordSim-353 ρ when the same text is
-    trained on four times as long, which the damped step recovers (the module notes); on a toy vocabulary of 20 words a step of 512 windows puts every row
-    in hundreds of pairs and training collapses. Keep ``batch_windows`` small for small vocabularies
+    trained on four times as long, which the damped step recovers (the module notes); on a toy vocabulary
+    of 20 words a step of 512 windows puts every row in hundreds of pairs and training collapses. Keep ``batch_windows`` small for small vocabularies
     (``tests/test_sgns.py`` shows both cases).
 
     Raises ``ValueError`` (``TypeError`` for a non-number) naming the field and its allowed range.
