@@ -31,9 +31,24 @@ def build(md: Path) -> float:
     seconds = time.perf_counter() - start
     for cell in nb.cells:  # cell ids are random per conversion: make them stable
         cell.pop("id", None)
+        if cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
     nb.nbformat_minor = 4
     nbformat.write(nb, md.with_suffix(".ipynb"))
     return seconds
+
+
+def coalesce_streams(outputs: list) -> list:
+    """Consecutive outputs of one stream merged into one, so that a cell's printed lines form one block on
+    the page however the kernel happened to flush them."""
+    merged = []
+    for out in outputs:
+        if (out.get("output_type") == "stream" and merged and merged[-1].get("output_type") == "stream"
+                and merged[-1].get("name") == out.get("name")):
+            merged[-1]["text"] = "".join(merged[-1]["text"]) + "".join(out["text"])
+        else:
+            merged.append(out)
+    return merged
 
 
 def main(argv):
