@@ -59,8 +59,6 @@ LESSON_PAIRS: Tuple[Tuple[str, str, float, str], ...] = (
     ("quickly", "cat", -0.071, "modifier and subject"),
     ("cat", "ball", -0.277, "subject and object"),
 )
-SAME_ROLE_PAIRS = LESSON_PAIRS[:7]
-CROSS_ROLE_PAIRS = LESSON_PAIRS[7:]
 
 # The lesson's four nearest neighbours (in its order) of four words.
 LESSON_NEIGHBOURS: Dict[str, Tuple[str, ...]] = {

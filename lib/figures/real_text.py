@@ -92,11 +92,11 @@ def learning_curve(study=None):
         ax.set_xticks(ticks, [f"{t / 1000:.1f}k" for t in ticks])
         ax.set_xlabel("corpus size (in-vocabulary tokens)")
     left.set_ylabel("WordSim-353 Spearman's rho")
-    left.set_title("Quality grows with the corpus")
+    left.set_title("Rho on the pairs each size covers")
     left.legend(loc="lower right")
     right.set_ylabel("pairs with both words in the vocabulary")
     right.set_ylim(0, coverage[0].wordsim.n_total * 1.1)
-    right.set_title("and so does what can be measured")
+    right.set_title("Coverage grows with the corpus")
     return fig
 
 
