@@ -267,7 +267,9 @@ class Comparison:
     ``vocab_size`` (of both), ``n_merges``; round trips ``roundtrip_book`` and ``roundtrip_library``
     (stories whose decoded ids equal the story) of ``n_docs``; ``first_difference`` (index of the first
     merge that differs, ``None`` if none), with the two pairs chosen there (``first_difference_pairs``) and
-    their counts (``first_difference_counts``); ``common_merges`` (merges both made, in any order);
+    their counts in the text at that step (``first_difference_counts``: the library does not report counts,
+    so the second is taken from the book's trainer run with the library's byte order, which makes the
+    library's merges, see ``same_merges_with_library_ties``); ``common_merges`` (merges both made, in any order);
     ``overlap`` (``{size: tokens both vocabularies hold}`` at equal sizes); ``tokens_per_word`` (``{size:
     (book, library)}`` on the held-out stories); ``same_merges_with_library_ties`` (the book's trainer
     with the library's byte order makes the same merges in the same order) and ``same_ids_docs``
