@@ -170,6 +170,20 @@ def test_token_takes_one_integer_id(bad):
     assert vocab.token(np.int32(1)) == "b" and vocab.decode([1]) == ["b"]
 
 
+@pytest.mark.parametrize("bad", [2**70, -2**70, 2**64])
+def test_token_ids_beyond_int64_are_out_of_range(bad):
+    # attack-15 F8: these were "TypeError: token ids must be integers, got dtype object"
+    vocab = Vocabulary(["a", "b", "c"])
+    with pytest.raises(ValueError) as info:
+        vocab.token(bad)
+    assert str(info.value) == f"token id {bad} out of range for vocabulary of 3 (allowed 0..2)"
+    with pytest.raises(ValueError) as info:
+        vocab.decode([0, bad])
+    assert str(info.value) == f"token id {bad} out of range for vocabulary of 3 (allowed 0..2)"
+    with pytest.raises(ValueError, match=r"^token id -9223372036854775809 out of range for vocabulary of 3 \(allowed 0..2\)$"):
+        vocab.decode([-2**63 - 1])
+
+
 def test_a_token_that_is_not_a_string_is_a_type_error_under_every_policy():
     for unknown in ("error", "skip", "map"):
         vocab = Vocabulary(["<unk>", "a"], unknown=unknown)

@@ -286,6 +286,25 @@ def test_a_non_finite_human_score_is_an_error_naming_the_pair(bad):
         similarity_by_frequency(TABLE, TOKENS, np.array([5, 5, 50, 50, 5]), pairs, [0, np.inf])
 
 
+def test_a_human_score_or_edge_beyond_float64_is_a_value_error():
+    # attack-15 F5: an int too large for a float raised OverflowError from inside float()
+    tab = [[1, 0], [0.9, 0.1], [0, 1], [0.5, 0.5]]
+    voc = ["cat", "dog", "car", "cow"]
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)]
+    with pytest.raises(ValueError) as info:
+        word_similarity(tab, voc, pairs + [("cow", "cat", 10**400)])
+    assert str(info.value) == (
+        "the human score of pair 3 ('cow', 'cat') must be a finite number, got an integer of 401 digits "
+        "(beyond the float64 range)"
+    )
+    with pytest.raises(ValueError) as info:
+        similarity_by_frequency(tab, voc, [5, 5, 5, 5], pairs, [0, 10**400])
+    assert str(info.value) == (
+        "the last edge must be a finite number (or np.inf), got an integer of 401 digits (beyond the float64 range)"
+    )
+    assert word_similarity(tab, voc, pairs + [("cow", "cat", 10**300)]).n_used == 4  # large but finite: fine
+
+
 @pytest.mark.parametrize(
     "pairs, match",
     [
