@@ -91,7 +91,8 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     ``word1 <tab> word2 <tab> score``, the score written with ASCII digits (:func:`lib.validate.read_number`);
     spaces around a field are dropped. Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only.
     Raises ``ValueError`` naming the line for another line-end character (U+2028, NEL), a byte-order mark
-    after the start of the file, a malformed line or a score that is not a finite number
+    after the start of the file, a malformed line, an empty word (also one that folds to nothing, such as
+    a lone combining accent) or a score that is not a finite number
     (naming the pair for NaN or infinity), and ``FileNotFoundError`` for a missing file. With
     ``lowercase=True`` each word is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
     """
@@ -113,8 +114,12 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
             raise ValueError(
                 f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is not finite: {parts[2]!r}"
             )
-        w1, w2 = (fold(parts[0]), fold(parts[1])) if lowercase else (parts[0], parts[1])
-        pairs.append((w1, w2, score))
+        words = (fold(parts[0]), fold(parts[1])) if lowercase else (parts[0], parts[1])
+        for which, (word, written) in enumerate(zip(words, parts), start=1):
+            if not word:
+                how = " after folding case and accents (lib.corpus.fold)" if written else ""
+                raise ValueError(f"{path.name}, line {number}: word {which} {written!r} is empty{how}, in {line!r}")
+        pairs.append((words[0], words[1], score))
     return pairs
 
 
@@ -208,8 +213,9 @@ def word_similarity(vectors, vocab, pairs: Sequence[WordPair]) -> SimilarityResu
             f"only {int(used.sum())} of {used.shape[0]} word pairs have both words in the vocabulary; "
             f"Spearman's rho needs at least 2"
         )
-    if np.ptp(human) == 0 or np.ptp(cosine) == 0:
-        what = "human scores" if np.ptp(human) == 0 else "cosine similarities"
+    # min == max, not np.ptp(...) == 0: the range of scores such as -1e308 and 1e308 overflows (with a warning)
+    if human.min() == human.max() or cosine.min() == cosine.max():
+        what = "human scores" if human.min() == human.max() else "cosine similarities"
         raise ValueError(f"the {what} of the {cosine.shape[0]} usable pairs are all equal, so Spearman's rho is undefined")
     rho = scipy.stats.spearmanr(cosine, human).statistic
     return SimilarityResult(float(rho), int(used.sum()), used.shape[0])
@@ -311,22 +317,25 @@ def spearman_interval(
     ``numpy.random.default_rng(seed)``: the same inputs give the same interval.
 
     Raises ``ValueError`` for inputs of different lengths, fewer than 3 pairs, non-finite scores,
-    ``confidence`` outside (0, 1), ``n_resamples < 100``, or a degenerate bootstrap distribution (too few
-    distinct pairs: the interval would be NaN); ``TypeError`` for a ``confidence`` or ``n_resamples`` that is
-    not a number (an integer).
+    ``confidence`` outside (0, 1), ``n_resamples < 100``, a negative ``seed``, or a degenerate bootstrap
+    distribution (too few distinct pairs: the interval would be NaN); ``TypeError`` for scores that are not
+    real numbers (strings, ``None``, bools), a ``confidence`` that is not a number, or an ``n_resamples`` or
+    ``seed`` that is not an integer.
     """
-    arrays = [np.asarray(predicted, dtype=np.float64), np.asarray(human, dtype=np.float64)]
-    if baseline is not None:
-        arrays.append(np.asarray(baseline, dtype=np.float64))
+    names = ["predicted", "human"] + (["baseline"] if baseline is not None else [])
+    given = [predicted, human] + ([baseline] if baseline is not None else [])
+    arrays = [validate.real_numbers(a, name, "a 1-D array of scores").astype(np.float64) for a, name in zip(given, names)]
     n = arrays[0].shape[0] if arrays[0].ndim == 1 else -1
     if any(a.ndim != 1 or a.shape[0] != n for a in arrays):
         raise ValueError(f"predicted, human (and baseline) must be 1-D of one length, got shapes {[a.shape for a in arrays]}")
     if n < 3:
         raise ValueError(f"a bootstrap interval needs at least 3 pairs, got {n}")
-    if not all(np.isfinite(a).all() for a in arrays):
-        raise ValueError("scores must be finite (no NaN or infinity)")
+    for a, name in zip(arrays, names):
+        if not np.isfinite(a).all():
+            raise ValueError(f"{name} scores must be finite (no NaN or infinity)")
     confidence = validate.number(confidence, "confidence", gt=0, lt=1)
     n_resamples = validate.integer(n_resamples, "n_resamples", low=100)
+    seed = validate.seed(seed)
 
     def statistic(p, h, *rest, axis=-1):
         rho = _spearman_along_last_axis(p, h)
@@ -427,8 +436,10 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, computed for many questions with one matrix product
     per ``chunk`` (an integer >= 1) questions. ``expected`` ``(n,)`` (the rows of the right answers), if
     given, is used only for the rounding-margin report (:func:`lib.notebook.record_gap`): how close the
-    closest question came to changing from right to wrong or back. Raises ``ValueError`` for ids outside the
-    table, fewer than 4 rows or ``chunk < 1``, ``TypeError`` for a ``chunk`` that is not an integer.
+    closest question came to changing from right to wrong or back; it is checked whether or not that report
+    is on. Raises ``ValueError`` for ids (in ``questions`` or ``expected``) outside the table, fewer than 4
+    rows, ``expected`` of another shape than ``(n,)`` or ``chunk < 1``, ``TypeError`` for a ``chunk`` or
+    ids that are not integers.
 
     >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0],
     ...          [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
@@ -442,6 +453,10 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     q = validate.ids(questions, table.shape[0], "analogy row")
     if q.ndim != 2 or q.shape[1] != 3:
         raise ValueError(f"questions must have shape (n, 3), got {q.shape}")
+    if expected is not None:
+        expected = validate.ids(expected, table.shape[0], "expected row")
+        if expected.shape != (q.shape[0],):
+            raise ValueError(f"expected must have shape ({q.shape[0]},), one row per question, got {expected.shape}")
     unit = normalize_rows(table)
     answers = np.empty(q.shape[0], dtype=np.int64)
     closest, scale = np.inf, 0.0  # |score of the right answer - best other score| of the closest question
@@ -454,7 +469,7 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
         scores[rows, part] = -np.inf  # the three query words are never an answer
         answers[start : start + chunk] = np.argmax(scores, axis=1)  # first maximum: smallest row index
         if expected is not None and logging_numbers():
-            right = np.asarray(expected)[start : start + chunk]
+            right = expected[start : start + chunk]
             right_score = scores[rows[:, 0], right].copy()
             scores[rows[:, 0], right] = -np.inf
             closest = min(closest, float(np.abs(right_score - scores.max(axis=1)).min()))

@@ -251,17 +251,32 @@ def anisotropy(vectors, *, center: bool = False) -> float:
 def stability_by_frequency(overlap, counts, threshold: int) -> Dict[str, float]:
     """Mean neighbour overlap of rare items (``count < threshold``) and frequent ones (``>= threshold``).
 
-    ``overlap`` ``(n,)`` from :func:`neighbour_overlap` and ``counts`` ``(n,)`` the items' corpus counts,
-    in the same order. Returns ``{"rare": mean, "frequent": mean, "n_rare": int, "n_frequent": int}``.
-    Raises ``ValueError`` when the shapes differ or either group is empty.
+    ``overlap`` ``(n,)`` from :func:`neighbour_overlap` (fractions in [0, 1]) and ``counts`` ``(n,)`` the
+    items' corpus counts (integers >= 0), in the same order; ``threshold`` an integer. Returns
+    ``{"rare": mean, "frequent": mean, "n_rare": int, "n_frequent": int}``. Raises ``ValueError`` when the
+    shapes differ, there are no items, an overlap is NaN or outside [0, 1], a count is negative, or either
+    group is empty; ``TypeError`` for an overlap that is not a real number, counts that are not integers
+    or a ``threshold`` that is not an integer.
 
     >>> stability_by_frequency([1.0, 0.5, 0.0], [10, 1, 2], threshold=5)
     {'rare': 0.25, 'frequent': 1.0, 'n_rare': 2, 'n_frequent': 1}
     """
-    ov = np.asarray(overlap, dtype=np.float64)
-    c = np.asarray(counts)
+    ov = validate.real_numbers(overlap, "overlap", "a 1-D array of overlaps").astype(np.float64)
+    c = validate.real_numbers(counts, "counts", "a 1-D array of counts")
+    threshold = validate.integer(threshold, "threshold")
     if ov.shape != c.shape or ov.ndim != 1:
         raise ValueError(f"overlap and counts must be 1-D of the same length, got {ov.shape} and {c.shape}")
+    if ov.size == 0:  # before the dtype check: np.asarray([]) is float64
+        raise ValueError("overlap and counts hold no items")
+    if not np.issubdtype(c.dtype, np.integer):
+        raise TypeError(f"counts must be integers, got dtype {c.dtype}")
+    outside = ~((ov >= 0.0) & (ov <= 1.0))  # NaN is outside too
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        raise ValueError(f"overlap must hold fractions in [0, 1], got {float(ov[i])} at index {i}")
+    if (c < 0).any():
+        i = int(np.flatnonzero(c < 0)[0])
+        raise ValueError(f"counts must be >= 0, got {int(c[i])} at index {i}")
     rare = c < threshold
     if rare.all() or not rare.any():
         raise ValueError(f"threshold {threshold!r} leaves one group empty (counts range {c.min()}..{c.max()})")

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
 from lib import validate
-from lib.notebook import fmt
+from lib.notebook import _log, logging_numbers
 
 # Bytes per stored value, by canonical dtype name.
 DTYPE_BYTES: Dict[str, int] = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
@@ -195,6 +195,18 @@ _DECIMAL = (("kB", 10**3), ("MB", 10**6), ("GB", 10**9), ("TB", 10**12), ("PB", 
 _BINARY = (("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30), ("TiB", 2**40), ("PiB", 2**50), ("EiB", 2**60))
 
 
+#: format_bytes writes numbers of fewer digits than this (Python writes no integer of more than 4300 digits)
+MAX_BYTES_DIGITS = 4000
+
+
+def _in_units(n: int, size: int, digits: int) -> int:
+    """``n / size`` in units of ``10**-digits``, rounded half to even, computed exactly with integers."""
+    q, r = divmod(n * 10**digits, size)
+    if 2 * r > size or (2 * r == size and q % 2 == 1):
+        q += 1
+    return q
+
+
 def format_bytes(n: int, units: str = "decimal", digits: int = 1) -> str:
     """``n`` bytes as a short string: ``"512.0 MB"`` (``units="decimal"``, powers of 1000) or
     ``"488.3 MiB"`` (``units="binary"``, powers of 1024), with ``digits`` decimals.
@@ -202,24 +214,40 @@ def format_bytes(n: int, units: str = "decimal", digits: int = 1) -> str:
     The unit is the largest that ``n`` reaches (bytes below 1000, or 1024, are written as an integer,
     ``"999 B"``), and the number is always below 1000 (1024): when rounding to ``digits`` decimals
     would write 1000.0 of a unit, the next unit is used (``format_bytes(999_950)`` is ``"1.0 MB"``, not
-    ``"1000.0 kB"``); only the largest unit, EB (EiB), goes on past it. Raises ``ValueError`` for a
-    negative ``n``, an unknown ``units`` or a negative ``digits``, ``TypeError`` for a non-integer.
+    ``"1000.0 kB"``); only the largest unit, EB (EiB), goes on past it. The number is ``n`` divided by the
+    unit exactly, in integers, and rounded to ``digits`` decimals half to even (as Python's ``format``
+    rounds a float): every digit written is right, however many are asked for and however large ``n`` is
+    (a float quotient would keep only about 16 significant digits and overflow beyond 1.8e308). Raises
+    ``ValueError`` for a negative ``n`` or one of ``MAX_BYTES_DIGITS`` (4000) digits or more, an unknown
+    ``units`` or a negative ``digits``, ``TypeError`` for a non-integer.
 
     >>> format_bytes(512_000_000), format_bytes(512_000_000, "binary")
     ('512.0 MB', '488.3 MiB')
     >>> format_bytes(999_950)
     '1.0 MB'
+    >>> format_bytes(999_999_999_999_999_999, digits=20)
+    '999.99999999999999900000 PB'
     """
     n = validate.integer(n, "n (bytes)", low=0)
+    if n >= 10**MAX_BYTES_DIGITS:
+        raise ValueError(f"n (bytes) must be an integer in [0, 10**{MAX_BYTES_DIGITS}), got {validate.shown(n)}")
     validate.choice(units, "units", ("decimal", "binary"))
-    digits = validate.integer(digits, "digits", low=0)
+    digits = validate.integer(digits, "digits", low=0, high=MAX_BYTES_DIGITS)
     table = _DECIMAL if units == "decimal" else _BINARY
     base = table[0][1]
     if n < base:
         return f"{n} B"
     i = max(j for j, (_, size) in enumerate(table) if n >= size)
-    text = fmt(n / table[i][1], f".{digits}f")
-    if float(text) >= base and i + 1 < len(table):  # rounded up to 1000 of this unit: 1 of the next
+    q = _in_units(n, table[i][1], digits)
+    if q >= base * 10**digits and i + 1 < len(table):  # rounded up to 1000 of this unit: 1 of the next
         i += 1
-        text = fmt(n / table[i][1], f".{digits}f")
+        q = _in_units(n, table[i][1], digits)
+    whole, fraction = divmod(q, 10**digits)
+    text = f"{whole}.{fraction:0{digits}d}" if digits else f"{whole}"
+    if logging_numbers():  # logged as lib.notebook.fmt logs a number, so that tools/codepaths.py finds it shown
+        try:
+            raw = n / table[i][1]
+        except OverflowError:
+            raw = float("inf")
+        _log({"kind": "fmt", "spec": f".{digits}f", "raw": raw, "shown": text})
     return f"{text} {table[i][0]}"

@@ -243,23 +243,25 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
     returned.
 
     Raises ``ValueError`` for ``k`` outside ``[1, min(shape)]`` (``[1, min(shape))`` for ARPACK and
-    PROPACK), an unknown solver, non-finite entries, a largest singular value beyond float64, or
-    triplets from ARPACK or PROPACK that are not singular triplets (a matrix of rank below ``k``, where
-    PROPACK can fail: use ``solver="dense"``); ``TypeError`` for entries that are not numbers.
+    PROPACK), an unknown solver, non-finite entries (an integer beyond float64 too), a largest singular
+    value beyond float64, a negative ``seed``, or triplets from ARPACK or PROPACK that are not singular
+    triplets or did not converge (a matrix of rank below ``k``, or with repeated singular values such as
+    the identity's, where PROPACK can fail: use ``solver="dense"``); ``TypeError`` for entries that are not
+    real numbers (strings, ``None``, complex numbers, bools: a complex matrix is refused, not cast to its
+    real part) and a ``seed`` that is not an integer. ``seed`` is checked whichever solver runs.
 
     >>> truncated_svd(np.diag([1.0, 3.0, 2.0]), 2).S
     array([3., 2.])
     """
     validate.choice(solver, "solver", SOLVERS)
+    seed = validate.seed(seed)
     is_sparse = scipy.sparse.issparse(matrix)
     if is_sparse:
+        _check_real_dtype(matrix.dtype)
         A = scipy.sparse.csr_array(matrix, dtype=np.float64)
         data = A.data
     else:
-        try:
-            A = np.asarray(matrix, dtype=np.float64)
-        except (TypeError, ValueError):  # strings, None, a ragged nesting
-            raise TypeError(f"matrix must be a 2-D array of numbers, got {type(matrix).__name__}") from None
+        A = _dense_real(matrix)
         data = A
     if A.ndim != 2 or min(A.shape) < 1:
         raise ValueError(f"matrix must be 2-D and non-empty, got shape {A.shape}")
@@ -298,7 +300,8 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
         except (np.linalg.LinAlgError, scipy.sparse.linalg.ArpackError) as exc:  # e.g. PROPACK's "invariant subspace"
             raise ValueError(
                 f"{SOLVER_NAMES[solver]} failed for k = {k} ({exc}); this happens when the matrix has fewer "
-                f"than k non-zero singular values: use solver='dense' or a smaller k"
+                f"than k non-zero singular values or repeated singular values (the identity's, for one): use "
+                f"solver='dense' or a smaller k"
             ) from None
         order = np.argsort(-S, kind="stable")
         U, S, Vt = U[:, order], np.abs(S[order]), Vt[order]  # abs: ARPACK may return -0.0 for a zero value
@@ -309,6 +312,36 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
         raise ValueError("the largest singular value overflows float64 (it is above 1.8e308)")
     U, Vt = sign_convention(U, Vt)
     return SVDResult(U, S, Vt)
+
+
+def _check_real_dtype(dtype) -> None:
+    """``TypeError`` unless ``dtype`` is an integer or floating type (not ``bool``, complex, object, text)."""
+    if dtype == bool or not (np.issubdtype(dtype, np.integer) or np.issubdtype(dtype, np.floating)):
+        raise TypeError(f"matrix must be a 2-D array of real numbers, got dtype {dtype}")
+
+
+def _dense_real(matrix) -> np.ndarray:
+    """``matrix`` (not sparse) as a ``float64`` array after checking that its entries are real numbers.
+
+    ``TypeError`` for strings, complex numbers, bools, a ragged nesting, and for an entry such as ``None``
+    or a ``Decimal`` in a list (named with its position), which NumPy would turn into NaN or refuse with its
+    own message; ``ValueError`` for a Python integer beyond float64 (``10**400``).
+    """
+    try:
+        raw = np.asarray(matrix)
+    except ValueError:  # a ragged nesting such as [[1, 2], [3]]
+        raise TypeError("matrix must be a 2-D array of real numbers, got rows of different lengths") from None
+    if raw.dtype == object:  # Python objects: None, Decimal, Fraction, or ints beyond int64
+        for index, entry in np.ndenumerate(raw):
+            if isinstance(entry, (bool, np.bool_)) or not isinstance(entry, (int, float, np.integer, np.floating)):
+                where = ", ".join(map(str, index))
+                raise TypeError(f"matrix must be a 2-D array of real numbers, got {entry!r} at [{where}]")
+        try:
+            return raw.astype(np.float64)
+        except OverflowError:  # an int such as 10**400
+            raise ValueError("matrix contains an integer beyond the float64 range (1.8e308)") from None
+    _check_real_dtype(raw.dtype)
+    return raw.astype(np.float64)
 
 
 #: how far an iterative solver's triplets may be from exact before :func:`truncated_svd` refuses them:
@@ -333,8 +366,8 @@ def _check_triplets(A, U, S, Vt, solver: str, k: int) -> None:
         raise ValueError(
             f"{SOLVER_NAMES[solver]} returned inaccurate singular triplets for k = {k} (residual "
             f"{residual / S[0]:.1e} of the largest singular value, orthogonality error {drift:.1e}); this "
-            f"happens when the matrix has fewer than k non-zero singular values: use solver='dense' or a "
-            f"smaller k"
+            f"happens when the matrix has fewer than k non-zero singular values or repeated singular values: "
+            f"use solver='dense' or a smaller k"
         )
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "real_numbers",
     "rng",
     "seed",
+    "shown",
     "vectors",
     "window",
 ]
@@ -58,6 +59,28 @@ def _is_number(value) -> bool:
 
 def _hint(hint: str) -> str:
     return f" ({hint})" if hint else ""
+
+
+#: an integer with more digits than this is described in a message (:func:`shown`), not written out
+MAX_SHOWN_DIGITS = 50
+
+
+def shown(value) -> str:
+    """``repr(value)`` for a message, except that an integer of more than ``MAX_SHOWN_DIGITS`` (50) digits is
+    described by its sign and length: such a number is unreadable in a message, and beyond 4300 digits
+    Python refuses to write it at all (``repr(10**5000)`` raises).
+
+    >>> shown(7), shown("a"), shown(-10**400)
+    ('7', "'a'", 'a negative integer of 401 digits')
+    """
+    if _is_integer(value):
+        magnitude = abs(int(value))
+        digits = max(1, (magnitude.bit_length() - 1) * 30103 // 100000)  # a lower bound: log10(2) > 0.30103
+        while magnitude >= 10**digits:
+            digits += 1
+        if digits > MAX_SHOWN_DIGITS:
+            return f"{'a negative' if value < 0 else 'an'} integer of {digits} digits"
+    return repr(value)
 
 
 def integer(value, name: str, *, low: Optional[int] = None, high: Optional[int] = None, hint: str = "") -> int:
@@ -90,7 +113,7 @@ def integer(value, name: str, *, low: Optional[int] = None, high: Optional[int] 
     if not _is_integer(value):
         raise TypeError(f"{name} must be {allowed}, got {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be {allowed}, got {shown(value)}")
     return int(value)
 
 
@@ -111,7 +134,8 @@ def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = 
     ``value >= ge``, ``value < lt`` and ``value <= le`` (each bound only when given).
 
     Raises ``TypeError`` for a non-number (a string, a ``bool``, ``None``) and ``ValueError``
-    for NaN, infinity or a value out of range; ``hint`` as in :func:`integer`.
+    for NaN, infinity, a value out of range, or a Python ``int`` too large for a float (beyond 1.8e308:
+    it has no finite float value); ``hint`` as in :func:`integer`.
 
     >>> number(0.025, "lr", gt=0)
     0.025
@@ -123,11 +147,18 @@ def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = 
     Traceback (most recent call last):
     ...
     ValueError: beta must be a finite number in [0, 1), got 1.0
+    >>> number(10**400, "s")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: s must be a finite number, got an integer of 401 digits (beyond...)
     """
     allowed = _interval(gt, ge, lt, le) + _hint(hint)
     if not _is_number(value):
         raise TypeError(f"{name} must be {allowed}, got {value!r}")
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:  # a Python int beyond float64 (10**400): float() cannot convert it
+        raise ValueError(f"{name} must be {allowed}, got {shown(value)} (beyond the float64 range)") from None
     bad = (
         not np.isfinite(x)
         or (gt is not None and not x > gt)
@@ -218,7 +249,9 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
     ``values`` may be an int or any array-like of integers, of any shape (an empty list is an empty
     array). Raises ``TypeError`` for non-integer ids (floats, bools, strings) and ``ValueError``
     naming the first bad id and the vocabulary size. The comparison is made on the ids' own dtype, so
-    that a ``uint64`` id cannot wrap around to a negative number first.
+    that a ``uint64`` id cannot wrap around to a negative number first; a Python ``int`` beyond
+    ``int64`` and ``uint64`` (``2**70``, which NumPy holds as an object) is an integer too, so it gets the
+    same ``ValueError``, not a complaint about its type.
 
     >>> ids([3, 0, 1], 4)
     array([3, 0, 1])
@@ -226,6 +259,10 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
     Traceback (most recent call last):
     ...
     ValueError: token id 4 out of range for vocabulary of 4 (allowed 0..3)
+    >>> ids([0, 2**70], 4)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: token id 1180591620717411303424 out of range for vocabulary of 4...
     """
     if not _is_integer(vocab_size) or vocab_size < 1:
         raise ValueError(f"vocabulary size must be an integer >= 1, got {vocab_size!r}")
@@ -236,12 +273,30 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         if arr.size == 0 and arr.dtype == np.float64:  # np.asarray([]) is float64: accept an empty list
             return arr.astype(np.int64)
+        # Python ints beyond int64 and uint64 (2**70) become an object array, and a mix of negative and
+        # uint64-only ones ([-1, 2**63]) a float64 one: integers all the same, so a range error
+        big = _python_integers(values)
+        for v in big:
+            if v < 0 or v >= vocab_size:
+                raise ValueError(f"{name} {shown(v)} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
+        if big:  # in range only for a vocabulary of more than 2**63 ids
+            raise ValueError(f"{name}s must fit in int64 (at most {2**63 - 1}), got {values!r}")
         raise TypeError(f"{name}s must be integers, got dtype {arr.dtype}")
     bad = (arr < 0) | (arr >= vocab_size)
     if bad.any():
         first = int(arr[bad].flat[0])
-        raise ValueError(f"{name} {first} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
+        raise ValueError(f"{name} {shown(first)} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
     return arr.astype(np.int64)
+
+
+def _python_integers(values) -> list:
+    """The entries of ``values`` (an int or a nesting of lists) when every one is an integer, else ``[]``."""
+    try:
+        raw = np.asarray(values, dtype=object)
+    except ValueError:
+        return []
+    flat = list(raw.flat)
+    return flat if flat and all(_is_integer(v) for v in flat) else []
 
 
 def one_id(value, vocab_size: int, name: str = "token id") -> int:

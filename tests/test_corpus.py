@@ -170,6 +170,20 @@ def test_token_takes_one_integer_id(bad):
     assert vocab.token(np.int32(1)) == "b" and vocab.decode([1]) == ["b"]
 
 
+@pytest.mark.parametrize("bad", [2**70, -2**70, 2**64])
+def test_token_ids_beyond_int64_are_out_of_range(bad):
+    # attack-15 F8: these were "TypeError: token ids must be integers, got dtype object"
+    vocab = Vocabulary(["a", "b", "c"])
+    with pytest.raises(ValueError) as info:
+        vocab.token(bad)
+    assert str(info.value) == f"token id {bad} out of range for vocabulary of 3 (allowed 0..2)"
+    with pytest.raises(ValueError) as info:
+        vocab.decode([0, bad])
+    assert str(info.value) == f"token id {bad} out of range for vocabulary of 3 (allowed 0..2)"
+    with pytest.raises(ValueError, match=r"^token id -9223372036854775809 out of range for vocabulary of 3 \(allowed 0..2\)$"):
+        vocab.decode([-2**63 - 1])
+
+
 def test_a_token_that_is_not_a_string_is_a_type_error_under_every_policy():
     for unknown in ("error", "skip", "map"):
         vocab = Vocabulary(["<unk>", "a"], unknown=unknown)
@@ -410,6 +424,89 @@ def test_tokenize_folds_case_and_accents():
     assert tokenize("İstanbul's CAFÉ, Zürich") == ["istanbul's", "cafe", "zurich"]  # were 'i', "stanbul's", 'caf', ...
     with pytest.raises(TypeError, match="text must be a str"):
         fold(3)
+
+
+@pytest.mark.parametrize(
+    "text, folded, tokens",
+    [
+        ("ℍotel", "hotel", ["hotel"]),  # was 'Hotel' and ['otel']: casefold came before the decomposition
+        ("𝐂𝐚𝐭", "cat", ["cat"]),  # was 'Cat' and ['at']
+        ("ᴴᴵ", "hi", ["hi"]),  # was 'HI', and fold('HI') == 'hi': not idempotent
+        ("ϲοσ", "σοσ", []),  # lunate sigma: was 'ςοσ' (a final sigma), while fold('σοσ') == 'σοσ'
+        ("Ⓗⓞⓣⓔⓛ", "hotel", ["hotel"]),
+        ("ꭰᏸ", "ꭰᏸ", []),  # Cherokee: case folding maps to the capitals, fold ends in the small letters
+        ("ᎠᏰ", "ꭰᏸ", []),
+    ],
+)
+def test_fold_leaves_no_capitals_and_is_idempotent_by_hand(text, folded, tokens):
+    # attack-15 F14
+    assert fold(text) == folded and fold(folded) == folded
+    assert tokenize(text) == tokens
+
+
+def _fold_problems(code_points):
+    """Code points whose fold holds an upper- or title-case letter, and those where folding twice differs."""
+    import unicodedata
+
+    capitals, unstable = [], []
+    for cp in code_points:
+        if 0xD800 <= cp < 0xE000:  # surrogates are not characters
+            continue
+        once = fold(chr(cp))
+        if any(unicodedata.category(c) in ("Lu", "Lt") for c in once):
+            capitals.append(hex(cp))
+        if fold(once) != once:
+            unstable.append(hex(cp))
+    return capitals, unstable
+
+
+def test_fold_of_the_letterlike_blocks_has_no_capitals_and_is_stable():
+    """The blocks where attack-15 found capitals after folding, and their neighbours (the whole of Unicode is
+    the slow test below)."""
+    blocks = [(0x0000, 0x0250), (0x0370, 0x0530), (0x1D00, 0x1DC0), (0x1E00, 0x2000), (0x2100, 0x2190),
+              (0x2460, 0x2500), (0x13A0, 0x1400), (0xAB70, 0xABC0), (0xFB00, 0xFB50), (0xFF00, 0xFFF0),
+              (0x1D400, 0x1D800), (0x1F100, 0x1F200)]
+    assert _fold_problems(cp for lo, hi in blocks for cp in range(lo, hi)) == ([], [])
+
+
+@pytest.mark.slow
+def test_fold_of_every_code_point_has_no_capitals_and_is_stable():
+    assert _fold_problems(range(0x110000)) == ([], [])  # before: 636 not idempotent, 492 with ASCII capitals
+
+
+def test_fold_of_mixed_text_is_idempotent():
+    rng = np.random.default_rng(15)
+    alphabet = [chr(cp) for cp in list(range(0x20, 0x250)) + list(range(0x300, 0x370)) + list(range(0x370, 0x400))
+                + list(range(0x1D400, 0x1D4A0)) + list(range(0x2100, 0x2150)) + list(range(0x13A0, 0x13F6))
+                + [0x2019, 0x0130, 0x03F2, 0x1E9E, 0xFB01]]
+    for _ in range(2000):
+        text = "".join(rng.choice(alphabet, size=int(rng.integers(1, 12))))
+        once = fold(text)
+        assert fold(once) == once, text
+
+
+def _fold_3c63632(text):
+    """lib.corpus.fold as it was before attack-15 F14 (main 3c63632): casefold, NFKD, accents dropped, NFC."""
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", bare).replace("\u2019", "'")
+
+
+@pytest.mark.parametrize("name", ["lee", "wordsim353", "simlex999", "analogies"])
+def test_the_new_fold_changes_nothing_in_the_files_the_book_reads(name):
+    """Every line, and every word of it, of the corpus and the benchmark files folds as before attack-15 F14,
+    so that the vocabulary and every number of the chapters that read them stay as they were."""
+    import re
+
+    from lib.datasets import data_path, read_text, text_lines
+
+    lines = text_lines(read_text(data_path(name)))
+    words = [w for line in lines for w in re.split(r"\s+", line) if w]
+    assert len(words) > 1000
+    assert [fold(w) for w in words] == [_fold_3c63632(w) for w in words]
+    assert [fold(line) for line in lines] == [_fold_3c63632(line) for line in lines]
 
 
 @pytest.mark.parametrize("counts", [[2**63], np.array([2**64 - 1], dtype=np.uint64), np.array([1, 2**63], dtype=np.uint64)])

@@ -118,6 +118,14 @@ def test_uint64_id_does_not_wrap_to_negative():
         embedding.lookup(np.zeros((3, 2)), np.array([2**64 - 1], dtype=np.uint64))
 
 
+def test_ids_beyond_int64_are_out_of_range_not_a_type_error():
+    # attack-15 F8: np.asarray(2**70) has dtype object; these were "TypeError: token ids must be integers"
+    with pytest.raises(ValueError, match=r"^token id 1180591620717411303424 out of range for vocabulary of 1 \(allowed 0..0\)$"):
+        embedding.lookup([[1.0]], 2**70)
+    with pytest.raises(ValueError, match=r"^analogy row 1180591620717411303424 out of range for vocabulary of 5 \(allowed 0..4\)$"):
+        embedding.analogy(np.eye(5), 0, 1, 2**70)
+
+
 def test_lookup_grad_needs_a_gradient_row_per_id():
     with pytest.raises(ValueError, match="grad_out must have shape"):
         embedding.lookup_grad(1, 5.0, 3)

@@ -7,6 +7,7 @@ hand-made tables.
 
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -72,6 +73,22 @@ def test_word_pair_reader_names_the_bad_line(tmp_path, text, match):
     path.write_text(text)
     with pytest.raises(ValueError, match=match):
         read_word_pairs(path)
+
+
+def test_a_word_that_folds_to_nothing_is_an_error_naming_the_line(tmp_path):
+    # attack-15 F15: a word that is only a combining accent was read as ('', 'x', 1.0)
+    path = tmp_path / "pairs.tsv"
+    path.write_text("a\tb\t2\n\u0301\tx\t1\n", encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        read_word_pairs(path)
+    assert str(info.value) == (
+        "pairs.tsv, line 2: word 1 '\u0301' is empty after folding case and accents (lib.corpus.fold), in '\u0301\\tx\\t1'"
+    )
+    assert read_word_pairs(path, lowercase=False)[1] == ("\u0301", "x", 1.0)  # as written: not empty
+    path.write_text("a\t \t1\n", encoding="utf-8")  # an empty field (spaces around a field are dropped)
+    for lowercase in (True, False):
+        with pytest.raises(ValueError, match=r"^pairs.tsv, line 1: word 2 '' is empty, in "):
+            read_word_pairs(path, lowercase=lowercase)
 
 
 @pytest.mark.parametrize("text, match", [("a b c d\n", "before the first"), (": s\na b c\n", "line 2: expected four")])
@@ -245,6 +262,31 @@ def test_analogy_prediction_errors():
         analogy_predictions(TABLE, [0, 1, 2])
 
 
+@pytest.mark.parametrize("logging", [False, True])
+@pytest.mark.parametrize(
+    "expected, kind, message",
+    [
+        ([99, 4], ValueError, "expected row 99 out of range for vocabulary of 5 (allowed 0..4)"),
+        ([-1, -1], ValueError, "expected row -1 out of range for vocabulary of 5 (allowed 0..4)"),  # no wrap-around
+        ([3.0, 4.0], TypeError, "expected rows must be integers, got dtype float64"),
+        ([3], ValueError, "expected must have shape (2,), one row per question, got (1,)"),  # no broadcasting
+        ([[3, 4]], ValueError, "expected must have shape (2,), one row per question, got (1, 2)"),
+    ],
+)
+def test_analogy_predictions_checks_expected_always(monkeypatch, tmp_path, logging, expected, kind, message):
+    # attack-15 F9: expected was used unchecked under EMBOOK_NUMBER_LOG (IndexError from NumPy, wrap-around,
+    # broadcasting) and ignored otherwise, malformed or not
+    if logging:
+        monkeypatch.setenv("EMBOOK_NUMBER_LOG", str(tmp_path / "numbers.jsonl"))
+    else:
+        monkeypatch.delenv("EMBOOK_NUMBER_LOG", raising=False)
+    q = np.array([[0, 1, 2], [1, 2, 3]])
+    with pytest.raises(kind) as info:
+        analogy_predictions(np.eye(5), q, expected=expected)
+    assert str(info.value) == message
+    assert analogy_predictions(np.eye(5), q, expected=[3, 4]).shape == (2,)
+
+
 def test_result_types():
     assert isinstance(analogy_accuracy(TABLE, TOKENS, {"s": [("cat", "dog", "car", "truck")]}), AnalogyResult)
     assert isinstance(word_similarity(TABLE, TOKENS, [("cat", "dog", 1.0), ("car", "pet", 2.0)]), SimilarityResult)
@@ -284,6 +326,25 @@ def test_a_non_finite_human_score_is_an_error_naming_the_pair(bad):
         word_similarity(TABLE, TOKENS, [("cat", "dog", 9.0), ("cat", "zebra", bad), ("car", "truck", 8.5)])
     with pytest.raises(ValueError, match=r"pair 1 \('cat', 'car'\) must be a finite number"):
         similarity_by_frequency(TABLE, TOKENS, np.array([5, 5, 50, 50, 5]), pairs, [0, np.inf])
+
+
+def test_a_human_score_or_edge_beyond_float64_is_a_value_error():
+    # attack-15 F5: an int too large for a float raised OverflowError from inside float()
+    tab = [[1, 0], [0.9, 0.1], [0, 1], [0.5, 0.5]]
+    voc = ["cat", "dog", "car", "cow"]
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)]
+    with pytest.raises(ValueError) as info:
+        word_similarity(tab, voc, pairs + [("cow", "cat", 10**400)])
+    assert str(info.value) == (
+        "the human score of pair 3 ('cow', 'cat') must be a finite number, got an integer of 401 digits "
+        "(beyond the float64 range)"
+    )
+    with pytest.raises(ValueError) as info:
+        similarity_by_frequency(tab, voc, [5, 5, 5, 5], pairs, [0, 10**400])
+    assert str(info.value) == (
+        "the last edge must be a finite number (or np.inf), got an integer of 401 digits (beyond the float64 range)"
+    )
+    assert word_similarity(tab, voc, pairs + [("cow", "cat", 10**300)]).n_used == 4  # large but finite: fine
 
 
 @pytest.mark.parametrize(
@@ -500,6 +561,38 @@ def test_spearman_interval_rejects_bad_input(kwargs, match):
 
     with pytest.raises(ValueError, match=match):
         spearman_interval(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, kind, message",
+    [
+        (dict(seed=-1), ValueError, "seed must be an integer >= 0, got -1"),  # was NumPy's unnamed error
+        (dict(seed=1.5), TypeError, "seed must be an integer >= 0, got 1.5"),
+        (dict(seed=True), TypeError, "seed must be an integer >= 0, got True"),  # was accepted
+        (dict(predicted=["a", "b", "c"], human=[1, 2, 3]), TypeError, "predicted must hold real numbers, got dtype <U1"),
+        (dict(predicted=[True, False, True, False], human=[1, 2, 3, 4]), TypeError,
+         "predicted must hold real numbers, got dtype bool"),  # bools were accepted as scores
+        (dict(human=[1, None, 3, 4, 5]), TypeError, "human must hold real numbers, got dtype object"),
+        (dict(baseline=["x"] * 5), TypeError, "baseline must hold real numbers, got dtype <U1"),
+        (dict(baseline=[1, 2, np.inf, 4, 5]), ValueError, "baseline scores must be finite (no NaN or infinity)"),
+    ],
+)
+def test_spearman_interval_names_the_bad_argument(kwargs, kind, message):
+    # attack-15 F6: these failed inside NumPy (seed, strings) or were accepted (True as a seed, bools as scores)
+    args = dict(predicted=[1, 2, 3, 4, 5], human=[2, 1, 3, 5, 4], n_resamples=100) | kwargs
+    with pytest.raises(kind) as info:
+        spearman_interval(**args)
+    assert str(info.value) == message
+
+
+def test_human_scores_at_the_ends_of_float64_give_no_warning():
+    # attack-15 F7: np.ptp(human) overflowed for -1e308 and 1e308 (a RuntimeWarning, though rho was right)
+    tab = [[1, 0], [0.9, 0.1], [0, 1], [0.5, 0.5]]
+    voc = ["cat", "dog", "car", "cow"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = word_similarity(tab, voc, [("cat", "dog", 1e308), ("cat", "car", -1e308), ("dog", "car", 0.0)])
+    assert result == SimilarityResult(rho=1.0, n_used=3, n_total=3)
 
 
 def test_parallel_vectors_at_any_scale_have_cosine_exactly_one():

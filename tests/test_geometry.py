@@ -98,6 +98,27 @@ def test_stability_by_frequency():
         stability_by_frequency([1.0, 2.0], [3], threshold=1)
 
 
+@pytest.mark.parametrize(
+    "overlap, counts, threshold, kind, message",
+    [
+        ([np.nan, 0.5, 1.0], [1, 10, 10], 5, ValueError, "overlap must hold fractions in [0, 1], got nan at index 0"),
+        ([0.1, np.inf, 1.0], [1, 10, 10], 5, ValueError, "overlap must hold fractions in [0, 1], got inf at index 1"),
+        ([0.1, 0.5, 1.5], [1, 10, 10], 5, ValueError, "overlap must hold fractions in [0, 1], got 1.5 at index 2"),
+        ([0.1, 0.5, 1.0], [1, 10, 10], "5", TypeError, "threshold must be an integer, got '5'"),
+        ([0.1, 0.5, 1.0], [1, 10, 10], 5.0, TypeError, "threshold must be an integer, got 5.0"),
+        ([], [], 5, ValueError, "overlap and counts hold no items"),
+        ([0.1, 0.5], [1.0, 10.0], 5, TypeError, "counts must be integers, got dtype float64"),
+        ([0.1, 0.5], [-1, 10], 5, ValueError, "counts must be >= 0, got -1 at index 0"),
+        (["a", "b"], [1, 10], 5, TypeError, "overlap must hold real numbers, got dtype <U1"),
+    ],
+)
+def test_stability_by_frequency_names_the_bad_argument(overlap, counts, threshold, kind, message):
+    # attack-15 F16: NaN and inf gave a NaN (inf) mean, a string threshold and empty input failed inside NumPy
+    with pytest.raises(kind) as info:
+        stability_by_frequency(overlap, counts, threshold)
+    assert str(info.value) == message
+
+
 def test_named_neighbours_by_hand():
     vocab = Vocabulary(["a", "b", "c"])
     table = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]])

@@ -1,5 +1,7 @@
 """Tests for lib.memory: table bytes against the source's numbers, and the footprint against torch.optim."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 import torch
@@ -155,6 +157,35 @@ def test_format_bytes_errors():
         format_bytes(1.5)
 
 
+def test_format_bytes_of_huge_sizes_is_exact_and_never_overflows():
+    # attack-15 F13: n / unit was a float: OverflowError from 1.8e326 bytes on, and float noise in the digits
+    assert format_bytes(10**327) == "1" + "0" * 309 + ".0 EB"
+    assert format_bytes(table_bytes(10**200, 10**200)) == "4" + "0" * 382 + ".0 EB"
+    assert format_bytes(10**308) == "1" + "0" * 290 + ".0 EB"  # was 100000000000000006172...
+    assert format_bytes(999_999_999_999_999_999, digits=20) == "999.99999999999999900000 PB"  # was 1.000... EB
+    assert format_bytes(2**64 - 1, "binary", digits=30) == "15.999999999999999999132638262012 EiB"
+    assert format_bytes(10**3999) == "1" + "0" * 3981 + ".0 EB"
+    with pytest.raises(ValueError) as info:
+        format_bytes(10**4000)  # Python itself writes no integer of more than 4300 digits
+    assert str(info.value) == "n (bytes) must be an integer in [0, 10**4000), got an integer of 4001 digits"
+    with pytest.raises(ValueError, match=r"^digits must be an integer in \[0, 4000\], got 4001$"):
+        format_bytes(10, digits=4001)
+
+
+@pytest.mark.parametrize(
+    "n, units, digits, expected",
+    [
+        (1_250, "decimal", 1, "1.2 kB"),  # 1.25: a tie, to the even digit (as format() rounds the float 1.25)
+        (1_350, "decimal", 1, "1.4 kB"),
+        (1_050, "decimal", 1, "1.0 kB"),  # 1.05 exactly: the float 1.05 is 1.0500000000000000444 and gave 1.1
+        (1_536, "binary", 0, "2 KiB"),  # 1.5 to even
+        (2_560, "binary", 0, "2 KiB"),  # 2.5 to even
+    ],
+)
+def test_format_bytes_rounds_the_exact_quotient_half_to_even(n, units, digits, expected):
+    assert format_bytes(n, units, digits) == expected
+
+
 # --- format_bytes at every unit boundary ----------------------------------------------------------------
 
 UNITS = {
@@ -207,7 +238,9 @@ def test_format_bytes_property(n, units, digits):
     sizes = dict(table)
     value, size = float(text), sizes[unit]
     assert len(text.partition(".")[2]) == digits
-    assert abs(value - n / size) <= 0.5 * 10.0**-digits * (1 + 1e-12)  # rounded, not truncated
+    # rounded, not truncated; compared exactly (in floats, a tie such as 1696 B = 1.65625 KiB shown as 1.6562
+    # measured 5.0000000000105e-05 from the true value, past a tolerance of half a unit)
+    assert abs(Fraction(text) - Fraction(n, size)) <= Fraction(1, 2 * 10**digits)
     assert value >= 1.0
     reached = [name for name, s in table if n >= s][-1]  # the largest unit that n reaches
     if value >= base:

@@ -333,9 +333,9 @@ def test_a_rank_below_k_gives_zero_singular_values_or_a_clear_error():
 
 
 def test_svd_of_non_numbers_is_a_type_error():
-    with pytest.raises(TypeError, match="matrix must be a 2-D array of numbers"):
+    with pytest.raises(TypeError, match="matrix must be a 2-D array of real numbers, got dtype <U1"):
         truncated_svd([["a", "b"], ["c", "d"]], 1)
-    with pytest.raises(TypeError, match="matrix must be a 2-D array of numbers"):
+    with pytest.raises(TypeError, match="matrix must be a 2-D array of real numbers, got rows of different lengths"):
         truncated_svd([[1.0, 2.0], [3.0]], 1)
     with pytest.raises(ValueError, match="overflows float64"):
         truncated_svd(np.full((3, 3), 1.5e308), 1)  # sigma_1 = 3 * 1.5e308
@@ -348,3 +348,43 @@ def test_solver_failures_inside_scipy_become_clear_errors():
     with pytest.raises(ValueError, match=r"need k < min\(shape\), impossible for shape \(1, 4\): use solver='dense'"):
         truncated_svd(np.ones((1, 4)), 1, solver="sparse")
     np.testing.assert_allclose(truncated_svd(np.ones((1, 4)), 1).S, [2.0])
+
+
+@pytest.mark.parametrize(
+    "matrix, kwargs, kind, message",
+    [
+        (np.eye(4) + 0.1, dict(solver="sparse", seed=-1), ValueError, "seed must be an integer >= 0, got -1"),
+        (np.eye(4) + 0.1, dict(solver="sparse", seed=1.5), TypeError, "seed must be an integer >= 0, got 1.5"),
+        (np.eye(4) + 0.1, dict(solver="sparse", seed=True), TypeError, "seed must be an integer >= 0, got True"),
+        (np.eye(4) + 0.1, dict(solver="dense", seed=-1), ValueError, "seed must be an integer >= 0, got -1"),
+        (np.eye(3) * (1 + 1j), {}, TypeError, "matrix must be a 2-D array of real numbers, got dtype complex128"),
+        ([[None, 1], [1, 1]], {}, TypeError, "matrix must be a 2-D array of real numbers, got None at [0, 0]"),
+        (np.eye(3, dtype=bool), {}, TypeError, "matrix must be a 2-D array of real numbers, got dtype bool"),
+        (scipy.sparse.eye(3, dtype=bool).tocsr(), {}, TypeError, "matrix must be a 2-D array of real numbers, got dtype bool"),
+        (scipy.sparse.eye(3, dtype=complex).tocsr(), {}, TypeError,
+         "matrix must be a 2-D array of real numbers, got dtype complex128"),
+        ([[1, 2], [3, 10**400]], {}, ValueError, "matrix contains an integer beyond the float64 range (1.8e308)"),
+    ],
+)
+def test_svd_names_a_bad_seed_and_entries_that_are_not_real_numbers(matrix, kwargs, kind, message):
+    # attack-15 F10: the seed failed inside NumPy (or True was taken as 1), a complex matrix was cast to its
+    # real part with a ComplexWarning, None became NaN and bools were taken as numbers
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning on the way
+        with pytest.raises(kind) as info:
+            truncated_svd(matrix, 1, **kwargs)
+    assert str(info.value) == message
+    np.testing.assert_allclose(truncated_svd([[2**70, 0], [0, 1]], 1).S, [2.0**70])  # big ints that fit float64
+
+
+def test_propack_failure_on_a_repeated_singular_value_names_that_cause():
+    # attack-15 F11: the identity has 4 non-zero singular values; the message named only "fewer than k non-zero"
+    with pytest.raises(ValueError) as info:
+        truncated_svd(scipy.sparse.eye(4).tocsr(), 3, solver="propack")
+    message = str(info.value)
+    assert message.startswith("PROPACK (scipy.sparse.linalg.svds) failed for k = 3 (")
+    assert message.endswith(
+        "this happens when the matrix has fewer than k non-zero singular values or repeated singular values "
+        "(the identity's, for one): use solver='dense' or a smaller k"
+    )
+    np.testing.assert_allclose(truncated_svd(scipy.sparse.eye(4).tocsr(), 3, solver="dense").S, [1.0, 1.0, 1.0])

@@ -113,6 +113,44 @@ def test_ids_by_kind():
         validate.ids([0], 0)
 
 
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        (2**70, "token id 1180591620717411303424 out of range for vocabulary of 3 (allowed 0..2)"),
+        (-2**70, "token id -1180591620717411303424 out of range for vocabulary of 3 (allowed 0..2)"),
+        (2**64, "token id 18446744073709551616 out of range for vocabulary of 3 (allowed 0..2)"),
+        ([0, 2**70], "token id 1180591620717411303424 out of range for vocabulary of 3 (allowed 0..2)"),
+        ([-2**63 - 1], "token id -9223372036854775809 out of range for vocabulary of 3 (allowed 0..2)"),
+        ([-1, 2**63], "token id -1 out of range for vocabulary of 3 (allowed 0..2)"),  # NumPy makes this float64
+        pytest.param(10**5000, "token id an integer of 5001 digits out of range for vocabulary of 3 (allowed 0..2)",
+                     id="5001-digits"),
+    ],
+)
+def test_ids_beyond_int64_are_out_of_range_not_a_type_error(values, message):
+    # attack-15 F8: np.asarray(2**70) has dtype object, which was reported as "token ids must be integers"
+    with pytest.raises(ValueError) as info:
+        validate.ids(values, 3)
+    assert str(info.value) == message
+    with pytest.raises(TypeError, match="token ids must be integers, got dtype object"):
+        validate.ids([1, 2**70, 1.5], 3)  # not all integers: still a type error
+
+
+def test_huge_integers_are_value_errors_with_a_readable_message():
+    # attack-15 F5: float(10**400) raised OverflowError from inside validate.number
+    with pytest.raises(ValueError) as info:
+        validate.number(10**400, "score")
+    assert str(info.value) == "score must be a finite number, got an integer of 401 digits (beyond the float64 range)"
+    with pytest.raises(ValueError) as info:
+        validate.number(-(2**1024), "edge", gt=0)
+    assert str(info.value) == "edge must be a finite number > 0, got a negative integer of 309 digits (beyond the float64 range)"
+    assert validate.number(2**1023, "x") == 2.0**1023  # the largest power of two that float64 holds
+    with pytest.raises(ValueError) as info:
+        validate.integer(10**5000, "k", high=3)  # repr() itself refuses ints of more than 4300 digits
+    assert str(info.value) == "k must be an integer <= 3, got an integer of 5001 digits"
+    assert validate.shown(10**50 - 1) == repr(10**50 - 1) and validate.shown(-(10**50)) == "a negative integer of 51 digits"
+    assert validate.shown(0) == "0" and validate.shown(9) == "9"
+
+
 def test_vectors_and_integers():
     assert validate.vectors([1, 2], "x").dtype == np.float64
     with pytest.raises(ValueError, match=r"x must be a vector \(d,\) or a matrix \(n, d\), got shape \(2, 2, 2\)"):
