@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
 from lib import validate
-from lib.notebook import _log, logging_numbers
+from lib.notebook import log_shown, logging_numbers
 
 # Bytes per stored value, by canonical dtype name.
 DTYPE_BYTES: Dict[str, int] = {"fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
@@ -249,5 +249,5 @@ def format_bytes(n: int, units: str = "decimal", digits: int = 1) -> str:
             raw = n / table[i][1]
         except OverflowError:
             raw = float("inf")
-        _log({"kind": "fmt", "spec": f".{digits}f", "raw": raw, "shown": text})
+        log_shown(raw, f".{digits}f", text)
     return f"{text} {table[i][0]}"

@@ -147,6 +147,13 @@ def _log(entry: dict) -> None:
     _log_file.flush()  # the reader of the log counts lines after every cell
 
 
+def log_shown(raw: float, spec: str, shown: str) -> None:
+    """Log a number that code outside this module formatted itself (``raw`` the unrounded value, ``spec``
+    the precision it was shown at, ``shown`` the text), so that the rounding-margin report sees it like
+    the numbers :func:`fmt` prints. Does nothing unless :func:`logging_numbers` is true."""
+    _log({"kind": "fmt", "spec": spec, "raw": raw, "shown": shown})
+
+
 # --- formatting -------------------------------------------------------------------------------------
 
 
