@@ -218,7 +218,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from lib.embedding import TIE_RTOL  # noqa: E402
-from lib.geometry import named_neighbours  # noqa: E402
+from lib.geometry import named_neighbours, neighbour_sets  # noqa: E402
 
 
 def test_a_far_row_does_not_tie_the_near_ones_by_distance():
@@ -316,3 +316,11 @@ def test_neighbours_come_sorted_up_to_the_tolerance_ties_by_row(seed, n, k, metr
     else:
         assert all(x >= y for x, y in zip(scores, scores[1:]))
 
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 40), k=st.integers(1, 39))
+def test_neighbour_sets_are_the_rows_nearest_neighbours_returns(seed, n, k):
+    table, _ = _random_table(seed, n)
+    k = min(k, n - 1)
+    want = [frozenset(i for i, _ in nearest_neighbours(table, table[r], k, exclude=[r])) for r in range(n)]
+    assert neighbour_sets(table, range(n), k) == want
