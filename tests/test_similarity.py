@@ -324,3 +324,22 @@ def test_neighbour_sets_are_the_rows_nearest_neighbours_returns(seed, n, k):
     k = min(k, n - 1)
     want = [frozenset(i for i, _ in nearest_neighbours(table, table[r], k, exclude=[r])) for r in range(n)]
     assert neighbour_sets(table, range(n), k) == want
+
+
+def test_the_recorded_margin_is_the_closest_tie_group_boundary(tmp_path, monkeypatch):
+    """For the rounding-margin report: how far the first score outside a tie group was from joining it,
+    with the size of that score (not of the farthest row) as its scale; nothing when all of them tie."""
+    import json
+
+    from lib import notebook
+
+    log = tmp_path / "numbers.jsonl"
+    monkeypatch.setenv(notebook.NUMBER_LOG, str(log))
+    nearest_neighbours([[0, 0], [2, 0], [1, 0], [1e13, 0]], [0.9, 0], 3, metric="euclidean")  # 0.1, 0.9, 1.1
+    nearest_neighbours([[1.0, 0.0], [0.6, 0.8], [1.0, 0.0]], [1.0, 0.0], 2)  # rows 0 and 2 tie; 0.6 is third
+    nearest_neighbours([[1.0, 0.0], [1.0, 0.0]], [1.0, 0.0], 2)  # one tie group: no boundary to record
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["name"] for e in entries] == ["nearest_neighbours: order of the 3 nearest (euclidean)",
+                                            "nearest_neighbours: order of the 2 nearest (cosine)"]
+    assert entries[0]["raw"] == pytest.approx(1.1 - TIE_RTOL * 1.1 - 0.9) and entries[0]["scale"] == pytest.approx(1.1)
+    assert entries[1]["raw"] == pytest.approx(0.4 - TIE_RTOL) and entries[1]["scale"] == 1.0
