@@ -307,7 +307,8 @@ def nearest_neighbours(
     >>> nearest_neighbours(table, [1.0, 0.0], 2, exclude=[0])
     [(1, 0.9939), (2, 0.0)]
     >>> # distances 0.9, 1.1, 0.1 and 1e13: the far row does not tie the near ones
-    >>> nearest_neighbours([[0, 0], [2, 0], [1, 0], [1e13, 0]], [0.9, 0], 3, metric="euclidean")
+    >>> far = [[0.0], [2.0], [1.0], [1e13]]
+    >>> nearest_neighbours(far, [0.9], 3, metric="euclidean")
     [(2, 0.1), (0, 0.9), (1, 1.1)]
     """
     table = check_table(table, finite=True)
