@@ -37,8 +37,9 @@ from lib.notebook import logging_numbers, record_gap
 from lib.validate import ids as check_ids  # noqa: F401  (the name chapters and CONTRIBUTING use)
 
 METRICS = ("cosine", "dot", "euclidean")
-# Scores closer than this, relative to the largest score, are a tie: two rows that are equal up to rounding
-# (identical co-occurrence rows, say) rank by row index on every machine, not by the noise in their last bits.
+# Cosines or distances closer than this, relative to their own size, are a near-tie: two rows that are equal up
+# to rounding (identical co-occurrence rows, say) rank by row index on every machine, not by the noise in their
+# last bits. The rule is :func:`_best_first`'s (stated in nearest_neighbours' docstring).
 TIE_RTOL = 1e-12
 
 
@@ -278,17 +279,37 @@ def nearest_neighbours(
     Returns ``[(row index, score), ...]`` best first; score is the similarity for ``"cosine"`` / ``"dot"``
     and the distance for ``"euclidean"``. ``normalize=True`` scales every row (and the query) to unit
     length first, after which all three metrics rank alike. ``candidates`` restricts the search to those
-    rows (default: all); ``exclude`` removes rows (e.g. the query word itself). Ties are broken by the
-    smaller row index, so the result is deterministic; cosine similarities and distances within
-    ``TIE_RTOL`` (relative to the largest score) of each other count as tied, so that rows equal up to
-    rounding keep the same order on every machine. Returns fewer than ``k`` when fewer candidates are
-    left. Scores are computed as by :func:`similarity`, at any scale; dot products that underflow to 0 are
-    still ranked by their true values. Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row
-    ids, non-finite input or a score beyond float64.
+    rows (default: all); ``exclude`` removes rows (e.g. the query word itself); both are collections of
+    row ids (``exclude=[3]``, not ``exclude=3``). Returns fewer than ``k`` when fewer candidates are left.
+    Scores are computed as by :func:`similarity`, at any scale.
+
+    The order, deterministic on every machine:
+
+    - ``"dot"``: by the exact product (products that underflow to 0 are still ranked by their true
+      values); equal products go to the smaller row index.
+    - ``"cosine"`` and ``"euclidean"``, with near-ties, so that rows equal up to rounding keep the same
+      order whatever the floating-point noise in their last bits. Two scores ``a`` and ``b`` are near-tied
+      when ``|a - b| <= TIE_RTOL * size``, where ``size`` is their own magnitude, never that of another
+      row: for distances the larger of the two (so a far-away row changes nothing), for cosines 1 (a
+      cosine is a dot product divided by the two norms, and its rounding error is relative to that
+      product, not to the cosine: cosines near 0 tie within ``TIE_RTOL`` as cosines near 1 do). Tie
+      groups are formed greedily from the best score and never chain: the best score ``s`` opens a group
+      holding every score near-tied with ``s`` (so a group spans at most the tolerance); the best score
+      left outside opens the next group, and so on. Groups come best first; inside a group the smaller
+      row index comes first. Hence the returned scores are sorted up to ``TIE_RTOL`` (a later score is
+      never better by more than the tolerance), and scores exactly equal always go to the smaller row.
+
+    Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row ids, non-finite input or a score beyond
+    float64; ``TypeError`` when ``candidates`` or ``exclude`` is one int (or a 0-d array) rather than a
+    collection of row ids.
 
     >>> table = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]
     >>> nearest_neighbours(table, [1.0, 0.0], 2, exclude=[0])
     [(1, 0.9939), (2, 0.0)]
+    >>> # distances 0.9, 1.1, 0.1 and 1e13: the far row does not tie the near ones
+    >>> far = [[0.0], [2.0], [1.0], [1e13]]
+    >>> nearest_neighbours(far, [0.9], 3, metric="euclidean")
+    [(2, 0.1), (0, 0.9), (1, 1.1)]
     """
     table = check_table(table, finite=True)
     k = validate.integer(k, "k", low=1)
@@ -296,10 +317,8 @@ def nearest_neighbours(
     if query.ndim != 1 or query.shape[0] != table.shape[1]:
         raise ValueError(f"query must have shape ({table.shape[1]},), got {query.shape}")
     V = table.shape[0]
-    if isinstance(exclude, (int, np.integer)) or isinstance(candidates, (int, np.integer)):
-        raise TypeError("candidates and exclude must be collections of row ids (e.g. exclude=[3]), not one int")
-    cand = np.arange(V) if candidates is None else np.unique(validate.ids(list(candidates), V, "candidate row"))
-    excl = validate.ids(list(exclude), V, "excluded row")
+    cand = np.arange(V) if candidates is None else np.unique(_row_ids(candidates, V, "candidate row"))
+    excl = _row_ids(exclude, V, "excluded row")
     cand = cand[~np.isin(cand, excl)]
     if cand.size == 0:
         return []
@@ -307,21 +326,84 @@ def nearest_neighbours(
     if normalize:
         rows, query = normalize_rows(rows), normalize_rows(query)
     scores = np.atleast_1d(similarity(rows, query, metric))
-    key = scores if metric == "euclidean" else -scores  # ascending key = best first
-    scale = float(np.abs(scores).max())
-    if metric == "dot":  # rank by the exact products, so that products which underflow to 0 do not tie
-        ranked = np.lexsort((cand,) + _descending(*(part[:, 0] for part in _dot(rows, query[None, :]))))
-    else:
-        ranked = np.lexsort((cand, key))  # by score; exact ties: smaller index first
-        group = np.concatenate([[0], np.cumsum(np.diff(key[ranked]) > TIE_RTOL * scale)])  # near-ties share one
-        ranked = ranked[np.lexsort((cand[ranked], group))]  # by group; within a group, smaller index first
+    what = f"nearest_neighbours: order of the {k} nearest ({metric})"
+    if metric != "dot":
+        key = scores if metric == "euclidean" else -scores  # ascending key = best first
+        order, gap = _best_first(key, cand, k, relative=metric == "euclidean")
+        if gap is not None and logging_numbers():  # how close the tie groups of the k best came to others
+            record_gap(what, *gap)
+        return [(int(cand[i]), float(scores[i])) for i in order]
+    # dot: rank by the exact products, so that products which underflow to 0 do not tie; equal: smaller row
+    ranked = np.lexsort((cand,) + _descending(*(part[:, 0] for part in _dot(rows, query[None, :]))))
     order = ranked[:k]
     if logging_numbers():  # how close the order of the k best (and the k-th place) came to another order
-        steps = np.abs(np.diff(key[ranked[: k + 1]]))
+        scale = float(np.abs(scores).max())
+        steps = np.abs(np.diff(scores[ranked[: k + 1]]))
         apart = steps[steps > TIE_RTOL * scale]
         if apart.size:
-            record_gap(f"nearest_neighbours: order of the {k} nearest ({metric})", apart.min(), scale)
+            record_gap(what, apart.min(), scale)
     return [(int(cand[i]), float(scores[i])) for i in order]
+
+
+def _row_ids(values, V: int, name: str) -> np.ndarray:
+    """``candidates`` or ``exclude`` of :func:`nearest_neighbours` as checked row ids (``int64``, ``(n,)``).
+
+    ``TypeError`` for one int (a NumPy integer, a 0-d array) or anything that is not a collection, since
+    ``exclude=3`` is a common slip for ``exclude=[3]``; ``validate.ids``' errors for the ids themselves."""
+    if isinstance(values, (int, np.integer)) or (isinstance(values, np.ndarray) and values.ndim == 0):
+        raise TypeError(f"candidates and exclude must be collections of row ids (e.g. exclude=[3]), not one int: "
+                        f"got {values!r}")
+    try:
+        values = list(values)
+    except TypeError:  # not iterable: 1.5, None
+        raise TypeError("candidates and exclude must be collections of row ids (e.g. exclude=[3]), "
+                        f"got {values!r}") from None
+    return validate.ids(values, V, name)
+
+
+def _best_first(key, rows, k: int, *, relative: bool):
+    """``(positions, gap)``: the positions in ``key`` of its ``k`` best entries in the book's near-tie order,
+    and how close that order came to another one (``None`` when nothing was decided by a score).
+
+    ``key`` ``(n,)`` holds finite scores, smaller = better (a distance, or minus a cosine); ``rows`` ``(n,)``
+    the distinct row ids that order a tie group. The size of a score is ``|score|`` when ``relative``
+    (distances) and 1 otherwise (cosines); two scores ``a <= b`` are near-tied when ``b - a <= TIE_RTOL *
+    size(b)`` (for distances the larger of the two sizes). Groups, greedily from the best: the smallest
+    key ``s`` not yet placed opens a group of every key not yet placed that is near-tied with ``s`` (they
+    are the next ones in key order, since ``b - TIE_RTOL * size(b)`` grows with ``b``); a group goes by
+    row id, smaller first. So a group spans at most the tolerance and ties never chain.
+
+    ``gap`` is ``(margin, size)`` for :func:`lib.notebook.record_gap`: of the group boundaries among the
+    first ``k + 1`` places, the one closest to moving, ``margin`` being how far the first key outside a
+    group is beyond that group's reach (``b - TIE_RTOL * size(b) - s``, > 0) and ``size`` its size.
+    Only the ``k + 1`` best places are resolved (the others cannot change them): a full sort of ``n``
+    keys is avoided when ``k`` is small.
+    """
+    key = np.asarray(key, dtype=np.float64)
+    rows = np.asarray(rows)
+    n = key.shape[0]
+    size = np.abs(key) if relative else np.ones_like(key)
+    reach = key - TIE_RTOL * size  # a key b joins the group opened by s when reach(b) <= s; grows with b
+    last = min(k, n - 1)  # the (k+1)-th place: every key of a group reaching it has reach <= that key
+    if n > 4 * (last + 1):
+        pivot = np.partition(key, last)[last]
+        within = np.flatnonzero(reach <= pivot)  # a prefix of the key order holding every group that counts
+    else:
+        within = np.arange(n)
+    ranked = within[np.lexsort((rows[within], key[within]))]  # by key; exact ties: smaller row first
+    keys, reaches = key[ranked], reach[ranked]
+    order, best, p = [], None, 0
+    while p < min(k, n):
+        end = int(np.searchsorted(reaches, keys[p], side="right"))  # > p: reach(s) <= s
+        group = ranked[p:end]
+        order.append(group[np.argsort(rows[group], kind="stable")])
+        if end < ranked.shape[0] and end <= k:
+            margin, s = float(reaches[end] - keys[p]), float(size[ranked[end]])
+            if best is None or margin * best[1] < best[0] * s:  # the smallest margin relative to its size
+                best = (margin, s)
+        p = end
+    positions = np.concatenate(order)[:k] if order else np.zeros(0, dtype=np.int64)
+    return positions, best
 
 
 def analogy(

@@ -19,8 +19,8 @@ Follows the checks that the embeddings literature reports beside a benchmark sco
   post-processing step and part of the method);
 - :func:`stability_by_frequency`: the mean neighbour overlap of rare and of frequent items.
 
-Departures: neighbour sets come from one matrix product per table (ties to the smaller row, as in
-:func:`lib.embedding.nearest_neighbours`), not from one query per item; a word missing from the
+Departures: neighbour sets come from one matrix product per table (ranked by the near-tie rule of
+:func:`lib.embedding.nearest_neighbours`: near-ties to the smaller row), not from one query per item; a word missing from the
 vocabulary raises :class:`lib.corpus.UnknownTokenError` even under the ``"map"`` policy, since the
 neighbours of the unknown row say nothing about the word.
 """
@@ -34,7 +34,7 @@ import numpy as np
 
 from lib import tables, validate
 from lib.corpus import UnknownTokenError, token_index
-from lib.embedding import check_table, nearest_neighbours, normalize_rows, similarity
+from lib.embedding import _best_first, check_table, nearest_neighbours, normalize_rows, similarity
 from lib.notebook import fmt
 from lib.ppmi import truncated_svd
 
@@ -172,8 +172,12 @@ def named_neighbours(
 def neighbour_sets(vectors, items: Sequence[int], k: int) -> List[frozenset]:
     """The top-``k`` cosine neighbours of each row in ``items`` (the row itself excluded), as sets of rows.
 
-    Ties go to the smaller row, as in :func:`lib.embedding.nearest_neighbours`. Raises ``ValueError`` for
-    a row id outside the table, ``k`` outside ``[1, V - 1]`` or a table with NaN.
+    The same rows as :func:`lib.embedding.nearest_neighbours` with ``metric="cosine"`` and the item
+    excluded, by the same rule: cosines within ``TIE_RTOL`` (1e-12) of each other are near-tied, tie groups
+    are formed greedily from the best cosine (a group spans at most the tolerance, ties never chain), and
+    inside a group the smaller row comes first. So rows equal up to rounding (a row and its multiples,
+    identical rows) go to the smaller row on every machine, not by the noise in their last bits. Raises
+    ``ValueError`` for a row id outside the table, ``k`` outside ``[1, V - 1]`` or a table with NaN.
 
     >>> neighbour_sets([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], [0, 2], 1)
     [frozenset({1}), frozenset({1})]
@@ -185,10 +189,14 @@ def neighbour_sets(vectors, items: Sequence[int], k: int) -> List[frozenset]:
     k = validate.integer(k, "k", low=1, high=V - 1)
     rows = validate.ids(list(items), V, "item")
     unit = normalize_rows(table)
-    scores = unit[rows] @ unit.T  # (n, V) cosines
-    scores[np.arange(rows.shape[0]), rows] = -np.inf  # an item is not its own neighbour
-    top = np.argsort(-scores, axis=1, kind="stable")[:, :k]  # ties: smaller row first
-    return [frozenset(int(j) for j in row) for row in top]
+    cosines = np.clip(unit[rows] @ unit.T, -1.0, 1.0)  # (n, V), clipped as lib.embedding.similarity does
+    others = np.arange(V)
+    sets = []
+    for item, row in zip(rows, cosines):
+        keep = others != item  # an item is not its own neighbour
+        top, _ = _best_first(-row[keep], others[keep], k, relative=False)
+        sets.append(frozenset(int(j) for j in others[keep][top]))
+    return sets
 
 
 def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.ndarray:
@@ -198,6 +206,8 @@ def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.
     two, same ``V``; ``D`` may differ). For each item and each pair of runs the overlap is
     ``|N_a ∩ N_b| / k``; the result averages it over all pairs of runs. 1 means every run names the same
     ``k`` neighbours; coordinates are never compared, so rotations between runs do not matter.
+    Neighbour sets are :func:`neighbour_sets`' (near-ties within ``TIE_RTOL`` go to the smaller row), so
+    rows equal up to rounding count alike in every run rather than by their rounding noise.
     Raises ``ValueError`` for fewer than two tables, mismatched ``V``, ``k`` outside ``[1, V - 1]``.
 
     >>> a = [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]

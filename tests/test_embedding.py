@@ -150,6 +150,18 @@ def test_neighbour_arguments_are_named():
         embedding.nearest_neighbours(table, np.ones(3), k=True)
 
 
+@pytest.mark.parametrize("one", [np.array(0), np.array(2, dtype=np.uint8), np.int64(1), 0])
+@pytest.mark.parametrize("argument", ["exclude", "candidates"])
+def test_one_row_id_in_any_form_is_refused_as_exclude_or_candidates(one, argument):
+    # attack-15 F4: a 0-d array gave NumPy's "TypeError: iteration over a 0-d array"
+    with pytest.raises(TypeError, match=r"^candidates and exclude must be collections of row ids \(e\.g\. exclude=\[3\]\), not one int"):
+        embedding.nearest_neighbours([[1, 0], [0, 1], [1, 1]], [1, 0], 2, **{argument: one})
+    with pytest.raises(TypeError, match=r"^candidates and exclude must be collections of row ids .*got 1\.5$"):
+        embedding.nearest_neighbours([[1, 0], [0, 1]], [1, 0], 2, **{argument: 1.5})
+    want = {"exclude": [(1, 0.0)], "candidates": [(0, 1.0)]}[argument]  # a 1-d array is a collection
+    assert embedding.nearest_neighbours([[1, 0], [0, 1]], [1, 0], 2, **{argument: np.array([0])}) == want
+
+
 def test_scores_equal_up_to_rounding_rank_by_row_index():
     """Row 1 is closer to the query than row 0 only in the 15th digit of the cosine: a tie, broken by the
     smaller index on every machine; row 2 is closer by far more, a real difference."""

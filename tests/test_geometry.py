@@ -10,12 +10,14 @@ from sklearn.decomposition import PCA
 
 from lib.chapters.embeddings import FOUR_VECTORS
 from lib.corpus import UnknownTokenError, Vocabulary
+from lib.embedding import nearest_neighbours
 from lib.geometry import (
     anisotropy,
     format_metric_table,
     metric_table,
     named_neighbours,
     neighbour_overlap,
+    neighbour_sets,
     principal_projection,
     stability_by_frequency,
 )
@@ -155,6 +157,35 @@ def test_neighbour_overlap_of_two_tables_by_hand():
     assert neighbour_overlap([a, b], [0], k=2).tolist() == [0.5]
     with pytest.raises(ValueError, match="out of range"):
         neighbour_overlap([a, b], [7], k=2)
+
+
+def test_neighbour_sets_give_exact_ties_to_the_smaller_row():
+    """attack-15 F17: rows that are multiples of the item (cosine 1 up to rounding) were ranked by the noise in
+    the last bits of their cosines, not by row as documented."""
+    v = np.array([-0.48211931267997826, 0.5988462126346276, 0.03972210748165899, -0.2924567509650886,
+                  -0.7819084623568421])
+    t = np.vstack([v, v * 1.4343998162657543e-119, v * 1.5217254886079741e125])
+    assert neighbour_sets(t, [0], 1) == [frozenset({1})]  # was [frozenset({2})]
+    assert [i for i, _ in nearest_neighbours(t, v, 2, exclude=[0])] == [1, 2]  # the same rule
+
+
+@pytest.mark.parametrize("low, high", [(-250, 250), (-1, 1)])
+def test_neighbour_sets_of_an_item_among_its_multiples_take_the_smallest_row(low, high):
+    """The attack's random trials: an item, four positive multiples of it and one random row; k = 1 must
+    name the first multiple (it missed in 70 and 62 of 300 trials)."""
+    rng = np.random.default_rng(15)
+    for _ in range(300):
+        v = rng.standard_normal(5)
+        scales = 10.0 ** rng.uniform(low, high, size=4)
+        table = np.vstack([v, *(v * c for c in scales), rng.standard_normal(5)])
+        rows = rng.permutation(6)  # the item and its multiples anywhere in the table
+        shuffled = table[np.argsort(rows)]  # row rows[i] holds table[i]
+        item, multiples = rows[0], sorted(rows[1:5])
+        assert neighbour_sets(shuffled, [item], 1) == [frozenset({multiples[0]})]
+        assert neighbour_sets(shuffled, [item], 2) == [frozenset(multiples[:2])]
+        # two runs that differ only in the multiples' scales (and so in rounding noise) agree completely
+        other = np.vstack([v, *(v * c for c in scales[::-1]), table[5]])[np.argsort(rows)]
+        assert neighbour_overlap([shuffled, other], [item], k=3).tolist() == [1.0]
 
 
 # --- scale: every measurement is right for vectors of any finite size -------------------------------------

@@ -210,3 +210,136 @@ def test_analogy_rows_are_single_integers(bad):
         analogy(TABLE, bad, 1, 2)
     with pytest.raises(ValueError, match="analogy row 3 out of range"):
         analogy(TABLE, 0, 1, 3)
+
+
+# --- the near-tie rule: relative to the two scores compared, tie groups that never chain (attack-15) --------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from lib.embedding import TIE_RTOL  # noqa: E402
+from lib.geometry import named_neighbours, neighbour_sets  # noqa: E402
+
+
+def test_a_far_row_does_not_tie_the_near_ones_by_distance():
+    """attack-15 F1: the tolerance was relative to the largest score, i.e. for distances to the farthest row."""
+    got = nearest_neighbours([[0, 0], [2, 0], [1, 0], [1e13, 0]], [0.9, 0], 3, metric="euclidean")
+    assert [i for i, _ in got] == [2, 0, 1]  # was [0, 1, 2]: distances 0.9, 1.1, 0.1 in row order
+    assert [s for _, s in got] == pytest.approx([0.1, 0.9, 1.1], rel=1e-15)
+    assert nearest_neighbours([[1e-200], [0.0], [1e100]], [0.0], 2, metric="euclidean") == [(1, 0.0), (0, 1e-200)]
+    got = named_neighbours([[0.0], [2.0], [1.0], [1e13]], ["a", "b", "c", "d"], "a", 2, metric="euclidean")
+    assert got == [("c", 1.0), ("b", 2.0)]  # was [('b', 2.0), ('c', 1.0)]
+
+
+def test_near_ties_do_not_chain():
+    """attack-15 F2: steps of 0.8 tolerances each chained four rows 2.4 tolerances apart into one tie. Greedy
+    groups from the best: {1, 1 + 0.8e-12} (rows 3, 2, by row: 2 first), then {1 + 1.6e-12, 1 + 2.4e-12}."""
+    table = [[1 + 2.4e-12], [1 + 1.6e-12], [1 + 0.8e-12], [1.0]]
+    got = nearest_neighbours(table, [0.0], 4, metric="euclidean")
+    assert [i for i, _ in got] == [2, 3, 0, 1]  # was [0, 1, 2, 3]: the largest distance first
+    # cosine: 1 - cos = 2.4e-12, 1.6e-12, 0.8e-12, 0 (the exact match, row 3, ranked last before)
+    angles = np.sqrt(2 * np.array([2.4e-12, 1.6e-12, 0.8e-12, 0.0]))
+    table = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    got = nearest_neighbours(table, [1.0, 0.0], 4, metric="cosine")
+    assert [i for i, _ in got] == [2, 3, 0, 1]
+    assert got[1] == (3, 1.0)
+
+
+def test_near_ties_are_relative_to_each_scores_own_size():
+    # distances 1e-20 and 1.5e-20 are far apart relative to their size, whatever the other rows
+    table = [[1e-20], [1.5e-20], [1e20]]
+    assert [i for i, _ in nearest_neighbours(table, [0.0], 3, metric="euclidean")] == [0, 1, 2]
+    table = [[1.5e-20], [1e-20], [1e20]]
+    assert [i for i, _ in nearest_neighbours(table, [0.0], 3, metric="euclidean")] == [1, 0, 2]
+    # within the tolerance of their own size they tie, and go by row, even among rows 1e10 from the query
+    table = [[1e10 * (1 + 5e-13)], [1e10], [1.0]]
+    assert [i for i, _ in nearest_neighbours(table, [0.0], 3, metric="euclidean")] == [2, 0, 1]
+    # cosines: their size is 1 (a cosine's rounding error is relative to the product of the norms), so
+    # cosines near 0 that differ by rounding noise tie as cosines near 1 do
+    table = [[1e-13, 1.0], [-1e-13, 1.0], [5e-13, 1.0]]
+    assert [i for i, _ in nearest_neighbours(table, [1.0, 0.0], 3, metric="cosine")] == [0, 1, 2]
+
+
+def _reference_order(scores, metric):
+    """The documented rule, written out plainly: greedy tie groups from the best score."""
+    key = [-s for s in scores] if metric == "cosine" else list(scores)
+    size = (lambda v: 1.0) if metric == "cosine" else abs
+    left = sorted(range(len(key)), key=lambda i: (key[i], i))
+    order = []
+    while left:
+        s = key[left[0]]
+        group = [i for i in left if key[i] - s <= TIE_RTOL * max(size(key[i]), size(s))]
+        order += sorted(group)
+        left = [i for i in left if i not in group]
+    return order
+
+
+def _random_table(seed, n, d=3):
+    """A table with copies, multiples and near-copies of earlier rows (well inside or well outside the
+    tolerance, never near its edge), rows 1e-150..1e150 in size, and a query that is sometimes a row."""
+    rng = np.random.default_rng(seed)
+    table = rng.standard_normal((n, d))
+    for i in range(1, n):
+        u = rng.random()
+        if u < 0.4:  # a copy or a multiple of an earlier row, perturbed by 0 or 1e-15 (a tie) or 1e-3 (not)
+            factor = rng.choice([1.0, 1.0, 2.0, 0.5, 1e-3])
+            noise = rng.choice([0.0, 1e-15, 1e-3]) * rng.standard_normal(d)
+            table[i] = table[rng.integers(i)] * factor * (1 + noise)
+        elif u < 0.55:  # an outlier, far or tiny
+            table[i] *= 10.0 ** rng.integers(-150, 151)
+    query = table[rng.integers(n)].copy() if rng.random() < 0.3 else rng.standard_normal(d)
+    return table, query
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), k=st.integers(1, 45),
+       metric=st.sampled_from(["cosine", "euclidean", "dot"]))
+def test_neighbours_come_sorted_up_to_the_tolerance_ties_by_row(seed, n, k, metric):
+    table, query = _random_table(seed, n)
+    got = nearest_neighbours(table, query, k, metric=metric)
+    ids, scores = [i for i, _ in got], [s for _, s in got]
+    assert len(got) == min(k, n) and len(set(ids)) == len(ids)
+    key = scores if metric == "euclidean" else [-s for s in scores]
+    size = (lambda v: abs(v)) if metric == "euclidean" else (lambda v: 1.0 if metric == "cosine" else 0.0)
+    for (a, ka), (b, kb) in zip(zip(ids, key), zip(ids[1:], key[1:])):
+        assert kb >= ka - TIE_RTOL * max(size(ka), size(kb)), (a, b)  # never better by more than the tolerance
+        if metric != "dot" and kb <= ka:  # a later score as good or better: only a tie, ordered by row
+            assert a < b
+    everything = similarity(table, query, metric)
+    rest = [i for i in range(n) if i not in ids]
+    if rest and metric != "dot":  # no row left out beats a returned one by more than the tolerance
+        worst = max(key)
+        left_out = min(everything[rest]) if metric == "euclidean" else -max(everything[rest])
+        assert left_out >= worst - TIE_RTOL * max(size(worst), size(left_out))
+    if metric != "dot":
+        assert ids == _reference_order(everything, metric)[:k]
+    else:
+        assert all(x >= y for x, y in zip(scores, scores[1:]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 40), k=st.integers(1, 39))
+def test_neighbour_sets_are_the_rows_nearest_neighbours_returns(seed, n, k):
+    table, _ = _random_table(seed, n)
+    k = min(k, n - 1)
+    want = [frozenset(i for i, _ in nearest_neighbours(table, table[r], k, exclude=[r])) for r in range(n)]
+    assert neighbour_sets(table, range(n), k) == want
+
+
+def test_the_recorded_margin_is_the_closest_tie_group_boundary(tmp_path, monkeypatch):
+    """For the rounding-margin report: how far the first score outside a tie group was from joining it,
+    with the size of that score (not of the farthest row) as its scale; nothing when all of them tie."""
+    import json
+
+    from lib import notebook
+
+    log = tmp_path / "numbers.jsonl"
+    monkeypatch.setenv(notebook.NUMBER_LOG, str(log))
+    nearest_neighbours([[0, 0], [2, 0], [1, 0], [1e13, 0]], [0.9, 0], 3, metric="euclidean")  # 0.1, 0.9, 1.1
+    nearest_neighbours([[1.0, 0.0], [0.6, 0.8], [1.0, 0.0]], [1.0, 0.0], 2)  # rows 0 and 2 tie; 0.6 is third
+    nearest_neighbours([[1.0, 0.0], [1.0, 0.0]], [1.0, 0.0], 2)  # one tie group: no boundary to record
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["name"] for e in entries] == ["nearest_neighbours: order of the 3 nearest (euclidean)",
+                                            "nearest_neighbours: order of the 2 nearest (cosine)"]
+    assert entries[0]["raw"] == pytest.approx(1.1 - TIE_RTOL * 1.1 - 0.9) and entries[0]["scale"] == pytest.approx(1.1)
+    assert entries[1]["raw"] == pytest.approx(0.4 - TIE_RTOL) and entries[1]["scale"] == 1.0
