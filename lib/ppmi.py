@@ -211,6 +211,10 @@ def sign_convention(U: np.ndarray, Vt: np.ndarray | None = None):
     U = np.array(U, dtype=np.float64, copy=True)
     if U.ndim != 2:
         raise ValueError(f"U must be a 2-D matrix (n, k), got shape {U.shape}")
+    if Vt is not None:
+        Vt = np.array(Vt, dtype=np.float64, copy=True)
+    if U.shape[0] == 0:  # no entries: no sign to fix (np.argmax of an empty column would raise)
+        return U, Vt
     mag = np.abs(U)
     top = mag.max(axis=0, initial=0.0)
     near = mag >= top * (1.0 - SIGN_TIE_RTOL)
@@ -219,7 +223,7 @@ def sign_convention(U: np.ndarray, Vt: np.ndarray | None = None):
     signs[signs == 0] = 1.0
     U *= signs
     if Vt is not None:
-        Vt = np.array(Vt, dtype=np.float64, copy=True) * signs[:, None]
+        Vt = Vt * signs[:, None]
     return U, Vt
 
 

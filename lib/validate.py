@@ -348,6 +348,12 @@ def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.nd
         raw = np.asarray(values)
     except ValueError:  # a ragged nesting such as [[1, 2], [3]]
         raise ValueError(f"{name} must be {shape}, got rows of different lengths") from None
+    if raw.dtype == object and raw.size and all(_is_number(v) for v in raw.flat):
+        # Python ints beyond int64 (2**70) make an object array: they are numbers, converted one by one
+        try:
+            return np.array([float(v) for v in raw.flat], dtype=np.float64).reshape(raw.shape)
+        except OverflowError:
+            raise ValueError(f"{name} holds an integer too large for float64 (above about 1.8e308)") from None
     if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)):
         raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
     return raw

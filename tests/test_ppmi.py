@@ -388,3 +388,10 @@ def test_propack_failure_on_a_repeated_singular_value_names_that_cause():
         "(the identity's, for one): use solver='dense' or a smaller k"
     )
     np.testing.assert_allclose(truncated_svd(scipy.sparse.eye(4).tocsr(), 3, solver="dense").S, [1.0, 1.0, 1.0])
+
+
+def test_sign_convention_of_an_empty_matrix_returns_it_unchanged():
+    U, Vt = sign_convention(np.zeros((0, 2)), np.ones((2, 3)))
+    assert U.shape == (0, 2) and Vt.tolist() == [[1.0] * 3] * 2
+    U, Vt = sign_convention(np.zeros((0, 2)))
+    assert U.shape == (0, 2) and Vt is None

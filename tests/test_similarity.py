@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from lib.embedding import analogy, nearest_neighbours, similarity
+from lib.embedding import analogy, dot_product, nearest_neighbours, similarity
 
 A, B, C = np.array([1.0, 0.0]), np.array([10.0, 10.0]), np.array([0.1, 0.01])
 TABLE = np.stack([A, B, C])  # rows 0, 1, 2
@@ -343,3 +343,13 @@ def test_the_recorded_margin_is_the_closest_tie_group_boundary(tmp_path, monkeyp
                                             "nearest_neighbours: order of the 2 nearest (cosine)"]
     assert entries[0]["raw"] == pytest.approx(1.1 - TIE_RTOL * 1.1 - 0.9) and entries[0]["scale"] == pytest.approx(1.1)
     assert entries[1]["raw"] == pytest.approx(0.4 - TIE_RTOL) and entries[1]["scale"] == 1.0
+
+
+def test_python_integers_beyond_int64_are_numbers_and_beyond_float64_a_value_error():
+    # 2**70 makes NumPy build an object array; the entries are still real numbers
+    assert dot_product([2**70], [2**70]) == pytest.approx(2.0**140, rel=1e-15)
+    assert similarity([2**70, 0], [2**71, 0], "cosine") == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="integer too large for float64"):
+        similarity([10**400], [1], "dot")
+    with pytest.raises(TypeError, match="real numbers"):
+        similarity([2**70, "a"], [1, 1], "dot")
