@@ -41,10 +41,11 @@ test: $(STAMP)
 	$(BIN)/python tools/codepaths.py run
 	$(BIN)/python -m pytest tests lib -n 2 --dist loadfile
 
-## The fast lane: unit tests and doctests, without the tests marked slow or those of the chapters' executions.
+## The fast lane: unit tests and doctests on two workers, without the tests marked slow (more than about a
+## second each: training, subprocesses, the browser) or those of the chapters' executions.
 test-unit: export EMBOOK_QUIET = 1
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest tests lib -m "not slow and not codepaths"
+	$(BIN)/python -m pytest tests lib -m "not slow and not codepaths" -n 2
 
 ## nbval over every chapter, once, on this machine's defaults: what `pytest --nbval chapters/` does.
 test-notebooks: export EMBOOK_QUIET = 1

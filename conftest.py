@@ -13,16 +13,27 @@ tells readers to type compares exactly as `make test` does. Two things cannot li
   execution produced (images included) and the lines of the number log (``EMBOOK_NUMBER_LOG``, see
   lib/notebook.py) that the cell wrote. ``tools/codepaths.py`` runs nbval under several CPU code paths
   this way and compares the records; nothing is recorded otherwise.
+- Shared chapter studies: a chapter's study (:func:`lib.chapters.position_schemes.study`,
+  :func:`lib.chapters.real_text.chapter_study`) trains dozens of models and is kept once per process. Under
+  pytest-xdist (``make test`` runs two workers) the first worker that needs one computes it and pickles it to
+  the run's shared temporary folder, under a file lock; the other workers load it. The study is the same
+  object either way (it is deterministic), so no test sees a different number; it is trained once per run
+  instead of once per worker.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import json
 import os
+import pickle
+import sys
 import time
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 MARGINS = Path(__file__).resolve().parent / "test-artifacts" / "codepaths" / "margins.txt"
 RECORD = "EMBOOK_NBVAL_RECORD"
@@ -39,6 +50,49 @@ def pytest_configure(config):
     if sanitizer and not os.path.isabs(sanitizer) and not os.path.exists(sanitizer):
         # pyproject.toml names it relative to the repository root; pytest may run from elsewhere
         config.option.nbval_sanitize_with = str(Path(str(config.rootpath)) / sanitizer)
+
+
+SHARED_STUDIES = (("lib.chapters.position_schemes", "study"), ("lib.chapters.real_text", "chapter_study"))
+
+
+def _shared(original, path: Path):
+    """``original()`` computed by one xdist worker and pickled to ``path``; the others load it."""
+    value = []
+
+    @functools.wraps(original)
+    def shared():
+        if not value:
+            with FileLock(str(path) + ".lock"):
+                if path.exists():
+                    value.append(pickle.loads(path.read_bytes()))
+                else:
+                    value.append(original())
+                    path.write_bytes(pickle.dumps(value[0]))
+        return value[0]
+
+    return shared
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _share_studies_across_workers(request, tmp_path_factory):
+    """Under xdist, replace each study function (and every binding of it made by ``from ... import``) by
+    :func:`_shared`. Nothing is computed here: a study is computed when a test first asks for it."""
+    if not hasattr(request.config, "workerinput"):
+        yield
+        return
+
+    folder = tmp_path_factory.getbasetemp().parent  # the same folder for every worker of this run
+    replaced = []
+    for module_name, name in SHARED_STUDIES:
+        original = getattr(importlib.import_module(module_name), name)
+        shared = _shared(original, folder / f"{module_name}.{name}.pickle")
+        for module in list(sys.modules.values()):
+            if getattr(module, name, None) is original:
+                setattr(module, name, shared)
+                replaced.append((module, name, original))
+    yield
+    for module, name, original in replaced:
+        setattr(module, name, original)
 
 
 def _log_lines() -> int:

@@ -49,7 +49,7 @@ SAFE_COLORMAPS = {"viridis", "cividis", "magma", "inferno", "plasma",
                   "RdBu", "PuOr", "BrBG"}
 
 FIGURES = registry()
-# figures whose data take more than a few seconds run under `make test`, not `make test-unit`
+# figures whose data take more than about a second run under `make test`, not `make test-unit`
 FIGURE_NAMES = [pytest.param(n, marks=pytest.mark.slow) if n in slow() else n for n in sorted(FIGURES)]
 
 

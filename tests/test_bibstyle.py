@@ -2,6 +2,7 @@
 
 import sys
 
+import pytest
 from pybtex.database import parse_string
 
 import booksite
@@ -45,6 +46,7 @@ def test_same_authors_same_year_get_letters_in_list_order():
     assert labels["mikolov2013negative"] == "Mikolov et al., 2013b"
 
 
+@pytest.mark.slow
 def test_a_letter_only_where_labels_would_collide():
     labels = _labels()
     # two different Smiths in one year share the label "Smith, 2020", so they are told apart too

@@ -139,6 +139,7 @@ def test_loss_and_gradients_on_counts_equal_those_on_pairs_for_the_full_corpus()
     np.testing.assert_allclose(by_counts[2], by_pairs[2], rtol=1e-9, atol=1e-15)
 
 
+@pytest.mark.slow
 def test_training_on_counts_equals_training_on_pairs():
     ids = tl.make_corpus(n_sentences=400).train
     x, y = bg.pairs(ids, tl.V)
@@ -168,6 +169,7 @@ def test_training_reaches_the_full_table_on_a_small_vocabulary():
     assert run.final_loss < run.losses[0]
 
 
+@pytest.mark.slow
 def test_sharpness_is_the_top_eigenvalue_of_torch_autograd_hessian():
     counts = bg.bigram_counts(tl.make_corpus(n_sentences=300).train, tl.V)
     E, U = bg.init_params(tl.V, 2, seed=3, scale=0.5)

@@ -103,6 +103,7 @@ def test_training_does_not_depend_on_document_order():
     assert forward.counts == backward.counts
 
 
+@pytest.mark.slow
 def test_training_does_not_depend_on_the_hash_seed():
     code = "from lib import bpe; import tests.test_bpe as t; print(bpe.train(t.MIXED, 380).merges)"
     outputs = set()

@@ -88,6 +88,7 @@ def test_narrow_widths_diverge_at_lr_10_and_are_retrained_as_in_the_lesson(exp):
         assert np.isfinite(r.train_loss) and np.isfinite(r.val_loss)
 
 
+@pytest.mark.slow
 def test_width_1_at_lr_10_diverges_whatever_the_rounding_noise_but_at_a_step_that_depends_on_it(exp):
     """The chapter says that width 1 diverges at lr 10 and does not print the step: the step is chaotic."""
     V, limit = toylang.V, bigram.DIVERGENCE_FACTOR * np.log(toylang.V)
@@ -107,6 +108,7 @@ def test_width_1_at_lr_10_diverges_whatever_the_rounding_noise_but_at_a_step_tha
     assert len(set(steps_at_divergence)) > 4  # ... at a step that depends on the 12th digit
 
 
+@pytest.mark.slow
 def test_the_fallback_is_stable_and_the_lessons_lr_3_is_not(exp):
     """lr x sharpness stays below 1 at the end of the fallback (below 2 is stable); at the lesson's lr 3 for
     4,000 steps the width-1 loss moves in the third decimal when the start moves in the 12th digit."""
@@ -171,6 +173,7 @@ def test_pairs_of_one_kind_are_close_and_the_others_are_not(exp):
     assert [rel for *_, rel in rows[7:9]] == ["both articles", "both adjectives"]
 
 
+@pytest.mark.slow
 def test_cosine_summary_over_every_pair_by_brute_force(exp):
     summary = lesson.cosine_summary(exp.E)
     kinds, V = toylang.next_token_kinds(), toylang.V

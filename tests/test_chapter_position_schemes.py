@@ -17,6 +17,7 @@ def tiny():
                         train_config=QUICK, n_windows=8, workers=1)
 
 
+@pytest.mark.slow
 def test_training_in_worker_processes_gives_the_same_numbers(tiny):
     again = ps.run_study(schemes=("learned", "rope"), depths=(1,), seeds=(0, 1), train_config=QUICK, n_windows=8,
                          workers=2)
@@ -45,6 +46,7 @@ def test_loss_at_a_length_is_the_loss_on_windows_cut_to_it(tiny):
                                    atol=1e-13)
 
 
+@pytest.mark.slow
 def test_results_table_has_a_row_per_scheme_and_the_floor(tiny):
     table = ps.results_markdown(tiny).splitlines()
     assert len(table) == 2 + 1 + 4
@@ -63,6 +65,7 @@ def test_span_formatting():
     assert ps.span([-0.00004, 0.00003], ".3f") == "0.000"  # no minus sign on a value that rounds to zero
 
 
+@pytest.mark.slow
 def test_training_flops_count_the_matrix_products_by_hand():
     # one step, forward (2 m n k per product) and backward (twice the forward), times the steps
     c, t = ps.model_config("none", 1), ps.TRAIN
@@ -142,6 +145,7 @@ def test_attention_profiles_are_distributions(tiny):
         ps.attention_profile(tiny, "alibi", 128)
 
 
+@pytest.mark.slow
 def test_texts_are_tables_not_reprs(tiny):
     for text in (ps.entropies_text(), ps.floor_text(tiny.floor), ps.config_text(ps.model_config("rope", 1)),
                  ps.parameters_text(), ps.extension_text(tiny), ps.learned_summary_text(tiny),
@@ -153,6 +157,7 @@ def test_texts_are_tables_not_reprs(tiny):
     assert lines == ["  0  cat found the ball .", "  5  a bird saw the kite again .", " 12  the"]
 
 
+@pytest.mark.slow
 def test_expected_floor_over_a_window():
     floor = forward_filter.expected_floor(33)
     assert ps.expected_floor_at(32) == pytest.approx(floor.mean(), abs=1e-14)

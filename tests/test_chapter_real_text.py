@@ -32,6 +32,7 @@ def small_study():
     return real_text.run_study(docs, Settings().replace(dim=8, epochs=1), seeds=(0, 1), fractions=(0.5, 1.0))
 
 
+@pytest.mark.slow
 def test_study_trains_every_method_and_seed(small_study):
     study = small_study
     assert set(study.models) == {("PPMI-SVD", 0), ("book SGNS", 0), ("book SGNS", 1), ("gensim", 0), ("gensim", 1)}

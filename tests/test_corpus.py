@@ -474,6 +474,7 @@ def test_fold_of_every_code_point_has_no_capitals_and_is_stable():
     assert _fold_problems(range(0x110000)) == ([], [])  # before: 636 not idempotent, 492 with ASCII capitals
 
 
+@pytest.mark.slow
 def test_fold_of_mixed_text_is_idempotent():
     rng = np.random.default_rng(15)
     alphabet = [chr(cp) for cp in list(range(0x20, 0x250)) + list(range(0x300, 0x370)) + list(range(0x370, 0x400))
@@ -494,6 +495,7 @@ def _fold_3c63632(text):
     return unicodedata.normalize("NFC", bare).replace("\u2019", "'")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["lee", "wordsim353", "simlex999", "analogies"])
 def test_the_new_fold_changes_nothing_in_the_files_the_book_reads(name):
     """Every line, and every word of it, of the corpus and the benchmark files folds as before attack-15 F14,

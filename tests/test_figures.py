@@ -26,7 +26,7 @@ ARTIFACTS = ROOT / "test-artifacts" / "figures"
 TOLERANCE = FIGURE_TOLERANCE
 
 FIGURES = registry()
-# figures whose data take more than a few seconds run under `make test`, not `make test-unit`
+# figures whose data take more than about a second run under `make test`, not `make test-unit`
 FIGURE_NAMES = [pytest.param(n, marks=pytest.mark.slow) if n in slow() else n for n in sorted(FIGURES)]
 
 

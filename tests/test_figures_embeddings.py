@@ -23,6 +23,7 @@ def _labels_and_obstacles(fig):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["emb-ppmi-svd", "emb-skipgram"])
 def test_point_labels_never_overlap(name):
     fig = emb.FIGURES[name]()
@@ -45,6 +46,7 @@ def test_point_labels_never_overlap(name):
             assert not a.overlaps(legend)
 
 
+@pytest.mark.slow
 def test_coincident_points_share_one_label():
     fig = emb.ppmi_svd()
     texts = [t.get_text() for ax in fig.axes for t in ax.texts if t.get_gid() == emb.LABEL_GID]

@@ -81,6 +81,7 @@ def test_expected_floor_equals_brute_force():
     np.testing.assert_allclose(ff.expected_floor(N), expected, rtol=1e-10)
 
 
+@pytest.mark.slow
 def test_expected_floor_starts_at_the_bigram_entropy_and_reaches_the_entropy_rate():
     floor = ff.expected_floor(40)
     assert floor[0] == pytest.approx(tl.bigram_entropy(), abs=1e-12)

@@ -218,6 +218,7 @@ def test_rope_is_the_block_rotation_matrix_of_the_paper():
                                               [np.sin(3 * theta[1]), np.cos(3 * theta[1])]], atol=1e-15)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(m=st.integers(0, 4000), n=st.integers(0, 4000), half=st.integers(1, 32), seed=st.integers(0, 2**16))
 def test_rope_scores_depend_on_the_offset_only(m, n, half, seed):

@@ -39,6 +39,8 @@ import yaml
 
 import booksite
 
+pytestmark = pytest.mark.slow  # builds the book (or reuses this run's build) and opens every page
+
 ROOT = booksite.ROOT
 CONFIG = booksite.config()
 PAGES = booksite.toc_docnames()

@@ -494,6 +494,7 @@ def topic_separation(vectors):
     return cos[same & off].mean() - cos[~same].mean()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers, block", [(1, 1), (1, 4), (2, 4)])
 def test_training_separates_two_topics(workers, block):
     docs = topic_corpus()
@@ -506,6 +507,7 @@ def test_training_separates_two_topics(workers, block):
     assert result.n_words == 200 * 30 * 5
 
 
+@pytest.mark.slow
 def test_summed_updates_overshoot_when_the_step_is_large_for_the_vocabulary():
     """The documented limit of summing: a row met m times in one step takes m updates from the same old
     values. On 20 words, 128 windows per step put each row in dozens of pairs per step and training

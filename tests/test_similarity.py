@@ -317,6 +317,7 @@ def test_neighbours_come_sorted_up_to_the_tolerance_ties_by_row(seed, n, k, metr
         assert all(x >= y for x, y in zip(scores, scores[1:]))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 40), k=st.integers(1, 39))
 def test_neighbour_sets_are_the_rows_nearest_neighbours_returns(seed, n, k):

@@ -39,6 +39,7 @@ def run(vocab):
     return skipgram_embedding(animal_vehicle_corpus(), vocab, corpus=ANIMAL_VEHICLE_NAME)
 
 
+@pytest.mark.slow
 def test_full_softmax_run_reproduces_the_published_neighbours(run, vocab):
     for term, expected in PUBLISHED.items():
         i = vocab.id(term)
@@ -236,6 +237,7 @@ def test_sample_negatives_rejects_bad_input(kwargs, match):
 # --- the trainer with negative sampling ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_negative_sampling_training_is_deterministic_and_learns(vocab):
     corpus = animal_vehicle_corpus()
     a = skipgram_embedding(corpus, vocab, objective="negative_sampling", negatives=3, steps=120)

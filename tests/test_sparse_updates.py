@@ -36,6 +36,7 @@ def test_expected_touched_fraction_hand_cases():
     assert expected_touched_fraction(2, 2, "zipf") == pytest.approx(13 / 18)
 
 
+@pytest.mark.slow
 def test_expected_touched_fraction_approaches_batch_over_V():
     # batch << V: almost every draw is a new row
     assert expected_touched_fraction(10**7, 4096) == pytest.approx(4096 / 10**7, rel=1e-3)

@@ -258,6 +258,7 @@ def test_next_given_previous_by_enumeration_is_the_bigram_entropy():
     assert round(tl.bigram_entropy(), 5) == 1.16329
 
 
+@pytest.mark.slow
 def test_entropy_given_position_is_the_entropy_rate():
     assert tl.positional_entropy() == pytest.approx(tl.sentence_entropy() / tl.mean_sentence_length(), abs=1e-12)
     assert tl.entropy_rate() == pytest.approx(tl.positional_entropy(), abs=1e-12)

@@ -100,12 +100,14 @@ def _cli(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "lib.trace", *args], capture_output=True, text=True, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_cli_runs_a_file():
     result = _cli(str(WORKED))
     assert result.returncode == 0
     assert result.stdout.splitlines()[-1] == "ADD 3 (cat) = [0.6411, -1.4900, 1.0300, 0.9996]"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text, expected",
     [
@@ -125,6 +127,7 @@ def test_cli_bad_input_is_one_line_and_status_2(tmp_path, text, expected):
     assert lines[0] == f"{path}{expected}" or lines[0].startswith(f"{path}{expected}")
 
 
+@pytest.mark.slow
 def test_cli_missing_file_and_binary_file(tmp_path):
     result = _cli(str(tmp_path / "nope.trace"))
     assert result.returncode == 2 and "cannot read the file" in result.stderr and "Traceback" not in result.stderr
@@ -134,6 +137,7 @@ def test_cli_missing_file_and_binary_file(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_cli_check_and_functions(tmp_path):
     good = tmp_path / "good.py"
     good.write_text(
@@ -156,6 +160,7 @@ def test_cli_check_and_functions(tmp_path):
     assert result.returncode == 2 and "SyntaxError" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_cli_without_arguments():
     result = _cli()
     assert result.returncode == 2 and "give a trace FILE" in result.stderr
@@ -226,6 +231,7 @@ def _write(tmp_path, name, text):
     return str(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "body, message",
     [
@@ -250,6 +256,7 @@ def test_cli_survives_misbehaving_learner_functions(tmp_path, body, message):
     assert checked.returncode == 1 and "Traceback" not in checked.stderr and "cases pass." in checked.stdout
 
 
+@pytest.mark.slow
 def test_cli_names_the_missing_functions_file(tmp_path):
     program = _write(tmp_path, "p.trace", "WIDTH 1\nTOKEN a 1\nLOOKUP a\n")
     result = _cli("--functions", str(tmp_path / "nope.py"), program)
@@ -271,6 +278,7 @@ def test_only_plain_ascii_integers(text):
 WORKED_OUTPUT = trace.run_file(WORKED)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encode", [
     lambda t: t.encode("utf-8-sig"),
     lambda t: t.encode("utf-16"),
@@ -365,6 +373,7 @@ def test_plain_ascii_integers_are_accepted_everywhere():
         trace.run("WIDTH 2.0")
 
 
+@pytest.mark.slow
 def test_cli_reports_a_foreign_digit_on_one_line(tmp_path):
     path = tmp_path / "digits.trace"
     path.write_text("WIDTH 2\nTOKEN a 1 \u0663\n", encoding="utf-8")
@@ -391,6 +400,7 @@ def test_a_program_with_thousands_of_tokens_finds_each_by_name():
     assert out[1] == "ADD 0 (t2999) = [2999.0000]" and out[2] == f"ADD 2999 (t0) = [{np.sin(2999):.4f}]"
 
 
+@pytest.mark.slow
 def test_cli_names_a_file_that_is_not_text(tmp_path):
     path = tmp_path / "u16.trace"
     path.write_bytes("WIDTH 1\nTOKEN a 1\nLOOKUP a\n".encode("utf-16-le"))  # no byte-order mark

@@ -91,6 +91,7 @@ def trained():
     return {v: train(v, 8, tr, va, steps=800) for v in VARIANTS}
 
 
+@pytest.mark.slow
 def test_trained_models_reach_the_floor_unless_symmetric(trained):
     floor = bigram_entropy()
     for v in ("untied", "tied"):
@@ -99,6 +100,7 @@ def test_trained_models_reach_the_floor_unless_symmetric(trained):
     assert trained["tied_no_hidden"].val_loss > floor + 1.0
 
 
+@pytest.mark.slow
 def test_training_loss_history(trained):
     for r in trained.values():
         assert r.losses.shape == (800,)

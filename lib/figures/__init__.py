@@ -3,7 +3,7 @@ a ``matplotlib.figure.Figure``.
 
 Every chapter module defines ``FIGURES``, a dict from a figure's name (its baseline file is
 ``tests/baseline/<name>.png``) to a function that takes no arguments and returns the figure exactly as the
-chapter shows it, and may define ``SLOW``, the names of figures whose data take more than a few seconds
+chapter shows it, and may define ``SLOW``, the names of figures whose data take more than about a second
 to compute (the tests of those run under ``make test`` but not ``make test-unit``). :func:`registry` and
 :func:`slow` collect them from every module of this package, so a new chapter adds its module and nothing
 else. Figures are made with the object-oriented API (``Figure()``, not ``pyplot``), so that a notebook
@@ -43,5 +43,5 @@ def registry() -> Dict[str, Callable]:
 
 
 def slow() -> Set[str]:
-    """The names of the figures whose data take more than a few seconds (each module's ``SLOW``)."""
+    """The names of the figures whose data take more than about a second (each module's ``SLOW``)."""
     return {name for module in _chapter_modules() for name in getattr(module, "SLOW", ())}

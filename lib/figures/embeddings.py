@@ -407,3 +407,6 @@ FIGURES = {
     "emb-metrics": metrics,
     "emb-skipgram": skipgram,
 }
+
+#: Figures whose data take more than about a second: trained skip-gram and PPMI-SVD tables.
+SLOW = frozenset({"emb-skipgram", "emb-ppmi-svd"})

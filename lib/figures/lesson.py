@@ -123,3 +123,6 @@ FIGURES = {
     "lesson-sinusoid-columns": sinusoid_columns,
     "lesson-dot-by-offset": dot_by_offset,
 }
+
+#: Figures whose data take more than about a second: the lesson's trained experiment.
+SLOW = frozenset({"lesson-loss-by-width", "lesson-cosine-heatmap"})

@@ -150,5 +150,5 @@ FIGURES = {
     "real-frequency-strata": frequency_strata,
 }
 
-#: Figures whose data take more than a few seconds: the chapter's study.
+#: Figures whose data take more than about a second: the chapter's study.
 SLOW = frozenset({"real-seed-scores", "real-learning-curve", "real-frequency-strata"})

@@ -238,5 +238,6 @@ FIGURES = {
     "scale-tying": tying_losses,
 }
 
-#: Figures whose data take more than a few seconds: twelve models trained.
-SLOW = frozenset({"scale-tying"})
+#: Figures whose data take more than about a second: twelve models trained (tying); the expected
+#: touched fraction over many table sizes; two optimisers run step by step (drift).
+SLOW = frozenset({"scale-tying", "scale-touched-fraction", "scale-adam-drift"})
