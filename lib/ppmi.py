@@ -198,7 +198,11 @@ def sign_convention(U: np.ndarray, Vt: np.ndarray | None = None):
     ``j`` (and row ``j`` of ``Vt``, so that ``U S Vt`` is unchanged) if it is negative. The tolerance
     makes near-ties that differ only by rounding (e.g. two symmetric items ``+a`` and ``-a``) resolve by
     row index on every solver and machine. This is scikit-learn's ``svd_flip`` rule (u-based) with that
-    tie rule added. Returns ``(U, Vt)`` as new arrays (``Vt`` is ``None`` if not given).
+    tie rule added. Returns ``(U, Vt)`` as new ``float64`` arrays (``Vt`` is ``None`` if not given).
+
+    Raises ``ValueError`` for a ``U`` that is not 2-D, a ``Vt`` that is not 2-D with one row per column of
+    ``U`` (``(k, m)``), or NaN or infinity in either, and ``TypeError`` for entries that are not real
+    numbers (strings, ``None``, complex numbers, bools), each naming ``U`` or ``Vt``.
 
     What no sign rule can fix: when two singular values are equal the singular vectors are only defined
     up to a rotation of their subspace, so the ``k``-th vector is reproducible only if ``σ_k > σ_{k+1}``.
@@ -208,11 +212,13 @@ def sign_convention(U: np.ndarray, Vt: np.ndarray | None = None):
     array([[-0.6],
            [ 0.8]])
     """
-    U = np.array(U, dtype=np.float64, copy=True)
+    U = validate.real_array(U, "U")  # a new float64 array
     if U.ndim != 2:
         raise ValueError(f"U must be a 2-D matrix (n, k), got shape {U.shape}")
     if Vt is not None:
-        Vt = np.array(Vt, dtype=np.float64, copy=True)
+        Vt = validate.real_array(Vt, "Vt")
+        if Vt.ndim != 2 or Vt.shape[0] != U.shape[1]:
+            raise ValueError(f"Vt must be a 2-D matrix ({U.shape[1]}, m), one row per column of U, got shape {Vt.shape}")
     if U.shape[0] == 0:  # no entries: no sign to fix (np.argmax of an empty column would raise)
         return U, Vt
     mag = np.abs(U)
