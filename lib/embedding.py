@@ -53,11 +53,13 @@ def check_table(table, name: str = "table", *, finite: bool = False) -> np.ndarr
 
     Raises ``ValueError`` if it is not ``(V, d)`` with V, d >= 1 (or, with ``finite=True``, holds NaN or
     infinity), and ``TypeError`` for entries that are not real numbers (``None``, strings, complex
-    numbers, bools), as :func:`lib.validate.vectors` does. ``name`` is the argument named in the errors.
+    numbers, bools), as :func:`lib.validate.vectors` does, or a ``finite`` that is not ``True`` or
+    ``False``. ``name`` is the argument named in the errors.
 
     >>> check_table([[1, 2], [3, 4]]).dtype
     dtype('float64')
     """
+    finite = validate.flag(finite, "finite")
     table = validate.real_numbers(table, name, "a matrix (V, d)")
     if table.ndim != 2 or table.shape[0] < 1 or table.shape[1] < 1:
         raise ValueError(f"embedding table must have shape (V, d) with V, d >= 1, got {table.shape}")
@@ -106,7 +108,9 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
     ``ids`` has shape ``S`` and ``grad_out`` shape ``S + (d,)``; returns ``(vocab_size, d)`` ``float64``
     where row ``i`` is the sum of ``grad_out`` over every position whose id is ``i`` (an id used twice
     gets two contributions: ``np.add.at``, not ``dE[ids] += ...`` which would keep only one).
-    Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. Raises ``ValueError`` on mismatched shapes.
+    Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. Raises ``ValueError`` on mismatched shapes
+    or NaN or infinity in ``grad_out``, ``TypeError`` for entries that are not real numbers, and like
+    :func:`lib.validate.ids` for bad ids.
 
     >>> # id 1 used twice: its rows add up
     >>> lookup_grad([1, 1, 0], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], 3)
@@ -115,7 +119,7 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
            [0., 0.]])
     """
     ids = validate.ids(ids, vocab_size)
-    grad_out = np.asarray(grad_out, dtype=np.float64)
+    grad_out = validate.real_array(grad_out, "grad_out")
     if grad_out.ndim < 1 or grad_out.shape[:-1] != ids.shape or grad_out.shape[-1] < 1:
         raise ValueError(f"grad_out must have shape {ids.shape} + (d,), got {grad_out.shape}")
     grad = np.zeros((vocab_size, grad_out.shape[-1]), dtype=np.float64)

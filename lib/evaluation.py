@@ -539,6 +539,9 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
 
 
 __all__ = [
+    "BOOTSTRAP_BATCH",
+    "BOOTSTRAP_METHODS",
+    "MAX_RESAMPLES",
     "AnalogyResult",
     "Interval",
     "SimilarityResult",

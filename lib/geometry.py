@@ -218,7 +218,8 @@ def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.
 
     >>> a = [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]
     >>> b = [[1.0, 0.0], [0.1, 1.0], [0.0, 1.0]]  # row 1 turned towards row 2
-    >>> neighbour_overlap([a, b], [0, 1], k=1)  # row 0's neighbour is row 1 in both; row 1's is not
+    >>> # row 0's neighbour is row 1 in both; row 1's is 0 in a, 2 in b
+    >>> neighbour_overlap([a, b], [0, 1], k=1)
     array([1., 0.])
     """
     if len(tables) < 2:

@@ -70,7 +70,8 @@ def cooccurrence(
 
     ``sparse=True`` returns a ``scipy.sparse.csr_array`` with the same values. Raises ``ValueError`` for
     an id outside ``[0, vocab_size)``, ``window < 1``, an unknown weighting, or ``"linear"`` without a
-    window; ``TypeError`` for non-integer ids.
+    window; ``TypeError`` for non-integer ids, or a ``symmetric`` or ``sparse`` that is not ``True`` or
+    ``False``.
 
     >>> cooccurrence([[0, 1, 2]], 3, window=1)
     array([[0., 1., 0.],
@@ -78,6 +79,7 @@ def cooccurrence(
            [0., 1., 0.]])
     """
     V = validate.integer(vocab_size, "vocab_size", low=1)
+    sparse = validate.flag(sparse, "sparse")
     validate.choice(weighting, "weighting", WEIGHTINGS)
     if weighting == "linear" and window is None:
         raise ValueError("weighting='linear' needs an integer window (the whole sentence has no window size)")
@@ -160,7 +162,7 @@ def ppmi(counts, alpha: float = 1.0):
             out.eliminate_zeros()
         return out
     C = np.asarray(counts)
-    if C.dtype == bool or not (np.issubdtype(C.dtype, np.integer) or np.issubdtype(C.dtype, np.floating)):
+    if not validate.real_dtype(C.dtype):
         raise TypeError(f"counts must be numeric, got dtype {C.dtype}")
     C = C.astype(np.float64)
     if C.ndim != 2:
@@ -326,7 +328,7 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
 
 def _check_real_dtype(dtype) -> None:
     """``TypeError`` unless ``dtype`` is an integer or floating type (not ``bool``, complex, object, text)."""
-    if dtype == bool or not (np.issubdtype(dtype, np.integer) or np.issubdtype(dtype, np.floating)):
+    if not validate.real_dtype(dtype):
         raise TypeError(f"matrix must be a 2-D array of real numbers, got dtype {dtype}")
 
 

@@ -66,8 +66,8 @@ def integer_dtype(dtype) -> bool:
     NumPy files under its integer types (``np.issubdtype("m8", np.integer)`` is true): a time span is not
     a count or an id.
 
-    >>> integer_dtype(np.int8), integer_dtype(np.uint64), integer_dtype(bool), integer_dtype("m8[s]")
-    (True, True, False, False)
+    >>> [integer_dtype(t) for t in (np.int8, np.uint64, bool, "m8[s]")]
+    [True, True, False, False]
     """
     return np.dtype(dtype).kind in "iu"
 
@@ -76,8 +76,8 @@ def real_dtype(dtype) -> bool:
     """True for an integer dtype (:func:`integer_dtype`) or a floating one (``float16`` to ``float64``).
     Not for ``bool``, complex, ``timedelta64``, ``datetime64``, strings or ``object``.
 
-    >>> real_dtype(np.float16), real_dtype(np.int64), real_dtype(complex), real_dtype("m8[s]")
-    (True, True, False, False)
+    >>> [real_dtype(t) for t in (np.float16, np.int64, complex, "m8[s]")]
+    [True, True, False, False]
     """
     return np.dtype(dtype).kind in "iuf"
 
@@ -345,10 +345,10 @@ def id_collection(values, vocab_size: int, name: str, noun: str = "token id") ->
 
     >>> id_collection(range(2), 4, "items")
     array([0, 1])
-    >>> id_collection(3, 4, "exclude")
+    >>> id_collection(3, 4, "items")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    TypeError: exclude must be a collection of ids (e.g. exclude=[3]), not one int: got 3
+    TypeError: items must be a collection of ids (e.g. items=[3]), not one ...
     """
     if _is_integer(values) or (isinstance(values, np.ndarray) and values.ndim == 0):
         raise TypeError(f"{name} must be a collection of ids (e.g. {name}=[3]), not one int: got {values!r}")
@@ -436,10 +436,10 @@ def integer_array(values, name: str, shape: str = "an array of integers") -> np.
 
     >>> integer_array([3, 0, 2], "counts")
     array([3, 0, 2])
-    >>> integer_array([1, 2**70], "counts")
+    >>> integer_array([1, 2**70], "c")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: counts must fit in int64 (-2**63 to 2**63 - 1), got 1180591620717411303424
+    ValueError: c must fit in int64 (-2**63 to 2**63 - 1), got 1180591620717...
     """
     try:
         raw = np.asarray(values)

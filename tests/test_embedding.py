@@ -256,3 +256,12 @@ def test_flags_of_neighbour_queries_must_be_true_or_false(bad):
     # before, any truthy value counted as True ("no" excluded the query rows); the two answers differ
     assert embedding.analogy(table, 0, 1, 2, exclude_query=False) == [(1, pytest.approx(1 / np.sqrt(3)))]
     assert embedding.analogy(table, 0, 1, 2, exclude_query=True) == [(3, 0.0)]
+
+
+def test_lookup_grad_and_check_table_name_bad_arguments():
+    with pytest.raises(ValueError, match="^grad_out contains NaN or infinity$"):  # the NaN was summed into the rows
+        embedding.lookup_grad([0, 1], [[np.nan], [1.0]], 2)
+    with pytest.raises(TypeError, match="^grad_out must hold real numbers, got dtype <U1$"):
+        embedding.lookup_grad([0], [["a"]], 2)
+    with pytest.raises(TypeError, match="^finite must be True or False, got 'no'$"):
+        embedding.check_table([[1.0]], finite="no")

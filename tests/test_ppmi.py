@@ -427,3 +427,20 @@ def test_sign_convention_accepts_integers_and_float32_and_returns_float64():
     U, Vt = sign_convention(np.array([[3], [-4]], dtype=np.int8), np.array([[1.5, -2.0]], dtype=np.float32))
     assert U.tolist() == [[-3.0], [4.0]] and Vt.tolist() == [[-1.5, 2.0]]
     assert U.dtype == Vt.dtype == np.float64
+
+
+@pytest.mark.parametrize("bad", ["no", 1, None])
+def test_cooccurrence_flags_must_be_true_or_false(bad):
+    with pytest.raises(TypeError) as info:
+        cooccurrence([[0, 1, 2]], 3, 1, sparse=bad)  # "no" gave a sparse matrix
+    assert str(info.value) == f"sparse must be True or False, got {bad!r}"
+    with pytest.raises(TypeError) as info:
+        cooccurrence([[0, 1, 2]], 3, 1, symmetric=bad)
+    assert str(info.value) == f"symmetric must be True or False, got {bad!r}"
+
+
+def test_counts_given_as_time_spans_are_not_counts():
+    # NumPy counts timedelta64 as an integer type
+    with pytest.raises(TypeError) as info:
+        ppmi(np.ones((2, 2), dtype="m8[s]"))
+    assert str(info.value) == "counts must be numeric, got dtype timedelta64[s]"
