@@ -86,7 +86,7 @@ def check_counts(counts) -> np.ndarray:
     counts = np.asarray(counts)
     if counts.ndim != 2 or counts.shape[0] != counts.shape[1] or counts.shape[0] < 1:
         raise ValueError(f"counts must be a square (V, V) matrix, got shape {counts.shape}")
-    if counts.dtype == bool or not (np.issubdtype(counts.dtype, np.integer) or np.issubdtype(counts.dtype, np.floating)):
+    if not validate.real_dtype(counts.dtype):
         raise TypeError(f"counts must be numeric, got dtype {counts.dtype}")
     counts = counts.astype(np.float64)
     if not np.all(np.isfinite(counts)) or (counts < 0).any():
@@ -97,8 +97,7 @@ def check_counts(counts) -> np.ndarray:
 
 
 def _check_params(E, U) -> Tuple[np.ndarray, np.ndarray]:
-    E = np.asarray(E, dtype=np.float64)
-    U = np.asarray(U, dtype=np.float64)
+    E, U = validate.real_array(E, "E"), validate.real_array(U, "U")
     if E.ndim != 2 or U.ndim != 2 or E.shape[1] != U.shape[0] or E.shape[0] != U.shape[1]:
         raise ValueError(f"E must be (V, d) and U (d, V), got E {E.shape} and U {U.shape}")
     return E, U
@@ -173,7 +172,7 @@ def table_loss(probs, counts) -> float:
     0.3466
     """
     counts = check_counts(counts)
-    probs = np.asarray(probs, dtype=np.float64)
+    probs = validate.real_numbers(probs, "probs", "a (V, V) table of probabilities").astype(np.float64)
     if probs.shape != counts.shape:
         raise ValueError(f"probs and counts must have the same shape, got {probs.shape} and {counts.shape}")
     if not np.all(np.isfinite(probs)) or (probs < 0).any() or (probs > 1).any():
@@ -241,7 +240,8 @@ def factored_loss_and_grads(E, U, counts) -> Tuple[float, np.ndarray, np.ndarray
     ``E`` ``(V, d)``, ``U`` ``(d, V)``, ``counts`` ``(V, V)``. Returns ``(loss, dE, dU)``: the mean
     cross-entropy in nats and its gradients, ``(V, d)`` and ``(d, V)`` float64. Exactly the full-batch
     loss and gradients over the raw pairs (see the module docstring and :func:`pairs_loss_and_grads`).
-    Raises ``ValueError`` for mismatched shapes or bad counts.
+    Raises ``ValueError`` for mismatched shapes, NaN or infinity in ``E`` or ``U``, or bad counts;
+    ``TypeError`` for entries that are not real numbers.
     """
     E, U = _check_params(E, U)
     counts = check_counts(counts)
@@ -302,7 +302,8 @@ def pairs_loss_and_grads(E, U, x, y) -> Tuple[float, np.ndarray, np.ndarray]:
     ``H = E[x]``, ``P = softmax(H @ U)``, ``dlogits = (P − onehot(y)) / N``, ``dU = Hᵀ dlogits``,
     ``dE = np.add.at(0, x, dlogits Uᵀ)`` (:func:`lib.embedding.lookup_grad`). It costs ``O(N V d)`` per
     call, so the book trains on counts and uses this only to check that the two agree. Raises
-    ``ValueError`` for ids out of range or mismatched lengths.
+    ``ValueError`` for ids out of range, mismatched lengths, or ``E`` and ``U`` as
+    :func:`factored_loss_and_grads` does.
     """
     E, U = _check_params(E, U)
     V = E.shape[0]

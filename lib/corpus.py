@@ -242,9 +242,7 @@ class Vocabulary:
         if counts is None:
             cnt = np.zeros(len(tokens), dtype=np.int64)
         else:
-            cnt = np.asarray(counts)
-            if cnt.dtype == bool or not np.issubdtype(cnt.dtype, np.integer):
-                raise TypeError(f"counts must be integers, got dtype {cnt.dtype}")
+            cnt = validate.integer_array(counts, "counts", f"a 1-D array of {len(tokens)} counts")
             if cnt.shape != (len(tokens),):
                 raise ValueError(f"counts must have shape ({len(tokens)},) to match tokens, got {cnt.shape}")
             cnt = _counts_in_range(cnt)
@@ -462,7 +460,7 @@ def _as_id_sentences(sentences, vocab_size: int | None) -> List[np.ndarray]:
         if arr.ndim != 1:
             raise ValueError(f"sentence {k} must be a 1-D sequence of ids, got shape {arr.shape}")
         if vocab_size is None:
-            if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+            if not validate.integer_dtype(arr.dtype):
                 raise TypeError(f"sentence {k} must hold integer ids, got dtype {arr.dtype}; encode it with a Vocabulary")
             if (arr < 0).any():
                 raise ValueError(f"sentence {k} holds a negative id {int(arr[arr < 0][0])}")
@@ -498,7 +496,7 @@ def context_pairs(
 
     Cost is ``O(L · w)`` per sentence of length ``L`` (``O(L²)`` for the whole sentence). Raises
     ``ValueError`` for ``window < 1``, a non-1-D sentence or an id out of range; ``TypeError`` for
-    non-integer ids.
+    non-integer ids, or a ``symmetric`` or ``return_distance`` that is not ``True`` or ``False``.
 
     >>> # (centre, context), within the sentence
     >>> context_pairs([[7, 8, 9]], window=1, vocab_size=10)
@@ -508,6 +506,8 @@ def context_pairs(
            [9, 8]])
     """
     window = validate.window(window)
+    symmetric = validate.flag(symmetric, "symmetric")
+    return_distance = validate.flag(return_distance, "return_distance")
     return _pairs(_as_id_sentences(sentences, vocab_size), window, symmetric, return_distance)
 
 
@@ -550,7 +550,8 @@ def describe_context(
     (``"sentence"`` or ``"document"``), across which no window reaches; ``dynamic``: word2vec's window
     that shrinks at random per centre word (:mod:`lib.sgns`, gensim), for a symmetric integer window
     only; ``weighting``: a distance weighting of the counts (:func:`lib.ppmi.cooccurrence`). Raises
-    ``ValueError`` for a bad window, a dynamic window that is one-sided or the whole sentence.
+    ``ValueError`` for a bad window, a dynamic window that is one-sided or the whole sentence;
+    ``TypeError`` for a ``symmetric`` or ``dynamic`` that is not ``True`` or ``False``.
 
     >>> describe_context(2)
     '±2 positions within the sentence'
@@ -560,6 +561,7 @@ def describe_context(
     'every other word of the sentence, harmonic distance weighting'
     """
     window = validate.window(window)
+    symmetric, dynamic = validate.flag(symmetric, "symmetric"), validate.flag(dynamic, "dynamic")
     if dynamic and (window is None or not symmetric):
         raise ValueError("a dynamic window needs an integer window on both sides of the centre")
     if window is None:
@@ -634,9 +636,7 @@ def subsample(sentences, counts, t: float = 1e-5, *, seed=0, formula: str = "pap
 
 
 def _check_counts(counts) -> np.ndarray:
-    cnt = np.asarray(counts)
-    if cnt.dtype == bool or not np.issubdtype(cnt.dtype, np.integer):
-        raise TypeError(f"counts must be integers, got dtype {cnt.dtype}")
+    cnt = validate.integer_array(counts, "counts", "a non-empty 1-D array of counts")
     if cnt.ndim != 1 or cnt.shape[0] < 1:
         raise ValueError(f"counts must be a non-empty 1-D array, got shape {cnt.shape}")
     cnt = _counts_in_range(cnt)

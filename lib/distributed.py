@@ -175,13 +175,15 @@ def plan_exchange(
       ``itemsize · D_r · Σ_{s≠r} n_s`` (``D_r`` = this rank's columns; all ``n_s`` ids, no de-duplication);
       gradients the same as rows.
 
-    Raises ``ValueError`` for an unknown scheme, out-of-range ids or too few rows / columns.
+    Raises ``ValueError`` for an unknown scheme, out-of-range ids or too few rows / columns; ``TypeError``
+    for a ``dedupe`` that is not ``True`` or ``False``.
 
     >>> # counts 8, id 8, rows 12, gradients 12
     >>> plan_exchange([[1, 6], [2]], V=10, D=3, itemsize=4)[0]["total_bytes"]
     40
     """
     validate.choice(scheme, "scheme", ("row", "column"))
+    dedupe = validate.flag(dedupe, "dedupe")
     W = validate.integer(len(ids_per_rank), "world_size (the number of batches)", low=1)
     flat = [validate.ids(ids, V).reshape(-1) for ids in ids_per_rank]
     stats = [CommStats(count_bytes=COUNT_BYTES * (W - 1)) for _ in range(W)]
@@ -310,8 +312,9 @@ class RowShardedEmbedding(torch.nn.Module):
 
     def __init__(self, local: torch.Tensor, V: int, *, group=None, dedupe: bool = True):
         super().__init__()
+        dedupe = validate.flag(dedupe, "dedupe")
         rank, W = _group_info(group)
-        self.V, self.world_size, self.rank, self.group, self.dedupe = int(V), W, rank, group, bool(dedupe)
+        self.V, self.world_size, self.rank, self.group, self.dedupe = int(V), W, rank, group, dedupe
         self.offsets = shard_offsets(V, W)
         rows = self.offsets[rank + 1] - self.offsets[rank]
         if local.dim() != 2 or local.shape[0] != rows:

@@ -18,16 +18,21 @@ Where this departs from a plain ``E[ids]``:
   NaN first: non-finite scores are rejected;
 - every metric is scale-robust, as ``np.hypot`` and LAPACK's ``dnrm2`` are: before anything is squared,
   a vector is divided by its largest ``|entry|`` (cosine) or scaled by the power of two that brings that
-  entry into [0.5, 1) (distance), and a dot product that the plain computation would overflow or
-  underflow is formed term by term as mantissas times powers of two; the powers go back on at the end. So the distance of two vectors of size 1e-200 is not
-  0, that of two of size 1e+200 does not overflow, and a score is right (to float64 rounding) wherever
-  it is representable in float64. A score that is not (the dot product of two vectors of size 1e+200
-  is 1e+400) raises ``ValueError``; a dot product that underflows (two vectors of size 1e-200) is
-  rounded to 0, and neighbour queries still rank such products in their true order.
+  entry into [0.5, 1) (distance), and the powers go back on at the end. So the distance of two vectors
+  of size 1e-200 is not 0, that of two of size 1e+200 does not overflow, and cosines and distances are
+  right to float64 rounding wherever they are representable in float64.
+- a dot product of ordinary size is the plain float64 one (BLAS), whose error is at most about
+  ``d * 2**-53 * sum(|x_i y_i|)``, as for any floating-point dot product: terms that cancel can leave
+  that error large beside the result. A dot product that the plain computation overflows, underflows or
+  cancels to 0 is instead summed exactly, as integer mantissas times powers of two, and rounded once, so
+  ``[1e200, 1e200, 1] · [1e200, -1e200, 1]`` is 1. A score beyond float64 (the dot product of two vectors
+  of size 1e+200 is 1e+400) raises ``ValueError``; a dot product that underflows (two vectors of size
+  1e-200) is rounded to 0, and neighbour queries still rank such products in their true order.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Iterable, List, Sequence, Tuple
 
 import numpy as np
@@ -39,7 +44,7 @@ from lib.validate import ids as check_ids  # noqa: F401  (the name chapters and 
 METRICS = ("cosine", "dot", "euclidean")
 # Cosines or distances closer than this, relative to their own size, are a near-tie: two rows that are equal up
 # to rounding (identical co-occurrence rows, say) rank by row index on every machine, not by the noise in their
-# last bits. The rule is :func:`_best_first`'s (stated in nearest_neighbours' docstring).
+# last bits. The rule is :func:`top_k`'s.
 TIE_RTOL = 1e-12
 
 
@@ -48,11 +53,13 @@ def check_table(table, name: str = "table", *, finite: bool = False) -> np.ndarr
 
     Raises ``ValueError`` if it is not ``(V, d)`` with V, d >= 1 (or, with ``finite=True``, holds NaN or
     infinity), and ``TypeError`` for entries that are not real numbers (``None``, strings, complex
-    numbers, bools), as :func:`lib.validate.vectors` does. ``name`` is the argument named in the errors.
+    numbers, bools), as :func:`lib.validate.vectors` does, or a ``finite`` that is not ``True`` or
+    ``False``. ``name`` is the argument named in the errors.
 
     >>> check_table([[1, 2], [3, 4]]).dtype
     dtype('float64')
     """
+    finite = validate.flag(finite, "finite")
     table = validate.real_numbers(table, name, "a matrix (V, d)")
     if table.ndim != 2 or table.shape[0] < 1 or table.shape[1] < 1:
         raise ValueError(f"embedding table must have shape (V, d) with V, d >= 1, got {table.shape}")
@@ -101,7 +108,9 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
     ``ids`` has shape ``S`` and ``grad_out`` shape ``S + (d,)``; returns ``(vocab_size, d)`` ``float64``
     where row ``i`` is the sum of ``grad_out`` over every position whose id is ``i`` (an id used twice
     gets two contributions: ``np.add.at``, not ``dE[ids] += ...`` which would keep only one).
-    Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. Raises ``ValueError`` on mismatched shapes.
+    Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. Raises ``ValueError`` on mismatched shapes
+    or NaN or infinity in ``grad_out``, ``TypeError`` for entries that are not real numbers, and like
+    :func:`lib.validate.ids` for bad ids.
 
     >>> # id 1 used twice: its rows add up
     >>> lookup_grad([1, 1, 0], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], 3)
@@ -110,7 +119,7 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
            [0., 0.]])
     """
     ids = validate.ids(ids, vocab_size)
-    grad_out = np.asarray(grad_out, dtype=np.float64)
+    grad_out = validate.real_array(grad_out, "grad_out")
     if grad_out.ndim < 1 or grad_out.shape[:-1] != ids.shape or grad_out.shape[-1] < 1:
         raise ValueError(f"grad_out must have shape {ids.shape} + (d,), got {grad_out.shape}")
     grad = np.zeros((vocab_size, grad_out.shape[-1]), dtype=np.float64)
@@ -142,9 +151,11 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     ``metric``: ``"cosine"`` (x·y / (‖x‖ ‖y‖), 0 when either vector is zero), ``"dot"`` (x·y), or
     ``"euclidean"`` (the distance ‖x − y‖: smaller is closer). Vectors ``(d,)`` are treated as one row and
     the matching axis is dropped, so two vectors give a scalar ``float``. Every metric is scale-robust
-    (see the module docstring): it is right, to float64 rounding, at any scale where the result is
-    representable: ``euclidean_distance([3e-200, 0], [0, 4e-200])`` is ``5e-200``. A dot
-    product that underflows is rounded (to 0 below about 5e-324). Raises ``ValueError`` for an unknown
+    (see the module docstring): a cosine or a distance is right, to float64 rounding, at any scale where
+    it is representable: ``euclidean_distance([3e-200, 0], [0, 4e-200])`` is ``5e-200``. A dot product
+    has the error of a float64 dot product (about ``d * 2**-53 * sum(|x_i y_i|)``) where the plain
+    product is a normal float64, and is the exact sum rounded once where the plain product would
+    overflow, underflow or cancel to 0; one that underflows is rounded (to 0 below about 5e-324). Raises ``ValueError`` for an unknown
     metric, mismatched widths, non-finite input, or a score too large for float64 (a dot product or a
     distance beyond about 1.8e308); ``TypeError`` for entries that are not numbers.
 
@@ -196,8 +207,8 @@ def _dot(X, Y):
 
     In this form neither overflow nor underflow loses a product. Where the plain product ``X @ Y.T`` is
     finite and at least float64's smallest normal number in size, no term or partial sum overflowed and
-    underflow lost nothing that shows, so it is kept; the other pairs are summed term by term
-    (:func:`_dot_terms`).
+    underflow lost nothing that shows, so it is kept (with a float64 dot product's error); the other pairs
+    (overflow, underflow, or an exact 0 from terms that cancel) are summed exactly (:func:`_dot_terms`).
     """
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         plain = X @ Y.T
@@ -211,23 +222,66 @@ def _dot(X, Y):
 
 
 def _dot_terms(A, B):
-    """Row-wise dot products of ``A`` and ``B`` ``(k, d)`` as ``(mantissa, exponent)`` ``(k,)``, at any scale.
+    """Row-wise dot products of ``A`` and ``B`` ``(k, d)`` as ``(mantissa, exponent)`` ``(k,)``, at any scale,
+    each the exact sum rounded once to 53 bits (round half to even), as if float64 had no exponent limits.
 
-    Each term ``a_i b_i`` is formed as ``(mantissa(a_i) mantissa(b_i)) * 2**(exponent(a_i) + exponent(b_i))``
-    (``np.frexp``), which rounds once, as the plain product does, but can neither overflow nor underflow;
-    the terms are scaled by the power of two of the largest one, summed, and that power added back. The
-    error is that of a float64 dot product with an unbounded exponent range: at most about
-    ``d * 2**-53 * sum(|a_i b_i|)``.
+    A row with at most one nonzero term ``a_i b_i`` is ``(mantissa(a_i) mantissa(b_i)) * 2**(exponent(a_i) +
+    exponent(b_i))`` (``np.frexp``): one rounding, as the plain product has, but no overflow or underflow.
+    A row with several is summed exactly (:func:`_exact_dot`), since a float sum can lose a small term when
+    large ones cancel (``1e200 * 1e200 - 1e200 * 1e200 + 1 * 1``: each large term is 1e400, beyond float64,
+    and scaled to fit, the 1 is more than 2**1074 below them and would vanish).
     """
     ma, ea = np.frexp(A)
     mb, eb = np.frexp(B)
-    terms, powers = ma * mb, ea + eb  # (k, d): |terms| in [0.25, 1) or 0
-    nonzero = terms != 0
-    top = np.max(np.where(nonzero, powers, np.iinfo(powers.dtype).min), axis=1, keepdims=True)
-    top = np.where(nonzero.any(axis=1, keepdims=True), top, 0)  # (k, 1): the largest term's power of two
-    with np.errstate(under="ignore"):  # a term 2**-1074 below the largest is below its rounding error
-        mantissa, exponent = np.frexp(np.ldexp(terms, powers - top).sum(axis=1))
-    return mantissa, exponent + top[:, 0]
+    terms, powers = ma * mb, ea + eb  # (k, d): |terms| in [0.25, 1) or 0; rounded once
+    mantissa, exponent = np.frexp(terms.sum(axis=1))  # exact where a row has at most one nonzero term
+    top = np.max(np.where(terms != 0, powers, np.iinfo(powers.dtype).min), axis=1)
+    exponent = exponent + np.where(mantissa != 0, top, 0)
+    for row in np.flatnonzero(np.count_nonzero(terms, axis=1) > 1):
+        mantissa[row], exponent[row] = _exact_dot(A[row], B[row])
+    return mantissa, exponent
+
+
+#: 2**53: a float64 mantissa from np.frexp, in [0.5, 1), times this is an integer below 2**53
+_MANTISSA_SCALE = float(2**53)
+
+
+def _exact_dot(a, b):
+    """The dot product of two vectors ``(d,)`` as ``(mantissa, exponent)`` (``float``, ``int``), the exact sum
+    rounded once to 53 bits, whatever the sizes of its terms.
+
+    Each term is an exact integer product of two 53-bit mantissas times a power of two; the terms are summed
+    as Python integers (unbounded, so nothing is lost however far apart their sizes are) and the sum rounded
+    by :func:`_rounded`.
+    """
+    terms = []
+    for x, y in zip(a.tolist(), b.tolist()):
+        if x != 0 and y != 0:
+            (mx, ex), (my, ey) = math.frexp(x), math.frexp(y)
+            terms.append((int(mx * _MANTISSA_SCALE) * int(my * _MANTISSA_SCALE), ex + ey - 106))
+    if not terms:
+        return 0.0, 0
+    low = min(power for _, power in terms)
+    return _rounded(sum(m << (power - low) for m, power in terms), low)
+
+
+def _rounded(n: int, power: int):
+    """``n * 2**power`` (an integer ``n`` of any size) rounded once to 53 bits, as ``(mantissa, exponent)``
+    with ``|mantissa|`` in [0.5, 1) (or ``(0.0, 0)``).
+
+    ``float()`` of an integer rounds correctly (half to even) but overflows beyond 2**1024, so ``|n|`` is cut
+    to its top 64 bits first; a 1 put in the last of them when anything nonzero was cut off (a sticky bit)
+    keeps the one rounding right, since it lies below the half-way bit that rounding to 53 bits looks at.
+    """
+    if n == 0:
+        return 0.0, 0
+    size = abs(n)
+    shift = max(0, size.bit_length() - 64)
+    top = size >> shift
+    if top << shift != size:
+        top |= 1
+    mantissa, exponent = math.frexp(float(top))
+    return (mantissa if n > 0 else -mantissa), exponent + shift + power
 
 
 def _descending(mantissa, exponent) -> tuple:
@@ -285,23 +339,22 @@ def nearest_neighbours(
 
     The order, deterministic on every machine:
 
-    - ``"dot"``: by the exact product (products that underflow to 0 are still ranked by their true
-      values); equal products go to the smaller row index.
-    - ``"cosine"`` and ``"euclidean"``, with near-ties, so that rows equal up to rounding keep the same
-      order whatever the floating-point noise in their last bits. Two scores ``a`` and ``b`` are near-tied
-      when ``|a - b| <= TIE_RTOL * size``, where ``size`` is their own magnitude, never that of another
-      row: for distances the larger of the two (so a far-away row changes nothing), for cosines 1 (a
-      cosine is a dot product divided by the two norms, and its rounding error is relative to that
-      product, not to the cosine: cosines near 0 tie within ``TIE_RTOL`` as cosines near 1 do). Tie
-      groups are formed greedily from the best score and never chain: the best score ``s`` opens a group
-      holding every score near-tied with ``s`` (so a group spans at most the tolerance); the best score
-      left outside opens the next group, and so on. Groups come best first; inside a group the smaller
-      row index comes first. Hence the returned scores are sorted up to ``TIE_RTOL`` (a later score is
-      never better by more than the tolerance), and scores exactly equal always go to the smaller row.
+    - ``"dot"``: by the product as :func:`similarity` computes it, before it is rounded to a float64
+      (products that underflow to 0 are still ranked by their true values); equal products go to the
+      smaller row index.
+    - ``"cosine"`` and ``"euclidean"``: by :func:`top_k`'s near-tie rule, so that rows equal up to
+      rounding keep the same order whatever the floating-point noise in their last bits. Two scores are
+      near-tied when they differ by at most ``TIE_RTOL`` times their own size, never that of another row:
+      for distances the larger of the two (so a far-away row changes nothing), for cosines 1 (a cosine is
+      a dot product divided by the two norms, and its rounding error is relative to that product, not to
+      the cosine: cosines near 0 tie within ``TIE_RTOL`` as cosines near 1 do). Tie groups are formed
+      greedily from the best score and never chain; inside a group the smaller row index comes first.
+      Hence the returned scores are sorted up to ``TIE_RTOL`` (a later score is never better by more
+      than the tolerance), and scores exactly equal always go to the smaller row.
 
     Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row ids, non-finite input or a score beyond
     float64; ``TypeError`` when ``candidates`` or ``exclude`` is one int (or a 0-d array) rather than a
-    collection of row ids.
+    collection of row ids, or ``normalize`` is not ``True`` or ``False``.
 
     >>> table = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]
     >>> nearest_neighbours(table, [1.0, 0.0], 2, exclude=[0])
@@ -313,12 +366,16 @@ def nearest_neighbours(
     """
     table = check_table(table, finite=True)
     k = validate.integer(k, "k", low=1)
+    normalize = validate.flag(normalize, "normalize")
     query = validate.vectors(query, "query")
     if query.ndim != 1 or query.shape[0] != table.shape[1]:
         raise ValueError(f"query must have shape ({table.shape[1]},), got {query.shape}")
     V = table.shape[0]
-    cand = np.arange(V) if candidates is None else np.unique(_row_ids(candidates, V, "candidate row"))
-    excl = _row_ids(exclude, V, "excluded row")
+    if candidates is None:
+        cand = np.arange(V)
+    else:
+        cand = np.unique(validate.id_collection(candidates, V, "candidates", "candidate row"))
+    excl = validate.id_collection(exclude, V, "exclude", "excluded row")
     cand = cand[~np.isin(cand, excl)]
     if cand.size == 0:
         return []
@@ -327,11 +384,9 @@ def nearest_neighbours(
         rows, query = normalize_rows(rows), normalize_rows(query)
     scores = np.atleast_1d(similarity(rows, query, metric))
     what = f"nearest_neighbours: order of the {k} nearest ({metric})"
-    if metric != "dot":
-        key = scores if metric == "euclidean" else -scores  # ascending key = best first
-        order, gap = _best_first(key, cand, k, relative=metric == "euclidean")
-        if gap is not None and logging_numbers():  # how close the tie groups of the k best came to others
-            record_gap(what, *gap)
+    if metric != "dot":  # cand is sorted, so a position's order is its row's order
+        distance = metric == "euclidean"
+        order = top_k(scores, k, largest=not distance, relative=distance, what=what)
         return [(int(cand[i]), float(scores[i])) for i in order]
     # dot: rank by the exact products, so that products which underflow to 0 do not tie; equal: smaller row
     ranked = np.lexsort((cand,) + _descending(*(part[:, 0] for part in _dot(rows, query[None, :]))))
@@ -345,42 +400,47 @@ def nearest_neighbours(
     return [(int(cand[i]), float(scores[i])) for i in order]
 
 
-def _row_ids(values, V: int, name: str) -> np.ndarray:
-    """``candidates`` or ``exclude`` of :func:`nearest_neighbours` as checked row ids (``int64``, ``(n,)``).
+def top_k(scores, k: int, *, largest: bool = True, relative: bool = False, what: str | None = None) -> np.ndarray:
+    """Positions of the ``k`` best of ``scores`` ``(n,)``, best first, with the book's near-tie rule:
+    ``(min(k, n),) int64``. The one ranking rule of :func:`nearest_neighbours`, :func:`analogy`,
+    :func:`lib.geometry.neighbour_sets` and :func:`lib.evaluation.analogy_predictions`.
 
-    ``TypeError`` for one int (a NumPy integer, a 0-d array) or anything that is not a collection, since
-    ``exclude=3`` is a common slip for ``exclude=[3]``; ``validate.ids``' errors for the ids themselves."""
-    if isinstance(values, (int, np.integer)) or (isinstance(values, np.ndarray) and values.ndim == 0):
-        raise TypeError(f"candidates and exclude must be collections of row ids (e.g. exclude=[3]), not one int: "
-                        f"got {values!r}")
-    try:
-        values = list(values)
-    except TypeError:  # not iterable: 1.5, None
-        raise TypeError("candidates and exclude must be collections of row ids (e.g. exclude=[3]), "
-                        f"got {values!r}") from None
-    return validate.ids(values, V, name)
+    ``scores`` holds finite real numbers; larger is better with ``largest=True`` (cosines), smaller with
+    ``largest=False`` (distances). Scores equal up to rounding rank by position, whatever the noise in
+    their last bits: two scores are near-tied when they differ by at most ``TIE_RTOL`` (1e-12) times a
+    size, which is 1 by default (a cosine's rounding error is relative to 1, not to the cosine) and, with
+    ``relative=True``, the magnitude of the worse of the two (for distances, which are >= 0, the larger
+    one, so that a far-away score ties nothing). Tie groups are formed greedily from the best score: it
+    opens a group of every score not yet placed that is near-tied with it; the best score left outside
+    opens the next group, and so on, so a group spans at most the tolerance and ties never chain. Groups
+    come best first, and inside a group the smaller position comes first. Hence exactly equal scores
+    always go to the smaller position, and a later score is never better than an earlier one by more than
+    the tolerance. Only the ``k + 1`` best places are resolved, so a small ``k`` costs no full sort.
 
+    ``what``, if given, names this choice in the rounding-margin report (:func:`lib.notebook.record_gap`,
+    only when ``EMBOOK_NUMBER_LOG`` is set): of the group boundaries among the first ``k + 1`` places, how
+    far the one closest to moving is from the tolerance, relative to its score's size.
 
-def _best_first(key, rows, k: int, *, relative: bool):
-    """``(positions, gap)``: the positions in ``key`` of its ``k`` best entries in the book's near-tie order,
-    and how close that order came to another one (``None`` when nothing was decided by a score).
+    Raises ``ValueError`` for ``scores`` that are not 1-D or hold NaN or infinity, or ``k < 1``;
+    ``TypeError`` for scores that are not real numbers, a ``k`` that is not an integer, or ``largest`` or
+    ``relative`` that is not ``True`` or ``False``.
 
-    ``key`` ``(n,)`` holds finite scores, smaller = better (a distance, or minus a cosine); ``rows`` ``(n,)``
-    the distinct row ids that order a tie group. The size of a score is ``|score|`` when ``relative``
-    (distances) and 1 otherwise (cosines); two scores ``a <= b`` are near-tied when ``b - a <= TIE_RTOL *
-    size(b)`` (for distances the larger of the two sizes). Groups, greedily from the best: the smallest
-    key ``s`` not yet placed opens a group of every key not yet placed that is near-tied with ``s`` (they
-    are the next ones in key order, since ``b - TIE_RTOL * size(b)`` grows with ``b``); a group goes by
-    row id, smaller first. So a group spans at most the tolerance and ties never chain.
-
-    ``gap`` is ``(margin, size)`` for :func:`lib.notebook.record_gap`: of the group boundaries among the
-    first ``k + 1`` places, the one closest to moving, ``margin`` being how far the first key outside a
-    group is beyond that group's reach (``b - TIE_RTOL * size(b) - s``, > 0) and ``size`` its size.
-    Only the ``k + 1`` best places are resolved (the others cannot change them): a full sort of ``n``
-    keys is avoided when ``k`` is small.
+    >>> top_k([0.5, 0.9, 0.9], 2)  # an exact tie: the smaller position first
+    array([1, 2])
+    >>> top_k([0.5, 0.9, 0.9 + 1e-13], 1)  # a near-tie too
+    array([1])
+    >>> top_k([0.9, 1.1, 0.1], 2, largest=False, relative=True)  # distances
+    array([2, 0])
     """
-    key = np.asarray(key, dtype=np.float64)
-    rows = np.asarray(rows)
+    key = validate.real_numbers(scores, "scores", "a 1-D array of scores").astype(np.float64)
+    if key.ndim != 1:
+        raise ValueError(f"scores must be a 1-D array of scores, got shape {key.shape}")
+    if not np.all(np.isfinite(key)):
+        raise ValueError("scores contain NaN or infinity")
+    k = validate.integer(k, "k", low=1)
+    largest, relative = validate.flag(largest, "largest"), validate.flag(relative, "relative")
+    if largest:
+        key = -key  # below, a smaller key is better
     n = key.shape[0]
     size = np.abs(key) if relative else np.ones_like(key)
     reach = key - TIE_RTOL * size  # a key b joins the group opened by s when reach(b) <= s; grows with b
@@ -390,20 +450,20 @@ def _best_first(key, rows, k: int, *, relative: bool):
         within = np.flatnonzero(reach <= pivot)  # a prefix of the key order holding every group that counts
     else:
         within = np.arange(n)
-    ranked = within[np.lexsort((rows[within], key[within]))]  # by key; exact ties: smaller row first
+    ranked = within[np.lexsort((within, key[within]))]  # by key; exact ties: smaller position first
     keys, reaches = key[ranked], reach[ranked]
-    order, best, p = [], None, 0
+    order, closest, p = [], None, 0
     while p < min(k, n):
         end = int(np.searchsorted(reaches, keys[p], side="right"))  # > p: reach(s) <= s
-        group = ranked[p:end]
-        order.append(group[np.argsort(rows[group], kind="stable")])
-        if end < ranked.shape[0] and end <= k:
+        order.append(np.sort(ranked[p:end]))
+        if end < ranked.shape[0] and end <= k:  # how far the first key outside the group is from joining it
             margin, s = float(reaches[end] - keys[p]), float(size[ranked[end]])
-            if best is None or margin * best[1] < best[0] * s:  # the smallest margin relative to its size
-                best = (margin, s)
+            if closest is None or margin * closest[1] < closest[0] * s:  # the smallest margin relative to its size
+                closest = (margin, s)
         p = end
-    positions = np.concatenate(order)[:k] if order else np.zeros(0, dtype=np.int64)
-    return positions, best
+    if what is not None and closest is not None and logging_numbers():
+        record_gap(what, *closest)
+    return np.concatenate(order)[:k] if order else np.zeros(0, dtype=np.int64)
 
 
 def analogy(
@@ -420,9 +480,10 @@ def analogy(
 
     Rows are normalised to unit length before the offset is formed, as in word2vec's evaluation. With
     ``exclude_query=True`` (the usual protocol, stated here because it changes results) the three query
-    rows ``a, b, c`` are never returned. Returns ``[(row, cosine), ...]`` best first, ties by row index.
-    Raises ``TypeError`` when ``a``, ``b`` or ``c`` is not one integer or the table does not hold real
-    numbers, and ``ValueError`` for a row outside the table or NaN or infinity in it.
+    rows ``a, b, c`` are never returned. Returns ``[(row, cosine), ...]`` best first, near-ties by row
+    index (the rule of :func:`top_k`, as in :func:`nearest_neighbours`). Raises ``TypeError`` when ``a``,
+    ``b`` or ``c`` is not one integer, ``exclude_query`` is not ``True`` or ``False``, or the table does
+    not hold real numbers, and ``ValueError`` for a row outside the table or NaN or infinity in it.
 
     >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0],
     ...          [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
@@ -432,6 +493,7 @@ def analogy(
     """
     table = check_table(table, finite=True)
     a, b, c = (validate.one_id(i, table.shape[0], "analogy row") for i in (a, b, c))
+    exclude_query = validate.flag(exclude_query, "exclude_query")
     unit = normalize_rows(table)
     target = unit[b] - unit[a] + unit[c]
     return nearest_neighbours(

@@ -44,7 +44,7 @@ import scipy.stats
 from lib import validate
 from lib.corpus import fold
 from lib.datasets import locate, read_text, text_lines
-from lib.embedding import check_table, normalize_rows
+from lib.embedding import check_table, normalize_rows, similarity, top_k
 from lib.geometry import vocabulary_table
 from lib.notebook import logging_numbers, record_gap
 
@@ -285,6 +285,14 @@ class Interval:
     n_resamples: int
 
 
+#: the methods of ``scipy.stats.bootstrap`` that :func:`spearman_interval` accepts (in any case)
+BOOTSTRAP_METHODS = ("BCa", "percentile", "basic")
+#: the most resamples :func:`spearman_interval` draws
+MAX_RESAMPLES = 10**7
+#: entries of resampled data held at once by :func:`spearman_interval` (SciPy's ``batch``)
+BOOTSTRAP_BATCH = 2**24
+
+
 def _spearman_along_last_axis(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Spearman's ρ of ``x`` and ``y`` along their last axis (average ranks for ties): the Pearson
     correlation of the ranks, for every leading index at once. A constant resample gives NaN."""
@@ -316,11 +324,18 @@ def spearman_interval(
     the interval answers whether the two models differ on these pairs. Resamples come from
     ``numpy.random.default_rng(seed)``: the same inputs give the same interval.
 
+    ``method`` is SciPy's: ``"BCa"`` (the default), ``"percentile"`` or ``"basic"``, in any case. SciPy holds
+    every resample at once; when ``max(n_resamples, n) * n`` exceeds ``BOOTSTRAP_BATCH`` (2**24) entries,
+    the resamples (and BCa's jackknife) are drawn in batches of ``BOOTSTRAP_BATCH // n`` to bound the
+    memory, which draws different resamples from the same seed than one batch would.
+
     Raises ``ValueError`` for inputs of different lengths, fewer than 3 pairs, non-finite scores,
-    ``confidence`` outside (0, 1), ``n_resamples < 100``, a negative ``seed``, or a degenerate bootstrap
-    distribution (too few distinct pairs: the interval would be NaN); ``TypeError`` for scores that are not
-    real numbers (strings, ``None``, bools), a ``confidence`` that is not a number, or an ``n_resamples`` or
-    ``seed`` that is not an integer.
+    ``confidence`` outside (0, 1), ``n_resamples`` outside ``[100, 10**7]``, a negative ``seed``, an
+    unknown ``method``, or a bootstrap interval that is undefined: ρ the same in every resample (perfectly
+    monotone pairs give ±1 in every one), or undefined in some (too few distinct pairs: a resample that
+    repeats one pair has no ranks to correlate); ``TypeError`` for scores that are not real numbers
+    (strings, ``None``, bools), a ``confidence`` that is not a number, or an ``n_resamples`` or ``seed``
+    that is not an integer.
     """
     names = ["predicted", "human"] + (["baseline"] if baseline is not None else [])
     given = [predicted, human] + ([baseline] if baseline is not None else [])
@@ -334,28 +349,39 @@ def spearman_interval(
         if not np.isfinite(a).all():
             raise ValueError(f"{name} scores must be finite (no NaN or infinity)")
     confidence = validate.number(confidence, "confidence", gt=0, lt=1)
-    n_resamples = validate.integer(n_resamples, "n_resamples", low=100)
+    n_resamples = validate.integer(n_resamples, "n_resamples", low=100, high=MAX_RESAMPLES)
     seed = validate.seed(seed)
+    method = validate.choice(method, "method", BOOTSTRAP_METHODS, ignore_case=True)
+    batch = None if max(n_resamples, n) * n <= BOOTSTRAP_BATCH else max(1, BOOTSTRAP_BATCH // n)
 
     def statistic(p, h, *rest, axis=-1):
         rho = _spearman_along_last_axis(p, h)
         return rho - _spearman_along_last_axis(rest[0], h) if rest else rho
 
-    with warnings.catch_warnings():  # SciPy's warning for a degenerate distribution: raised below instead
+    # SciPy warns for a degenerate distribution and divides by zero in BCa's acceleration when every resample
+    # gives the same value: both are reported below as a ValueError instead
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore", scipy.stats.DegenerateDataWarning)
         result = scipy.stats.bootstrap(
-            tuple(arrays), statistic, paired=True, vectorized=True, n_resamples=int(n_resamples),
+            tuple(arrays), statistic, paired=True, vectorized=True, n_resamples=n_resamples, batch=batch,
             confidence_level=float(confidence), method=method, rng=np.random.default_rng(seed),
         )
     value = float(statistic(*arrays))
     ci = result.confidence_interval
     if not (np.isfinite(ci.low) and np.isfinite(ci.high)):
+        what = "Spearman's rho" if baseline is None else "the difference in Spearman's rho"
+        values = result.bootstrap_distribution
+        if np.all(values == values[0]):
+            why = " (the pairs are perfectly monotone, so every resample is too)" if baseline is None else ""
+            raise ValueError(
+                f"{what} is {float(values[0])} in every one of the {n_resamples} resamples of these {n} pairs{why}, "
+                f"so the {method} interval is undefined"
+            )
         raise ValueError(
-            f"the bootstrap distribution of Spearman's rho over these {n} pairs is degenerate (too few distinct "
-            f"pairs: most resamples repeat the same few, so rho is constant or undefined); the {method} interval "
-            "is undefined: use more pairs"
+            f"{what} is undefined in some resamples of these {n} pairs (too few distinct pairs: a resample that "
+            f"repeats one pair has no ranks to correlate), so the {method} interval is undefined: use more pairs"
         )
-    return Interval(value, float(ci.low), float(ci.high), float(confidence), n, int(n_resamples))
+    return Interval(value, float(ci.low), float(ci.high), float(confidence), n, n_resamples)
 
 
 def similarity_by_frequency(
@@ -368,14 +394,12 @@ def similarity_by_frequency(
     stratum). ``counts`` ``(V,)`` are the token counts of the rows. Labels read ``"10-49"`` or ``"50+"``.
     ``n_total`` of each result is the number of usable pairs in the stratum (all of them in-vocabulary).
     Raises ``ValueError`` for fewer than two edges, edges not increasing, an edge that is NaN or
-    infinite (only the last may be ``np.inf``), counts of the wrong length or negative, a human score
+    infinite (only the last may be ``np.inf``), counts of the wrong length, negative or beyond ``int64``, a human score
     that is NaN or infinite, or a stratum with fewer than 2 pairs (as :func:`word_similarity`);
     ``TypeError`` for counts that are not integers and pairs as in :func:`word_similarity`.
     """
     table, index = vocabulary_table(vectors, vocab)
-    counts = np.asarray(counts)
-    if counts.dtype == bool or not np.issubdtype(counts.dtype, np.integer):
-        raise TypeError(f"counts must be integers, got dtype {counts.dtype}")
+    counts = validate.integer_array(counts, "counts", f"a 1-D array of {len(index)} counts")
     if counts.shape != (len(index),):
         raise ValueError(f"counts must have shape ({len(index)},), got {counts.shape}")
     if (counts < 0).any():
@@ -432,7 +456,8 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     """3CosAdd answers ``(n,) int64`` for ``questions`` ``(n, 3) int`` rows ``(a, b, c)``.
 
     For each question the answer is the row maximising the cosine with ``b̂ - â + ĉ`` (unit rows), the
-    three query rows excluded, ties to the smaller row index: the same answer as
+    three query rows excluded, near-ties to the smaller row index (:func:`lib.embedding.top_k`: cosines
+    within ``TIE_RTOL``, 1e-12, of the best): the same answer as
     ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, computed for many questions with one matrix product
     per ``chunk`` (an integer >= 1) questions. ``expected`` ``(n,)`` (the rows of the right answers), if
     given, is used only for the rounding-margin report (:func:`lib.notebook.record_gap`): how close the
@@ -460,15 +485,20 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     unit = normalize_rows(table)
     answers = np.empty(q.shape[0], dtype=np.int64)
     closest, scale = np.inf, 0.0  # |score of the right answer - best other score| of the closest question
+    allowed = np.ones(table.shape[0], dtype=bool)
     for start in range(0, q.shape[0], chunk):
         part = q[start : start + chunk]
         target = unit[part[:, 1]] - unit[part[:, 0]] + unit[part[:, 2]]  # (m, d)
-        # ranking by target · unit equals ranking by cosine: the target's length is common to a row
-        scores = target @ unit.T  # (m, V)
-        rows = np.arange(part.shape[0])[:, None]
-        scores[rows, part] = -np.inf  # the three query words are never an answer
-        answers[start : start + chunk] = np.argmax(scores, axis=1)  # first maximum: smallest row index
+        # cosines, not target · unit: the near-tie tolerance is on the cosine, as in lib.embedding.analogy
+        scores = np.atleast_2d(similarity(target, unit, "cosine"))  # (m, V)
+        for i, query in enumerate(part):
+            allowed[query] = False  # the three query words are never an answer
+            candidates = np.flatnonzero(allowed)
+            answers[start + i] = candidates[top_k(scores[i, candidates], 1)[0]]
+            allowed[query] = True
         if expected is not None and logging_numbers():
+            rows = np.arange(part.shape[0])[:, None]
+            scores[rows, part] = -np.inf
             right = expected[start : start + chunk]
             right_score = scores[rows[:, 0], right].copy()
             scores[rows[:, 0], right] = -np.inf
@@ -509,6 +539,9 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
 
 
 __all__ = [
+    "BOOTSTRAP_BATCH",
+    "BOOTSTRAP_METHODS",
+    "MAX_RESAMPLES",
     "AnalogyResult",
     "Interval",
     "SimilarityResult",

@@ -20,7 +20,7 @@ Follows the checks that the embeddings literature reports beside a benchmark sco
 - :func:`stability_by_frequency`: the mean neighbour overlap of rare and of frequent items.
 
 Departures: neighbour sets come from one matrix product per table (ranked by the near-tie rule of
-:func:`lib.embedding.nearest_neighbours`: near-ties to the smaller row), not from one query per item; a word missing from the
+:func:`lib.embedding.top_k`: near-ties to the smaller row), not from one query per item; a word missing from the
 vocabulary raises :class:`lib.corpus.UnknownTokenError` even under the ``"map"`` policy, since the
 neighbours of the unknown row say nothing about the word.
 """
@@ -34,7 +34,7 @@ import numpy as np
 
 from lib import tables, validate
 from lib.corpus import UnknownTokenError, token_index
-from lib.embedding import _best_first, check_table, nearest_neighbours, normalize_rows, similarity
+from lib.embedding import check_table, nearest_neighbours, normalize_rows, similarity, top_k
 from lib.notebook import fmt
 from lib.ppmi import truncated_svd
 
@@ -55,7 +55,9 @@ def metric_table(reference, vectors: Mapping[str, Sequence[float]]) -> List[Metr
 
     ``vectors`` maps names to ``(d,)`` vectors; rows come back in the mapping's order. A vector equal to
     the reference by name *and* value is still listed (callers drop it if they like). Raises
-    ``ValueError`` for mismatched widths or non-finite values (see :func:`lib.embedding.similarity`).
+    ``ValueError`` naming the entry (``vectors['a']``) for a vector that is not ``(d,)`` or holds NaN or
+    infinity, and for a score beyond float64 (see :func:`lib.embedding.similarity`); ``TypeError`` when
+    ``vectors`` is not a mapping or an entry does not hold real numbers.
 
     >>> metric_table([1.0, 0.0], {"twice": [2.0, 0.0]})
     [MetricRow(name='twice', cosine=1.0, euclidean=1.0, dot=2.0)]
@@ -63,16 +65,15 @@ def metric_table(reference, vectors: Mapping[str, Sequence[float]]) -> List[Metr
     ref = validate.vectors(reference, "reference")
     if ref.ndim != 1:
         raise ValueError(f"reference must be a vector (d,), got shape {ref.shape}")
+    if not isinstance(vectors, Mapping):
+        raise TypeError(f"vectors must be a mapping of names to vectors (d,), got {type(vectors).__name__}")
     rows = []
     for name, v in vectors.items():
-        rows.append(
-            MetricRow(
-                str(name),
-                float(similarity(ref, v, "cosine")),
-                float(similarity(ref, v, "euclidean")),
-                float(similarity(ref, v, "dot")),
-            )
-        )
+        where = f"vectors[{name!r}]"
+        v = validate.real_array(v, where)
+        if v.shape != ref.shape:
+            raise ValueError(f"{where} must be a vector {ref.shape} like the reference, got shape {v.shape}")
+        rows.append(MetricRow(str(name), *(float(similarity(ref, v, m)) for m in ("cosine", "euclidean", "dot"))))
     return rows
 
 
@@ -100,8 +101,10 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     Scale-robust: the vectors are scaled by a power of two into [-1, 1] before the mean is taken (a mean
     of rows of size 1e308 would overflow) and the coordinates scaled back, so vectors of any finite size
     give their coordinates. Raises ``ValueError`` for ``k`` outside ``[1, min(V, D)]``, non-finite input, or
-    a coordinate too large for float64 (vectors near 1.8e308 with ``normalize=False``).
+    a coordinate too large for float64 (vectors near 1.8e308 with ``normalize=False``); ``TypeError`` for
+    a ``normalize`` that is not ``True`` or ``False``.
     """
+    normalize = validate.flag(normalize, "normalize")
     X = check_table(vectors, "vectors").astype(np.float64)
     if not np.all(np.isfinite(X)):
         raise ValueError("vectors contain NaN or infinity")
@@ -173,11 +176,13 @@ def neighbour_sets(vectors, items: Sequence[int], k: int) -> List[frozenset]:
     """The top-``k`` cosine neighbours of each row in ``items`` (the row itself excluded), as sets of rows.
 
     The same rows as :func:`lib.embedding.nearest_neighbours` with ``metric="cosine"`` and the item
-    excluded, by the same rule: cosines within ``TIE_RTOL`` (1e-12) of each other are near-tied, tie groups
-    are formed greedily from the best cosine (a group spans at most the tolerance, ties never chain), and
-    inside a group the smaller row comes first. So rows equal up to rounding (a row and its multiples,
-    identical rows) go to the smaller row on every machine, not by the noise in their last bits. Raises
-    ``ValueError`` for a row id outside the table, ``k`` outside ``[1, V - 1]`` or a table with NaN.
+    excluded, by the same rule (:func:`lib.embedding.top_k`): cosines within ``TIE_RTOL`` (1e-12) of each
+    other are near-tied, tie groups are formed greedily from the best cosine (a group spans at most the
+    tolerance, ties never chain), and inside a group the smaller row comes first. So rows equal up to
+    rounding (a row and its multiples, identical rows) go to the smaller row on every machine, not by the
+    noise in their last bits. ``items`` is a collection of row ids (``items=[0]``, not ``items=0``).
+    Raises ``ValueError`` for a row id outside the table, ``k`` outside ``[1, V - 1]`` or a table with NaN;
+    ``TypeError`` for ``items`` that is one int or not a collection of integers.
 
     >>> neighbour_sets([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]], [0, 2], 1)
     [frozenset({1}), frozenset({1})]
@@ -187,14 +192,14 @@ def neighbour_sets(vectors, items: Sequence[int], k: int) -> List[frozenset]:
         raise ValueError("vectors contain NaN or infinity")
     V = table.shape[0]
     k = validate.integer(k, "k", low=1, high=V - 1)
-    rows = validate.ids(list(items), V, "item")
+    rows = validate.id_collection(items, V, "items", "item")
     unit = normalize_rows(table)
     cosines = np.clip(unit[rows] @ unit.T, -1.0, 1.0)  # (n, V), clipped as lib.embedding.similarity does
     others = np.arange(V)
     sets = []
     for item, row in zip(rows, cosines):
         keep = others != item  # an item is not its own neighbour
-        top, _ = _best_first(-row[keep], others[keep], k, relative=False)
+        top = top_k(row[keep], k)  # others[keep] is sorted: a position's order is its row's order
         sets.append(frozenset(int(j) for j in others[keep][top]))
     return sets
 
@@ -208,12 +213,14 @@ def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.
     ``k`` neighbours; coordinates are never compared, so rotations between runs do not matter.
     Neighbour sets are :func:`neighbour_sets`' (near-ties within ``TIE_RTOL`` go to the smaller row), so
     rows equal up to rounding count alike in every run rather than by their rounding noise.
-    Raises ``ValueError`` for fewer than two tables, mismatched ``V``, ``k`` outside ``[1, V - 1]``.
+    Raises ``ValueError`` for fewer than two tables, mismatched ``V``, ``k`` outside ``[1, V - 1]``, and
+    like :func:`neighbour_sets` for ``items`` (a collection of row ids, read once, so a generator works).
 
     >>> a = [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]
-    >>> b = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.1]]
+    >>> b = [[1.0, 0.0], [0.1, 1.0], [0.0, 1.0]]  # row 1 turned towards row 2
+    >>> # row 0's neighbour is row 1 in both; row 1's is 0 in a, 2 in b
     >>> neighbour_overlap([a, b], [0, 1], k=1)
-    array([0., 1.])
+    array([1., 0.])
     """
     if len(tables) < 2:
         raise ValueError(f"neighbour_overlap needs at least two tables, got {len(tables)}")
@@ -222,6 +229,7 @@ def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.
     if any(t.shape[0] != V for t in tabs):
         raise ValueError(f"every table must have the same number of rows, got {[t.shape[0] for t in tabs]}")
     k = validate.integer(k, "k", low=1, high=V - 1)
+    items = validate.id_collection(items, V, "items", "item")  # once: a generator is read only once
     sets = [neighbour_sets(t, items, k) for t in tabs]
     n = len(tabs)
     total = np.zeros(len(sets[0]))
@@ -240,11 +248,13 @@ def anisotropy(vectors, *, center: bool = False) -> float:
     ``center=True`` subtracts the mean row first (mean removal). About 0 for directions spread evenly;
     near 1 when all rows share one direction (a narrow cone). Zero rows count as cosine 0. Any finite
     scale works (cosines are scale-robust, see :func:`lib.embedding.similarity`). Raises ``ValueError``
-    for fewer than two rows or non-finite input.
+    for fewer than two rows or non-finite input, ``TypeError`` for a ``center`` that is not ``True`` or
+    ``False``.
 
     >>> anisotropy(np.eye(3)), anisotropy([[1.0, 0.0], [1.0, 0.0]])
     (0.0, 1.0)
     """
+    center = validate.flag(center, "center")
     X = check_table(vectors, "vectors").astype(np.float64)
     if X.shape[0] < 2:
         raise ValueError(f"anisotropy needs at least two rows, got {X.shape[0]}")
@@ -264,22 +274,20 @@ def stability_by_frequency(overlap, counts, threshold: int) -> Dict[str, float]:
     ``overlap`` ``(n,)`` from :func:`neighbour_overlap` (fractions in [0, 1]) and ``counts`` ``(n,)`` the
     items' corpus counts (integers >= 0), in the same order; ``threshold`` an integer. Returns
     ``{"rare": mean, "frequent": mean, "n_rare": int, "n_frequent": int}``. Raises ``ValueError`` when the
-    shapes differ, there are no items, an overlap is NaN or outside [0, 1], a count is negative, or either
-    group is empty; ``TypeError`` for an overlap that is not a real number, counts that are not integers
-    or a ``threshold`` that is not an integer.
+    shapes differ, there are no items, an overlap is NaN or outside [0, 1], a count is negative or does
+    not fit in ``int64`` (``2**70``), or either group is empty; ``TypeError`` for an overlap that is not a
+    real number, counts that are not integers or a ``threshold`` that is not an integer.
 
     >>> stability_by_frequency([1.0, 0.5, 0.0], [10, 1, 2], threshold=5)
     {'rare': 0.25, 'frequent': 1.0, 'n_rare': 2, 'n_frequent': 1}
     """
     ov = validate.real_numbers(overlap, "overlap", "a 1-D array of overlaps").astype(np.float64)
-    c = validate.real_numbers(counts, "counts", "a 1-D array of counts")
+    c = validate.integer_array(counts, "counts", "a 1-D array of counts")
     threshold = validate.integer(threshold, "threshold")
     if ov.shape != c.shape or ov.ndim != 1:
         raise ValueError(f"overlap and counts must be 1-D of the same length, got {ov.shape} and {c.shape}")
-    if ov.size == 0:  # before the dtype check: np.asarray([]) is float64
+    if ov.size == 0:
         raise ValueError("overlap and counts hold no items")
-    if not np.issubdtype(c.dtype, np.integer):
-        raise TypeError(f"counts must be integers, got dtype {c.dtype}")
     outside = ~((ov >= 0.0) & (ov <= 1.0))  # NaN is outside too
     if outside.any():
         i = int(np.flatnonzero(outside)[0])

@@ -208,7 +208,7 @@ def fmt(value, spec: str = ".4f") -> str:
             return fmt(array.item(), spec)
         if array.ndim > 2:
             raise ValueError(f"fmt shows 1-D and 2-D arrays, got shape {array.shape}")
-        if array.dtype == bool or not (np.issubdtype(array.dtype, np.number)):
+        if not validate.real_dtype(array.dtype):
             raise TypeError(f"fmt formats numbers, got an array of dtype {array.dtype}")
         cells = [[_format_one(float(x), spec) for x in row] for row in np.atleast_2d(array)]
         for row, texts in zip(np.atleast_2d(array), cells):
@@ -283,8 +283,10 @@ def glue(name: str, value, decimals: int | None = None, display: bool = False) -
 
     NumPy scalars are converted with :func:`plain`. Where myst-nb is not installed (Colab), nothing is
     stored. Returns ``None``, so that a glue call ending a cell prints nothing. Raises ``TypeError`` for a
-    float without ``decimals`` and ``ValueError`` for ``decimals`` that is not an integer in [0, 12].
+    float without ``decimals`` or a ``display`` that is not ``True`` or ``False``, and ``ValueError`` for
+    ``decimals`` that is not an integer in [0, 12].
     """
+    display = validate.flag(display, "display")
     stored = plain(value)
     if decimals is not None:
         decimals = validate.integer(decimals, "decimals", low=0, high=12)

@@ -58,7 +58,7 @@ MAX_POSITION = 2**53  # positions above it are not exact in the float64 angle po
 
 def _check_positions(pos, name: str = "position") -> np.ndarray:
     arr = np.asarray(pos)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+    if not validate.integer_dtype(arr.dtype):
         raise TypeError(f"{name} must be an integer (or an integer array), got dtype {arr.dtype}")
     if (arr < 0).any():
         raise ValueError(f"{name} must be >= 0, got {int(arr[arr < 0].flat[0])}")

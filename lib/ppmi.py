@@ -70,7 +70,8 @@ def cooccurrence(
 
     ``sparse=True`` returns a ``scipy.sparse.csr_array`` with the same values. Raises ``ValueError`` for
     an id outside ``[0, vocab_size)``, ``window < 1``, an unknown weighting, or ``"linear"`` without a
-    window; ``TypeError`` for non-integer ids.
+    window; ``TypeError`` for non-integer ids, or a ``symmetric`` or ``sparse`` that is not ``True`` or
+    ``False``.
 
     >>> cooccurrence([[0, 1, 2]], 3, window=1)
     array([[0., 1., 0.],
@@ -78,6 +79,7 @@ def cooccurrence(
            [0., 1., 0.]])
     """
     V = validate.integer(vocab_size, "vocab_size", low=1)
+    sparse = validate.flag(sparse, "sparse")
     validate.choice(weighting, "weighting", WEIGHTINGS)
     if weighting == "linear" and window is None:
         raise ValueError("weighting='linear' needs an integer window (the whole sentence has no window size)")
@@ -160,7 +162,7 @@ def ppmi(counts, alpha: float = 1.0):
             out.eliminate_zeros()
         return out
     C = np.asarray(counts)
-    if C.dtype == bool or not (np.issubdtype(C.dtype, np.integer) or np.issubdtype(C.dtype, np.floating)):
+    if not validate.real_dtype(C.dtype):
         raise TypeError(f"counts must be numeric, got dtype {C.dtype}")
     C = C.astype(np.float64)
     if C.ndim != 2:
@@ -198,7 +200,11 @@ def sign_convention(U: np.ndarray, Vt: np.ndarray | None = None):
     ``j`` (and row ``j`` of ``Vt``, so that ``U S Vt`` is unchanged) if it is negative. The tolerance
     makes near-ties that differ only by rounding (e.g. two symmetric items ``+a`` and ``-a``) resolve by
     row index on every solver and machine. This is scikit-learn's ``svd_flip`` rule (u-based) with that
-    tie rule added. Returns ``(U, Vt)`` as new arrays (``Vt`` is ``None`` if not given).
+    tie rule added. Returns ``(U, Vt)`` as new ``float64`` arrays (``Vt`` is ``None`` if not given).
+
+    Raises ``ValueError`` for a ``U`` that is not 2-D, a ``Vt`` that is not 2-D with one row per column of
+    ``U`` (``(k, m)``), or NaN or infinity in either, and ``TypeError`` for entries that are not real
+    numbers (strings, ``None``, complex numbers, bools), each naming ``U`` or ``Vt``.
 
     What no sign rule can fix: when two singular values are equal the singular vectors are only defined
     up to a rotation of their subspace, so the ``k``-th vector is reproducible only if ``σ_k > σ_{k+1}``.
@@ -208,11 +214,13 @@ def sign_convention(U: np.ndarray, Vt: np.ndarray | None = None):
     array([[-0.6],
            [ 0.8]])
     """
-    U = np.array(U, dtype=np.float64, copy=True)
+    U = validate.real_array(U, "U")  # a new float64 array
     if U.ndim != 2:
         raise ValueError(f"U must be a 2-D matrix (n, k), got shape {U.shape}")
     if Vt is not None:
-        Vt = np.array(Vt, dtype=np.float64, copy=True)
+        Vt = validate.real_array(Vt, "Vt")
+        if Vt.ndim != 2 or Vt.shape[0] != U.shape[1]:
+            raise ValueError(f"Vt must be a 2-D matrix ({U.shape[1]}, m), one row per column of U, got shape {Vt.shape}")
     if U.shape[0] == 0:  # no entries: no sign to fix (np.argmax of an empty column would raise)
         return U, Vt
     mag = np.abs(U)
@@ -320,7 +328,7 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
 
 def _check_real_dtype(dtype) -> None:
     """``TypeError`` unless ``dtype`` is an integer or floating type (not ``bool``, complex, object, text)."""
-    if dtype == bool or not (np.issubdtype(dtype, np.integer) or np.issubdtype(dtype, np.floating)):
+    if not validate.real_dtype(dtype):
         raise TypeError(f"matrix must be a 2-D array of real numbers, got dtype {dtype}")
 
 

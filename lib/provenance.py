@@ -134,7 +134,9 @@ class Provenance:
 
         Fields that are ``None`` are left out unless ``include_missing=True`` (then shown as ``n/a``).
         Hashes are shortened to their first 16 hex digits; floats are shown with ``repr`` precision.
+        ``TypeError`` for an ``include_missing`` that is not ``True`` or ``False``.
         """
+        include_missing = validate.flag(include_missing, "include_missing")
         out = []
         for group, name, label in _LAYOUT:
             value = getattr(self, name)

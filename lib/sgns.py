@@ -197,12 +197,13 @@ def alias_table(probs) -> AliasTable:
 
     Item ``i`` is then drawn with probability ``(accept[i] + Σ_{j: alias[j]=i} (1 - accept[j])) / V``,
     which equals ``probs[i]`` up to rounding. Raises ``ValueError`` unless ``probs`` is a non-empty 1-D
-    vector of finite non-negative numbers summing to 1 (within 1e-6).
+    vector of finite non-negative numbers summing to 1 (within 1e-6), and ``TypeError`` for entries that
+    are not real numbers.
 
     >>> alias_table([0.5, 0.25, 0.25])  # column 1 gives half its share to item 0
     AliasTable(accept=array([1. , 0.75, 0.75]), alias=array([0, 0, 0]))
     """
-    p = np.asarray(probs, dtype=np.float64)
+    p = validate.real_numbers(probs, "probs", "a non-empty 1-D vector").astype(np.float64)
     if p.ndim != 1 or p.shape[0] < 1:
         raise ValueError(f"probs must be a non-empty 1-D vector, got shape {p.shape}")
     if not np.all(np.isfinite(p)) or (p < 0).any() or abs(p.sum() - 1.0) > 1e-6:
@@ -504,7 +505,7 @@ def _flatten(sentences, vocab_size: int) -> Tuple[np.ndarray, np.ndarray]:
     for k, a in enumerate(arrays):
         if a.ndim != 1:
             raise ValueError(f"sentences[{k}] must be 1-D, got shape {a.shape}")
-        if a.size and (a.dtype == bool or not np.issubdtype(a.dtype, np.integer)):
+        if a.size and not validate.integer_dtype(a.dtype):
             raise TypeError(f"sentences[{k}] must hold integer ids, got dtype {a.dtype}")
     ids = np.concatenate([a for a in arrays if a.size] or [np.zeros(0, np.int64)])  # an empty [] is float64
     if ids.size == 0:

@@ -67,7 +67,7 @@ def noise_distribution(counts, power: float = 0.75) -> np.ndarray:
     array([0.0249, 0.1182, 0.2944, 0.5625])
     """
     c = np.asarray(counts)
-    if c.dtype == bool or not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
+    if not validate.real_dtype(c.dtype):
         raise TypeError(f"counts must be numeric, got dtype {c.dtype}")
     c = c.astype(np.float64)
     if c.ndim != 1 or c.shape[0] < 1:
@@ -99,13 +99,15 @@ def pair_batches(pairs, batch_size: int, *, shuffle: bool = True, seed=0, drop_l
     ``pairs`` is ``(n, 2)`` as returned by :func:`lib.corpus.context_pairs`. With ``shuffle=True`` the
     order is a permutation drawn from ``torch.Generator().manual_seed(seed)`` (``seed`` may also be a
     ``torch.Generator``); the global RNG is not used. The last batch is shorter unless ``drop_last``.
-    Raises ``ValueError`` for ``batch_size < 1``, malformed pairs, or negative ids.
+    Raises ``ValueError`` for ``batch_size < 1``, malformed pairs, or negative ids; ``TypeError`` for a
+    ``shuffle`` or ``drop_last`` that is not ``True`` or ``False``.
     """
     batch_size = validate.integer(batch_size, "batch_size", low=1)
+    shuffle, drop_last = validate.flag(shuffle, "shuffle"), validate.flag(drop_last, "drop_last")
     arr = np.asarray(pairs)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(f"pairs must have shape (n, 2) (centre, context), got {arr.shape}")
-    if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer)):
+    if arr.size and not validate.integer_dtype(arr.dtype):
         raise TypeError(f"pair ids must be integers, got dtype {arr.dtype}")
     if arr.size and (arr < 0).any():
         raise ValueError("pair ids must be >= 0")
@@ -182,11 +184,12 @@ def sample_negatives(
     negative equal to its positive: ``"mask"`` (``keep`` is ``False`` there, so the loss leaves it out:
     word2vec.c and gensim), ``"resample"`` (drawn again until it differs, ``keep`` all ``True``),
     ``"allow"`` (kept, ``keep`` all ``True``). Raises ``ValueError`` for ``k < 1``, an unknown policy, a
-    noise vector that is not a distribution, or ``"resample"`` when some positive holds all the noise mass.
+    noise vector that is not a distribution, or ``"resample"`` when some positive holds all the noise mass;
+    ``TypeError`` for a noise vector that does not hold real numbers.
     """
     k = validate.integer(k, "k (negatives per positive)", low=1)
     validate.choice(policy, "policy", NEGATIVE_POLICIES)
-    p = torch.as_tensor(np.asarray(noise, dtype=np.float64))
+    p = torch.as_tensor(validate.real_numbers(noise, "noise", "a 1-D probability vector").astype(np.float64))
     if p.ndim != 1 or not torch.isfinite(p).all() or (p < 0).any() or abs(float(p.sum()) - 1.0) > 1e-6:
         raise ValueError("noise must be a 1-D probability vector (finite, >= 0, summing to 1)")
     validate.ids(positives.detach().cpu().numpy(), p.shape[0], "positive id")
@@ -300,7 +303,7 @@ def train_skipgram(
         if noise is None:
             noise = noise_distribution(np.bincount(P[:, 1], minlength=V), 0.75)
             noise_desc = "unigram^0.75 of the context counts"
-        noise = np.asarray(noise, dtype=np.float64)
+        noise = validate.real_numbers(noise, "noise", f"a probability vector ({V},)").astype(np.float64)
         if noise.shape != (V,):
             raise ValueError(f"noise must have shape ({V},), got {noise.shape}")
 

@@ -190,7 +190,7 @@ def _learner(fn, args, call: str, shape, line: int) -> np.ndarray:
         raise TraceError(line, f"{call} returned {type(result).__name__}, expected an array of shape {shape}") from None
     if arr.shape != shape:
         raise TraceError(line, f"{call} returned shape {arr.shape}, expected {shape}")
-    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)) or arr.dtype == bool:
+    if not validate.real_dtype(arr.dtype):
         raise TraceError(line, f"{call} returned dtype {arr.dtype}, expected real numbers")
     if not np.all(np.isfinite(arr)):
         raise TraceError(line, f"{call} returned NaN or infinity: {format_vector(arr)}")
@@ -436,7 +436,7 @@ class CheckReport:
 def _call(fn, *args):
     try:
         result = np.asarray(fn(*args))
-        if not (np.issubdtype(result.dtype, np.integer) or np.issubdtype(result.dtype, np.floating)):
+        if not validate.real_dtype(result.dtype):
             return None, f"returned dtype {result.dtype}, expected real numbers"
         return result.astype(float), None
     except (Exception, SystemExit) as exc:  # the learner's code may raise anything; report it as a failed case

@@ -261,7 +261,7 @@ def sample_windows(stream, n_windows: int, length: int, rng: np.random.Generator
     stream = np.asarray(stream)
     if stream.ndim != 1:
         raise ValueError(f"stream must be a 1-D array of token ids, got shape {stream.shape}")
-    if stream.size and (stream.dtype == bool or not np.issubdtype(stream.dtype, np.integer)):  # [] is float64
+    if stream.size and not validate.integer_dtype(stream.dtype):  # [] is float64
         raise TypeError(f"stream must hold integer token ids, got dtype {stream.dtype}")
     if stream.size and stream.min() < 0:
         raise ValueError(f"stream token ids must be >= 0, got {int(stream.min())}")

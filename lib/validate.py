@@ -33,13 +33,17 @@ __all__ = [
     "choice",
     "digits_hint",
     "flag",
+    "id_collection",
     "ids",
     "integer",
+    "integer_array",
+    "integer_dtype",
     "integers",
     "number",
     "one_id",
     "read_number",
     "real_array",
+    "real_dtype",
     "real_numbers",
     "rng",
     "seed",
@@ -55,6 +59,27 @@ def _is_integer(value) -> bool:
 
 def _is_number(value) -> bool:
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def integer_dtype(dtype) -> bool:
+    """True for a signed or unsigned integer dtype. Not for ``bool``, and not for ``timedelta64``, which
+    NumPy files under its integer types (``np.issubdtype("m8", np.integer)`` is true): a time span is not
+    a count or an id.
+
+    >>> [integer_dtype(t) for t in (np.int8, np.uint64, bool, "m8[s]")]
+    [True, True, False, False]
+    """
+    return np.dtype(dtype).kind in "iu"
+
+
+def real_dtype(dtype) -> bool:
+    """True for an integer dtype (:func:`integer_dtype`) or a floating one (``float16`` to ``float64``).
+    Not for ``bool``, complex, ``timedelta64``, ``datetime64``, strings or ``object``.
+
+    >>> [real_dtype(t) for t in (np.float16, np.int64, complex, "m8[s]")]
+    [True, True, False, False]
+    """
+    return np.dtype(dtype).kind in "iuf"
 
 
 def _hint(hint: str) -> str:
@@ -183,8 +208,11 @@ def flag(value, name: str) -> bool:
     return bool(value)
 
 
-def choice(value, name: str, options: Sequence):
+def choice(value, name: str, options: Sequence, *, ignore_case: bool = False):
     """``value`` itself after checking that it is one of ``options``; ``ValueError`` naming them otherwise.
+
+    With ``ignore_case=True`` a string matches an option whatever its case, and the option as spelled in
+    ``options`` is returned (``"bca"`` gives ``"BCa"``).
 
     >>> choice("dot", "metric", ("cosine", "dot"))
     'dot'
@@ -192,13 +220,21 @@ def choice(value, name: str, options: Sequence):
     Traceback (most recent call last):
     ...
     ValueError: metric must be one of ('cosine', 'dot'), got 'manhattan'
+    >>> choice("bca", "method", ("BCa", "percentile"), ignore_case=True)
+    'BCa'
     """
+    if ignore_case and isinstance(value, str):
+        for option in options:
+            if isinstance(option, str) and option.casefold() == value.casefold():
+                return option
+        raise ValueError(f"{name} must be one of {tuple(options)!r} (in any case), got {value!r}")
     try:
         known = value in options
     except TypeError:  # an unhashable value asked of a set or dict
         known = False
     if not known:
-        raise ValueError(f"{name} must be one of {tuple(options)!r}, got {value!r}")
+        case = " (in any case)" if ignore_case else ""
+        raise ValueError(f"{name} must be one of {tuple(options)!r}{case}, got {value!r}")
     return value
 
 
@@ -247,7 +283,7 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
     """``values`` as an ``int64`` array after checking that every id lies in ``[0, vocab_size)``.
 
     ``values`` may be an int or any array-like of integers, of any shape (an empty list is an empty
-    array). Raises ``TypeError`` for non-integer ids (floats, bools, strings) and ``ValueError``
+    array). Raises ``TypeError`` for non-integer ids (floats, bools, strings, ``timedelta64``) and ``ValueError``
     naming the first bad id and the vocabulary size. The comparison is made on the ids' own dtype, so
     that a ``uint64`` id cannot wrap around to a negative number first; a Python ``int`` beyond
     ``int64`` and ``uint64`` (``2**70``, which NumPy holds as an object) is an integer too, so it gets the
@@ -270,12 +306,12 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
         arr = np.asarray(values)
     except ValueError:  # a ragged nesting such as [[0], 1]
         raise TypeError(f"{name}s must be an integer or an array of integers, got {values!r}") from None
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+    if not integer_dtype(arr.dtype):
         if arr.size == 0 and arr.dtype == np.float64:  # np.asarray([]) is float64: accept an empty list
             return arr.astype(np.int64)
         # Python ints beyond int64 and uint64 (2**70) become an object array, and a mix of negative and
         # uint64-only ones ([-1, 2**63]) a float64 one: integers all the same, so a range error
-        big = _python_integers(values)
+        big = _python_integers(values) if arr.dtype.kind not in "mM" else []  # NumPy gives ns times as ints
         for v in big:
             if v < 0 or v >= vocab_size:
                 raise ValueError(f"{name} {shown(v)} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
@@ -299,6 +335,35 @@ def _python_integers(values) -> list:
     return flat if flat and all(_is_integer(v) for v in flat) else []
 
 
+def id_collection(values, vocab_size: int, name: str, noun: str = "token id") -> np.ndarray:
+    """``values``, a collection of ids (a list, tuple, set, range or 1-D array), as an ``int64`` array
+    ``(n,)`` after checking each id with :func:`ids` (``noun`` names an id in its errors).
+
+    ``TypeError`` naming ``name`` for one int (a NumPy integer, a 0-d array) or anything that is not a
+    collection (``None``, ``1.5``, a string), since ``exclude=3`` is a common slip for ``exclude=[3]``;
+    :func:`ids`' errors for the ids themselves, and ``ValueError`` for a nesting deeper than one level.
+
+    >>> id_collection(range(2), 4, "items")
+    array([0, 1])
+    >>> id_collection(3, 4, "items")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: items must be a collection of ids (e.g. items=[3]), not one ...
+    """
+    if _is_integer(values) or (isinstance(values, np.ndarray) and values.ndim == 0):
+        raise TypeError(f"{name} must be a collection of ids (e.g. {name}=[3]), not one int: got {values!r}")
+    try:
+        if isinstance(values, (str, bytes)):
+            raise TypeError
+        values = list(values)
+    except TypeError:  # not a collection: 1.5, None, a string
+        raise TypeError(f"{name} must be a collection of ids (e.g. {name}=[3]), got {values!r}") from None
+    out = ids(values, vocab_size, noun)
+    if out.ndim != 1:
+        raise ValueError(f"{name} must be a flat collection of ids, got shape {out.shape}")
+    return out
+
+
 def one_id(value, vocab_size: int, name: str = "token id") -> int:
     """One id, as an ``int``, after checking that it is a single integer in ``[0, vocab_size)``.
 
@@ -320,8 +385,8 @@ def one_id(value, vocab_size: int, name: str = "token id") -> int:
 def vectors(values, name: str) -> np.ndarray:
     """``values`` as a ``float64`` vector ``(d,)`` or matrix ``(n, d)`` with ``d >= 1`` and finite entries.
 
-    ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools) and
-    ``ValueError`` for another shape, a ragged nesting, NaN or infinity.
+    ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools,
+    ``timedelta64``) and ``ValueError`` for another shape, a ragged nesting, NaN or infinity.
 
     >>> vectors([[1, 2], [3, 4]], "x")
     array([[1., 2.],
@@ -339,7 +404,8 @@ def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.nd
     """``values`` as a NumPy array whose entries are real numbers, its integer or floating dtype kept.
 
     ``ValueError`` for a ragged nesting (``"{name} must be {shape}, got rows of different lengths"``) and
-    ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools).
+    ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools,
+    ``timedelta64`` and ``datetime64``: :func:`real_dtype`).
 
     >>> real_numbers([[1.5, 2]], "x").dtype
     dtype('float64')
@@ -354,9 +420,39 @@ def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.nd
             return np.array([float(v) for v in raw.flat], dtype=np.float64).reshape(raw.shape)
         except OverflowError:
             raise ValueError(f"{name} holds an integer too large for float64 (above about 1.8e308)") from None
-    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)):
+    if not real_dtype(raw.dtype):
         raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
     return raw
+
+
+def integer_array(values, name: str, shape: str = "an array of integers") -> np.ndarray:
+    """``values`` as a NumPy array of integers, its integer dtype kept (``int64`` for an empty list).
+
+    Python integers that NumPy holds as an object array (``2**70``) or as floats (``[-1, 2**63]``, which no
+    one integer dtype holds) are integers all the same: they give a ``ValueError`` saying that they do not
+    fit in ``int64``, not a complaint about their type. ``TypeError`` for entries that are not integers
+    (floats, bools, strings, ``timedelta64``) and ``ValueError`` for a ragged nesting. The caller checks
+    the range on the array's own dtype, so that a ``uint64`` entry cannot wrap around to a negative one.
+
+    >>> integer_array([3, 0, 2], "counts")
+    array([3, 0, 2])
+    >>> integer_array([1, 2**70], "c")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: c must fit in int64 (-2**63 to 2**63 - 1), got 1180591620717...
+    """
+    try:
+        raw = np.asarray(values)
+    except ValueError:  # a ragged nesting such as [[1, 2], [3]]
+        raise ValueError(f"{name} must be {shape}, got rows of different lengths") from None
+    if integer_dtype(raw.dtype):
+        return raw
+    if raw.size == 0 and raw.dtype == np.float64:  # np.asarray([]) is float64: accept an empty list
+        return raw.astype(np.int64)
+    for v in _python_integers(values) if raw.dtype.kind not in "mM" else []:  # NumPy gives ns times as ints
+        if not -(2**63) <= v < 2**63:
+            raise ValueError(f"{name} must fit in int64 (-2**63 to 2**63 - 1), got {shown(v)}")
+    raise TypeError(f"{name} must be integers, got dtype {raw.dtype}")
 
 
 def real_array(values, name: str) -> np.ndarray:
@@ -376,10 +472,17 @@ def real_array(values, name: str) -> np.ndarray:
 
 def integers(values: Iterable, name: str, *, low: Optional[int] = None) -> list:
     """Each of ``values`` checked with :func:`integer` (named ``name[i]``), as a list of ``int``.
+    ``TypeError`` naming ``name`` when ``values`` is not a collection (``None``, one int, a string).
 
     >>> integers((1, 2, 4), "scales", low=1)
     [1, 2, 4]
     """
+    try:
+        if isinstance(values, (str, bytes)):
+            raise TypeError
+        values = list(values)
+    except TypeError:  # None, one int, a 0-d array, a string
+        raise TypeError(f"{name} must be a collection of integers, got {values!r}") from None
     return [integer(v, f"{name}[{i}]", low=low) for i, v in enumerate(values)]
 
 
@@ -434,4 +537,6 @@ def digits_hint(text: str) -> str:
     >>> digits_hint("٣")
     ' (numbers are written with the ASCII digits 0-9)'
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
     return "" if text.isascii() else " (numbers are written with the ASCII digits 0-9)"

@@ -265,3 +265,24 @@ def test_bad_ids_and_shapes_are_rejected():
         bg.factored_loss(E, U.T, np.ones((5, 5)))
     with pytest.raises(ValueError, match="counts are for 5 tokens but E has 4 rows"):
         bg.factored_loss(E[:4], U[:, :4], np.ones((5, 5)))
+
+
+def test_parameters_and_probabilities_must_be_finite_real_numbers():
+    counts = np.array([[1, 2], [3, 0]])
+    E, U = np.ones((2, 3)), np.ones((3, 2))
+    for bad_E, bad_U, kind, message in [
+        (np.full((2, 3), np.nan), U, ValueError, "E contains NaN or infinity"),  # the loss was NaN
+        (E, np.full((3, 2), np.inf), ValueError, "U contains NaN or infinity"),
+        ([["a"] * 3] * 2, U, TypeError, "E must hold real numbers, got dtype <U1"),  # NumPy's conversion error
+    ]:
+        for call in (lambda: bg.factored_loss_and_grads(bad_E, bad_U, counts),
+                     lambda: bg.pairs_loss_and_grads(bad_E, bad_U, [0, 1], [1, 0])):
+            with pytest.raises(kind) as info:
+                call()
+            assert str(info.value) == message
+    with pytest.raises(TypeError) as info:
+        bg.table_loss([["0.5", "0.5"], ["1", "0"]], counts)
+    assert str(info.value) == "probs must hold real numbers, got dtype <U3"
+    with pytest.raises(TypeError) as info:
+        bg.check_counts(np.ones((2, 2), dtype="m8[s]"))  # NumPy counts a time span as an integer
+    assert str(info.value) == "counts must be numeric, got dtype timedelta64[s]"

@@ -104,3 +104,7 @@ def test_overlap_by_count_against_scipy_bootstrap():
         overlap_by_count(overlap, counts, threshold=3, confidence=1.5)
     with pytest.raises(ValueError, match="at least two items"):
         overlap_by_count(overlap, counts, threshold=5)
+    for n in (99, 10**7 + 1, 10**30):  # 10**30 was NumPy's "Maximum allowed dimension exceeded"
+        with pytest.raises(ValueError) as info:
+            overlap_by_count(overlap, counts, threshold=3, n_resamples=n)
+        assert str(info.value) == f"n_resamples must be an integer in [100, 10000000], got {n}"

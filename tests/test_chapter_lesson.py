@@ -309,3 +309,17 @@ def test_attention_without_a_mask_is_permutation_equivariant_and_with_a_causal_m
         lesson.shuffle_only_reorders(X, [0, 0, 1, 2, 3])
     with pytest.raises(ValueError, match=r"must be a \(T, d\) array"):
         lesson.self_attention(X[0])
+
+
+def test_self_attention_names_a_bad_x_or_causal():
+    X = np.eye(2)
+    for bad in ("no", 1, None):
+        with pytest.raises(TypeError) as info:  # "no" applied the mask
+            lesson.self_attention(X, causal=bad)
+        assert str(info.value) == f"causal must be True or False, got {bad!r}"
+    with pytest.raises(ValueError) as info:  # the output was NaN
+        lesson.self_attention([[np.nan, 0.0], [0.0, 1.0]])
+    assert str(info.value) == "X contains NaN or infinity"
+    with pytest.raises(TypeError) as info:
+        lesson.self_attention([["a", "b"]])
+    assert str(info.value) == "X must hold real numbers, got dtype <U1"

@@ -4,6 +4,7 @@
 import hashlib
 import json
 import math
+import re
 from collections import Counter
 
 import numpy as np
@@ -525,3 +526,32 @@ def test_huge_counts_do_not_overflow_their_sum():
     counts = np.array([2**62] * 4)  # sums to 0 in int64
     np.testing.assert_allclose(keep_probability(counts, 0.1), np.sqrt(0.1 / 0.25))
     assert Vocabulary(["a"], [2**63 - 1]).counts.tolist() == [2**63 - 1]
+
+
+@pytest.mark.parametrize("bad", ["no", 1, None])
+def test_context_flags_must_be_true_or_false(bad):
+    shown = re.escape(repr(bad))
+    with pytest.raises(TypeError, match=f"^symmetric must be True or False, got {shown}$"):
+        context_pairs([[0, 1, 2]], 1, symmetric=bad)  # "no" was taken as True
+    with pytest.raises(TypeError, match=f"^return_distance must be True or False, got {shown}$"):
+        context_pairs([[0, 1, 2]], 1, return_distance=bad)
+    with pytest.raises(TypeError, match=f"^symmetric must be True or False, got {shown}$"):
+        describe_context(2, bad)
+    with pytest.raises(TypeError, match=f"^dynamic must be True or False, got {shown}$"):
+        describe_context(2, dynamic=bad)
+
+
+def test_counts_beyond_int64_are_a_value_error_and_time_spans_a_type_error():
+    # Python ints beyond int64 and uint64 were "counts must be integers, got dtype object"
+    message = re.escape(f"counts must fit in int64 (-2**63 to 2**63 - 1), got {2**70}")
+    with pytest.raises(ValueError, match=message):
+        Vocabulary(["a", "b"], [2**70, 1])
+    with pytest.raises(ValueError, match=message):
+        keep_probability([1, 2**70])
+    spans = np.array([1, 2], dtype="m8[s]")
+    with pytest.raises(TypeError, match=re.escape("counts must be integers, got dtype timedelta64[s]")):
+        Vocabulary(["a", "b"], spans)
+    with pytest.raises(TypeError, match=re.escape("counts must be integers, got dtype timedelta64[s]")):
+        keep_probability(spans)
+    with pytest.raises(TypeError, match=re.escape("sentence 0 must hold integer ids, got dtype timedelta64[s]")):
+        context_pairs([spans])

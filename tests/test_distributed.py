@@ -229,3 +229,13 @@ def test_collectives_outside_a_process_group_are_a_clear_error():
         RowShardedEmbedding(torch.zeros(3, 2), 3)
     with pytest.raises(RuntimeError, match="not initialised"):
         vocab_parallel_log_softmax(torch.zeros(2, 3))
+
+
+def test_dedupe_must_be_true_or_false():
+    for bad in ("no", 1, None):
+        with pytest.raises(TypeError) as info:  # "no" de-duplicated
+            plan_exchange([[1, 1]], V=4, D=2, dedupe=bad)
+        assert str(info.value) == f"dedupe must be True or False, got {bad!r}"
+        with pytest.raises(TypeError) as info:  # checked before the process group is looked up
+            RowShardedEmbedding(torch.zeros(4, 2), 4, dedupe=bad)
+        assert str(info.value) == f"dedupe must be True or False, got {bad!r}"

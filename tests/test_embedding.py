@@ -154,9 +154,9 @@ def test_neighbour_arguments_are_named():
 @pytest.mark.parametrize("argument", ["exclude", "candidates"])
 def test_one_row_id_in_any_form_is_refused_as_exclude_or_candidates(one, argument):
     # attack-15 F4: a 0-d array gave NumPy's "TypeError: iteration over a 0-d array"
-    with pytest.raises(TypeError, match=r"^candidates and exclude must be collections of row ids \(e\.g\. exclude=\[3\]\), not one int"):
+    with pytest.raises(TypeError, match=rf"^{argument} must be a collection of ids \(e\.g\. {argument}=\[3\]\), not one int"):
         embedding.nearest_neighbours([[1, 0], [0, 1], [1, 1]], [1, 0], 2, **{argument: one})
-    with pytest.raises(TypeError, match=r"^candidates and exclude must be collections of row ids .*got 1\.5$"):
+    with pytest.raises(TypeError, match=rf"^{argument} must be a collection of ids .*got 1\.5$"):
         embedding.nearest_neighbours([[1, 0], [0, 1]], [1, 0], 2, **{argument: 1.5})
     want = {"exclude": [(1, 0.0)], "candidates": [(0, 1.0)]}[argument]  # a 1-d array is a collection
     assert embedding.nearest_neighbours([[1, 0], [0, 1]], [1, 0], 2, **{argument: np.array([0])}) == want
@@ -189,3 +189,79 @@ def test_a_non_finite_table_is_named_as_the_argument_it_is():
     with pytest.raises(ValueError, match="^table contains NaN or infinity"):
         embedding.nearest_neighbours(bad, [1.0, 0.0], 1)
     assert embedding.lookup(np.array([[1, 2]], dtype=np.float32), 0).dtype == np.float32  # a float dtype is kept
+
+
+def test_top_k_groups_near_ties_and_orders_them_by_position():
+    from lib.embedding import top_k
+
+    assert top_k([0.5, 0.9, 0.9], 2).tolist() == [1, 2]  # an exact tie: the smaller position
+    assert top_k([0.5, 0.9, 0.9 + 1e-13], 3).tolist() == [1, 2, 0]  # 1e-13 apart: a near-tie, by position
+    assert top_k([0.5, 0.9, 0.9 + 1e-11], 3).tolist() == [2, 1, 0]  # 1e-11 apart: a real difference
+    # no chaining: 1 opens a group that takes 1 - 6e-13 but not 1 - 1.2e-12, although that one is within
+    # the tolerance of 1 - 6e-13
+    assert top_k([1 - 1.2e-12, 1 - 6e-13, 1.0], 3).tolist() == [1, 2, 0]
+    # distances, smaller is better: relative to their own size, 1e10 and 1e10 * (1 + 5e-13) tie
+    far = [1e10 * (1 + 5e-13), 1e10, 1.0]
+    assert top_k(far, 3, largest=False, relative=True).tolist() == [2, 0, 1]
+    assert top_k(far, 3, largest=False).tolist() == [2, 1, 0]  # absolute tolerance: 5e-3 apart, no tie
+    got = top_k([0.2, 0.1], 5)  # fewer scores than k
+    assert got.tolist() == [0, 1] and got.dtype == np.int64
+    assert top_k([], 1).tolist() == []
+
+
+@pytest.mark.parametrize(
+    "scores, k, options, error, message",
+    [
+        ([[0.5, 0.9]], 1, {}, ValueError, r"^scores must be a 1-D array of scores, got shape \(1, 2\)$"),
+        ([0.5, np.nan], 1, {}, ValueError, "^scores contain NaN or infinity$"),
+        ([0.5, np.inf], 1, {}, ValueError, "^scores contain NaN or infinity$"),
+        ([0.5], 0, {}, ValueError, "^k must be an integer >= 1, got 0$"),
+        ([0.5], True, {}, TypeError, "^k must be an integer >= 1, got True$"),
+        (["a"], 1, {}, TypeError, "^scores must hold real numbers, got dtype <U1$"),
+        ([True, False], 1, {}, TypeError, "^scores must hold real numbers, got dtype bool$"),
+        ([0.5], 1, {"largest": "yes"}, TypeError, "^largest must be True or False, got 'yes'$"),
+        ([0.5], 1, {"relative": 1}, TypeError, "^relative must be True or False, got 1$"),
+    ],
+)
+def test_top_k_names_a_bad_argument(scores, k, options, error, message):
+    from lib.embedding import top_k
+
+    with pytest.raises(error, match=message):
+        top_k(scores, k, **options)
+
+
+def test_top_k_records_its_closest_group_boundary(tmp_path, monkeypatch):
+    import json
+
+    from lib import notebook
+    from lib.embedding import TIE_RTOL, top_k
+
+    log = tmp_path / "numbers.jsonl"
+    monkeypatch.setenv(notebook.NUMBER_LOG, str(log))
+    top_k([0.9, 1.1, 0.1], 2, largest=False, relative=True, what="three distances")
+    top_k([0.9, 1.1, 0.1], 2, largest=False, relative=True)  # no name: nothing recorded
+    (entry,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entry["name"] == "three distances"
+    # boundaries 0.1 | 0.9 and 0.9 | 1.1: the second is the closer, relative to its size 1.1
+    assert entry["raw"] == pytest.approx(1.1 - TIE_RTOL * 1.1 - 0.9) and entry["scale"] == pytest.approx(1.1)
+
+
+@pytest.mark.parametrize("bad", ["no", 1, None, np.array(True)])
+def test_flags_of_neighbour_queries_must_be_true_or_false(bad):
+    table = np.eye(4)
+    with pytest.raises(TypeError, match=f"^normalize must be True or False, got {re.escape(repr(bad))}$"):
+        embedding.nearest_neighbours(table, [1.0, 0, 0, 0], 1, normalize=bad)
+    with pytest.raises(TypeError, match=f"^exclude_query must be True or False, got {re.escape(repr(bad))}$"):
+        embedding.analogy(table, 0, 1, 2, exclude_query=bad)
+    # before, any truthy value counted as True ("no" excluded the query rows); the two answers differ
+    assert embedding.analogy(table, 0, 1, 2, exclude_query=False) == [(1, pytest.approx(1 / np.sqrt(3)))]
+    assert embedding.analogy(table, 0, 1, 2, exclude_query=True) == [(3, 0.0)]
+
+
+def test_lookup_grad_and_check_table_name_bad_arguments():
+    with pytest.raises(ValueError, match="^grad_out contains NaN or infinity$"):  # the NaN was summed into the rows
+        embedding.lookup_grad([0, 1], [[np.nan], [1.0]], 2)
+    with pytest.raises(TypeError, match="^grad_out must hold real numbers, got dtype <U1$"):
+        embedding.lookup_grad([0], [["a"]], 2)
+    with pytest.raises(TypeError, match="^finite must be True or False, got 'no'$"):
+        embedding.check_table([[1.0]], finite="no")

@@ -15,7 +15,7 @@ import scipy.stats
 from gensim.models import KeyedVectors
 
 from lib.corpus import Vocabulary, tokenize
-from lib.embedding import analogy
+from lib.embedding import TIE_RTOL, analogy
 from lib.evaluation import (
     AnalogyResult,
     SimilarityResult,
@@ -219,6 +219,25 @@ def test_batched_predictions_equal_lib_embedding_analogy():
     assert got.tolist() == expected
 
 
+def test_batched_predictions_follow_the_near_tie_rule_of_lib_embedding_analogy():
+    # rows 3 and 4 have cosines 0.816496580927522 and ...726 with the target: 2e-13 apart, a near-tie that
+    # goes to the smaller row; argmax took row 4
+    table = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 1, 1, 1e-6], [0, 1, 1, 0]]
+    cosines = [s for _, s in analogy(table, 0, 1, 2, k=2)]
+    assert 0 < cosines[1] - cosines[0] < TIE_RTOL
+    assert analogy(table, 0, 1, 2)[0][0] == 3
+    assert analogy_predictions(table, np.array([[0, 1, 2]])).tolist() == [3]
+    # and at random, among rows equal up to rounding: copies, multiples and near-copies of each other
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        base = rng.standard_normal((6, 5))
+        table = np.concatenate([base, base[rng.integers(6, size=14)] * rng.choice([1.0, 3.0, 1e-3], (14, 1))
+                                * (1 + rng.choice([0.0, 1e-15, 1e-14], (14, 1)))])
+        questions = rng.integers(0, 20, size=(30, 3))
+        want = [analogy(table, a, b, c)[0][0] for a, b, c in questions]
+        assert analogy_predictions(table, questions, chunk=7).tolist() == want
+
+
 def test_analogy_accuracy_matches_gensim(tmp_path):
     rng = np.random.default_rng(3)
     vocab = [f"w{i}" for i in range(30)]
@@ -400,6 +419,11 @@ def test_similarity_by_frequency_rejects_counts_that_are_not_counts():
         similarity_by_frequency(TABLE, TOKENS, np.array([5, np.nan, 50, 50, 5]), pairs, [0, np.inf])
     with pytest.raises(ValueError, match="counts must be >= 0"):
         similarity_by_frequency(TABLE, TOKENS, np.array([5, -5, 50, 50, 5]), pairs, [0, np.inf])
+    # Python integers beyond int64 are integers, not "got dtype object"; a time span is not a count
+    with pytest.raises(ValueError, match=re.escape(f"counts must fit in int64 (-2**63 to 2**63 - 1), got {2**70}")):
+        similarity_by_frequency(TABLE, TOKENS, [5, 2**70, 50, 50, 5], pairs, [0, np.inf])
+    with pytest.raises(TypeError, match=re.escape("counts must be integers, got dtype timedelta64[s]")):
+        similarity_by_frequency(TABLE, TOKENS, np.array([5, 5, 50, 50, 5], dtype="m8[s]"), pairs, [0, np.inf])
 
 
 # --- benchmark files saved with a byte-order mark ------------------------------------------------------------
@@ -552,7 +576,7 @@ def test_spearman_interval_handles_ties_like_spearmanr():
         (dict(predicted=[1, 2], human=[1, 2]), "at least 3 pairs, got 2"),
         (dict(predicted=[1, 2, np.nan], human=[1, 2, 3]), "must be finite"),
         (dict(predicted=[1, 2, 3], human=[1, 2, 3], confidence=1.0), r"confidence must be a finite number in \(0, 1\), got 1.0"),
-        (dict(predicted=[1, 2, 3], human=[1, 2, 3], n_resamples=10), "n_resamples must be an integer >= 100, got 10"),
+        (dict(predicted=[1, 2, 3], human=[1, 2, 3], n_resamples=10), re.escape("n_resamples must be an integer in [100, 10000000], got 10")),
     ],
 )
 
@@ -575,6 +599,15 @@ def test_spearman_interval_rejects_bad_input(kwargs, match):
         (dict(human=[1, None, 3, 4, 5]), TypeError, "human must hold real numbers, got dtype object"),
         (dict(baseline=["x"] * 5), TypeError, "baseline must hold real numbers, got dtype <U1"),
         (dict(baseline=[1, 2, np.inf, 4, 5]), ValueError, "baseline scores must be finite (no NaN or infinity)"),
+        # SciPy's AttributeError ('NoneType' object has no attribute 'lower') or its own message
+        (dict(method=None), ValueError, "method must be one of ('BCa', 'percentile', 'basic') (in any case), got None"),
+        (dict(method=1), ValueError, "method must be one of ('BCa', 'percentile', 'basic') (in any case), got 1"),
+        (dict(method="foo"), ValueError, "method must be one of ('BCa', 'percentile', 'basic') (in any case), got 'foo'"),
+        # NumPy's "Maximum allowed dimension exceeded" and a MemoryError for 36 TiB
+        (dict(n_resamples=10**30), ValueError,
+         "n_resamples must be an integer in [100, 10000000], got 1000000000000000000000000000000"),
+        (dict(n_resamples=10**7 + 1), ValueError, "n_resamples must be an integer in [100, 10000000], got 10000001"),
+        (dict(n_resamples=1e3), TypeError, "n_resamples must be an integer in [100, 10000000], got 1000.0"),
     ],
 )
 def test_spearman_interval_names_the_bad_argument(kwargs, kind, message):
@@ -610,8 +643,54 @@ def test_parallel_vectors_at_any_scale_have_cosine_exactly_one():
     assert cosine.tolist() == [float(np.float64(1.0) / np.sqrt(2.0))]
 
 
+def test_spearman_interval_takes_scipys_methods_in_any_case():
+    human, a, _ = _paired_data(n=30)
+    for method in ("BCa", "percentile", "basic"):
+        want = spearman_interval(a, human, n_resamples=200, method=method)
+        for spelled in (method.lower(), method.upper()):
+            assert spearman_interval(a, human, n_resamples=200, method=spelled) == want
+
+
+def test_spearman_interval_of_perfectly_monotone_pairs_says_rho_is_the_same_in_every_resample():
+    x, y = np.arange(20.0)[::2], np.arange(10.0)[::-1]  # perfectly decreasing: rho is -1 in every resample
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # SciPy's "invalid value encountered in scalar divide" leaked
+        with pytest.raises(ValueError) as info:
+            spearman_interval(x, y, n_resamples=100)
+        assert str(info.value) == (
+            "Spearman's rho is -1.0 in every one of the 100 resamples of these 10 pairs (the pairs are perfectly "
+            "monotone, so every resample is too), so the BCa interval is undefined"
+        )
+        with pytest.raises(ValueError, match=r"^the difference in Spearman's rho is 0\.0 in every one of the 100 resamples "
+                                             r"of these 10 pairs, so the BCa interval is undefined$"):
+            spearman_interval(x, y, baseline=x, n_resamples=100)
+    # the percentile interval of a constant distribution is defined: one point
+    got = spearman_interval(x, y, n_resamples=100, method="percentile")
+    assert (got.statistic, got.low, got.high) == (-1.0, -1.0, -1.0)
+
+
+def test_spearman_interval_draws_large_bootstraps_in_batches(monkeypatch):
+    """SciPy holds every resample at once; beyond BOOTSTRAP_BATCH entries they come in batches of
+    BOOTSTRAP_BATCH // n pairs' worth (here made small, to run the batched path quickly)."""
+    import lib.evaluation as ev
+
+    seen = []
+    original = scipy.stats.bootstrap
+    monkeypatch.setattr(ev.scipy.stats, "bootstrap", lambda *a, **kw: seen.append(kw["batch"]) or original(*a, **kw))
+    human, a, _ = _paired_data(n=50)
+    whole = spearman_interval(a, human, n_resamples=400)
+    monkeypatch.setattr(ev, "BOOTSTRAP_BATCH", 50 * 400 - 1)
+    batched = spearman_interval(a, human, n_resamples=400)
+    assert seen == [None, (50 * 400 - 1) // 50]
+    reference = original((a, human), lambda x, y: scipy.stats.spearmanr(x, y).statistic, paired=True,
+                         vectorized=False, n_resamples=400, batch=399, rng=np.random.default_rng(0))
+    assert batched.low == pytest.approx(reference.confidence_interval.low, abs=1e-12)
+    assert batched.high == pytest.approx(reference.confidence_interval.high, abs=1e-12)
+    assert batched.statistic == whole.statistic
+
+
 def test_spearman_interval_of_a_degenerate_bootstrap_is_an_error_not_nan():
-    with pytest.raises(ValueError, match="bootstrap distribution .* 4 pairs is degenerate .*too few distinct pairs"):
+    with pytest.raises(ValueError, match=r"^Spearman's rho is undefined in some resamples of these 4 pairs \(too few distinct pairs"):
         spearman_interval([0.3, -0.2, 0.1, 0.05], [1, 2, 3, 4], n_resamples=100)
 
 

@@ -2,6 +2,7 @@
 anisotropy."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -38,7 +39,7 @@ def test_four_vector_table_closed_forms():
     text = format_metric_table(rows).splitlines()
     assert text[0].split() == ["vector", "cosine", "Euclidean", "dot"]
     assert text[1].split()[-3:] == ["1.0000", "2.2361", "3.7500"]
-    with pytest.raises(ValueError, match="same width"):
+    with pytest.raises(ValueError, match=re.escape("vectors['x'] must be a vector (2,) like the reference, got shape (3,)")):
         metric_table([1.0, 0.0], {"x": [1.0, 0.0, 0.0]})
     with pytest.raises(ValueError, match="reference must be a vector"):
         metric_table([[1.0, 0.0]], {"x": [1.0, 0.0]})
@@ -112,6 +113,10 @@ def test_stability_by_frequency():
         ([0.1, 0.5], [1.0, 10.0], 5, TypeError, "counts must be integers, got dtype float64"),
         ([0.1, 0.5], [-1, 10], 5, ValueError, "counts must be >= 0, got -1 at index 0"),
         (["a", "b"], [1, 10], 5, TypeError, "overlap must hold real numbers, got dtype <U1"),
+        # Python integers beyond int64 are integers: not "counts must be integers, got dtype float64"
+        ([1.0, 0.5], [2**70, 1], 5, ValueError, "counts must fit in int64 (-2**63 to 2**63 - 1), got 1180591620717411303424"),
+        ([1.0, 0.5], [-1, 2**63], 5, ValueError, "counts must fit in int64 (-2**63 to 2**63 - 1), got 9223372036854775808"),
+        ([1.0, 0.5], np.array([1, 2], dtype="m8[s]"), 5, TypeError, "counts must be integers, got dtype timedelta64[s]"),
     ],
 )
 def test_stability_by_frequency_names_the_bad_argument(overlap, counts, threshold, kind, message):
@@ -238,3 +243,53 @@ def test_principal_coordinates_that_overflow_are_an_error_not_inf():
 def test_anisotropy_names_vectors_for_non_finite_input_without_centring():
     with pytest.raises(ValueError, match="^vectors contain NaN or infinity"):
         anisotropy([[np.nan, 1.0], [1.0, 0.0]], center=False)
+
+
+def test_metric_table_names_the_entry_that_is_not_a_vector_like_the_reference():
+    def error(vectors):
+        with pytest.raises((ValueError, TypeError)) as info:
+            metric_table([1.0, 0.0], vectors)
+        return type(info.value), str(info.value)
+
+    # was NumPy's "only 0-dimensional arrays can be converted to Python scalars"
+    assert error({"a": [[1.0, 0.0], [0.0, 1.0]]}) == (ValueError, "vectors['a'] must be a vector (2,) like the reference, got shape (2, 2)")
+    assert error({"ok": [1.0, 0.0], "b": np.array(1.0)}) == (ValueError, "vectors['b'] must be a vector (2,) like the reference, got shape ()")
+    assert error({"c": [np.nan, 0.0]}) == (ValueError, "vectors['c'] contains NaN or infinity")  # was "y contains ..."
+    assert error({"d": ["x", "y"]}) == (TypeError, "vectors['d'] must hold real numbers, got dtype <U1")
+    assert error([("a", [1.0, 0.0])]) == (TypeError, "vectors must be a mapping of names to vectors (d,), got list")
+    # a score beyond float64 still names what overflowed
+    with pytest.raises(ValueError, match="the dot product of these vectors overflows float64"):
+        metric_table([1e200, 0.0], {"huge": [1e200, 0.0]})
+
+
+@pytest.mark.parametrize("one", [0, np.int64(1), np.array(0)])
+def test_items_given_as_one_int_is_a_type_error_naming_items(one):
+    # was Python's "'int' object is not iterable" or NumPy's "iteration over a 0-d array"
+    message = rf"^items must be a collection of ids \(e\.g\. items=\[3\]\), not one int: got {re.escape(repr(one))}$"
+    with pytest.raises(TypeError, match=message):
+        neighbour_sets(np.eye(3), one, 1)
+    with pytest.raises(TypeError, match=message):
+        neighbour_overlap([np.eye(3)] * 2, one, 1)
+    with pytest.raises(TypeError, match=r"^items must be a collection of ids \(e\.g\. items=\[3\]\), got None$"):
+        neighbour_sets(np.eye(3), None, 1)
+    with pytest.raises(ValueError, match=r"^item 3 out of range for vocabulary of 3 \(allowed 0\.\.2\)$"):
+        neighbour_sets(np.eye(3), [3], 1)
+
+
+def test_neighbour_overlap_reads_a_generator_of_items_once_for_every_table():
+    a = [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]
+    b = [[1.0, 0.0], [0.1, 1.0], [0.0, 1.0]]
+    assert neighbour_overlap([a, b], [0, 1], k=1).tolist() == [1.0, 0.0]
+    # each table got the generator in turn, and the second found it empty
+    assert neighbour_overlap([a, b], (i for i in [0, 1]), k=1).tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("bad", ["no", 1, None])
+def test_geometry_flags_must_be_true_or_false(bad):
+    shown = re.escape(repr(bad))
+    with pytest.raises(TypeError, match=f"^normalize must be True or False, got {shown}$"):
+        named_neighbours(TABLE, TOKENS, "cat", 1, normalize=bad)
+    with pytest.raises(TypeError, match=f"^normalize must be True or False, got {shown}$"):
+        principal_projection(TABLE, 2, normalize=bad)
+    with pytest.raises(TypeError, match=f"^center must be True or False, got {shown}$"):
+        anisotropy(TABLE, center=bad)

@@ -209,3 +209,12 @@ def test_runner_up_gap_refuses_nan_and_a_bad_index():
     with pytest.raises(ValueError, match=r"best must be an integer in \[0, 1\]"):
         notebook.runner_up_gap([0.5, 1.0], 2)
     assert notebook.runner_up_gap([0.5, 1.0, -np.inf], 1) == 0.5
+
+
+def test_glue_display_must_be_true_or_false_and_fmt_refuses_time_spans():
+    with pytest.raises(TypeError) as info:
+        notebook.glue("n", 3, display="no")
+    assert str(info.value) == "display must be True or False, got 'no'"
+    with pytest.raises(TypeError) as info:  # NumPy counts timedelta64 as a number
+        notebook.fmt(np.array([1, 2], dtype="m8[s]"), ".2f")
+    assert str(info.value) == "fmt formats numbers, got an array of dtype timedelta64[s]"

@@ -356,3 +356,10 @@ def test_alibi_slopes_must_be_real_numbers(slopes, dtype):
         positional.alibi_bias(3, 2, slopes)
     with pytest.raises(ValueError, match="slopes must be 2 finite numbers >= 0, one per head, got \\[nan, 1.0\\]"):
         positional.alibi_bias(3, 2, [np.nan, 1.0])
+
+
+def test_positions_given_as_time_spans_are_a_type_error():
+    # NumPy counts timedelta64 as an integer type: a time span was taken for a position
+    with pytest.raises(TypeError) as info:
+        positional.sinusoidal_encoding(np.array([1, 2], dtype="m8[s]"), 4)
+    assert str(info.value) == "position must be an integer (or an integer array), got dtype timedelta64[s]"

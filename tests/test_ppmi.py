@@ -395,3 +395,52 @@ def test_sign_convention_of_an_empty_matrix_returns_it_unchanged():
     assert U.shape == (0, 2) and Vt.tolist() == [[1.0] * 3] * 2
     U, Vt = sign_convention(np.zeros((0, 2)))
     assert U.shape == (0, 2) and Vt is None
+
+
+@pytest.mark.parametrize(
+    "U, Vt, kind, message",
+    [
+        # NaN was returned silently (and wiped the finite 1.0 of the column), None became NaN
+        ([[np.nan], [1.0]], None, ValueError, "U contains NaN or infinity"),
+        ([[0.6], [-0.8]], [[np.inf]], ValueError, "Vt contains NaN or infinity"),
+        (np.array([[1, None]], dtype=object), None, TypeError, "U must hold real numbers, got dtype object"),
+        # NumPy's "could not convert string to float", "float() argument must be ... not 'complex'"
+        ([["a"], ["b"]], None, TypeError, "U must hold real numbers, got dtype <U1"),
+        ([[1 + 2j], [0]], None, TypeError, "U must hold real numbers, got dtype complex128"),
+        ([[0.6], [-0.8]], [["x"]], TypeError, "Vt must hold real numbers, got dtype <U1"),
+        ([[True], [False]], None, TypeError, "U must hold real numbers, got dtype bool"),  # was 1.0 and 0.0
+        ([[10**400]], None, ValueError, "U holds an integer too large for float64 (above about 1.8e308)"),  # OverflowError
+        # a Vt of the wrong shape was broadcast: (1, 3) came back as (2, 3), a 3-D one was accepted
+        ([[0.6, 0.1], [-0.8, 0.2]], [[1, 2, 3]], ValueError,
+         "Vt must be a 2-D matrix (2, m), one row per column of U, got shape (1, 3)"),
+        ([[0.6], [-0.8]], np.ones((1, 2, 2)), ValueError, "Vt must be a 2-D matrix (1, m), one row per column of U, got shape (1, 2, 2)"),
+        ([[0.6], [-0.8]], [1.0, 2.0], ValueError, "Vt must be a 2-D matrix (1, m), one row per column of U, got shape (2,)"),
+    ],
+)
+def test_sign_convention_names_a_bad_u_or_vt(U, Vt, kind, message):
+    with pytest.raises(kind) as info:
+        sign_convention(U, Vt)
+    assert str(info.value) == message
+
+
+def test_sign_convention_accepts_integers_and_float32_and_returns_float64():
+    U, Vt = sign_convention(np.array([[3], [-4]], dtype=np.int8), np.array([[1.5, -2.0]], dtype=np.float32))
+    assert U.tolist() == [[-3.0], [4.0]] and Vt.tolist() == [[-1.5, 2.0]]
+    assert U.dtype == Vt.dtype == np.float64
+
+
+@pytest.mark.parametrize("bad", ["no", 1, None])
+def test_cooccurrence_flags_must_be_true_or_false(bad):
+    with pytest.raises(TypeError) as info:
+        cooccurrence([[0, 1, 2]], 3, 1, sparse=bad)  # "no" gave a sparse matrix
+    assert str(info.value) == f"sparse must be True or False, got {bad!r}"
+    with pytest.raises(TypeError) as info:
+        cooccurrence([[0, 1, 2]], 3, 1, symmetric=bad)
+    assert str(info.value) == f"symmetric must be True or False, got {bad!r}"
+
+
+def test_counts_given_as_time_spans_are_not_counts():
+    # NumPy counts timedelta64 as an integer type
+    with pytest.raises(TypeError) as info:
+        ppmi(np.ones((2, 2), dtype="m8[s]"))
+    assert str(info.value) == "counts must be numeric, got dtype timedelta64[s]"

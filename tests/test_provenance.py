@@ -79,3 +79,11 @@ def test_seen_tokens_counts_distinct_ids_and_shows_in_the_record():
     rows = Provenance(vocabulary_size=7, **seen_tokens([[0, 2]], 7)).rows()
     assert rows[:3] == [("items", "vocabulary size", "7"), ("items", "tokens seen in training", "2"),
                         ("items", "tokens never seen in training", "5")]
+
+
+def test_include_missing_must_be_true_or_false():
+    prov = Provenance(corpus="c")
+    for bad in ("no", 1, None):
+        with pytest.raises(TypeError) as info:  # "no" showed the missing fields
+            prov.to_text(include_missing=bad)
+        assert str(info.value) == f"include_missing must be True or False, got {bad!r}"

@@ -240,3 +240,10 @@ def test_fasttext_rejects_bad_ngram_settings(small_corpus):
         train_fasttext(small_corpus, SMALL, bucket=0)
     with pytest.raises(TypeError, match="min_n must be an integer >= 1, got 3.0"):
         train_fasttext(small_corpus, SMALL, min_n=3.0)
+
+
+def test_race_table_flags_must_be_true_or_false():
+    for name in ("markdown", "compact"):
+        with pytest.raises(TypeError) as info:
+            race.race_table([], **{name: "no"})
+        assert str(info.value) == f"{name} must be True or False, got 'no'"

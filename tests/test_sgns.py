@@ -600,3 +600,12 @@ def test_rows_of_ids_that_never_occur_keep_their_initial_values_exactly():
     # the initial table is the one a fresh generator with the same seed draws (word2vec's uniform ±0.5/D)
     rng = np.random.default_rng(7)
     np.testing.assert_array_equal(result.initial_vectors, (rng.random((90, 10), dtype=np.float32) - 0.5) / 10)
+
+
+def test_alias_table_of_probabilities_that_are_not_real_numbers_is_a_type_error():
+    for probs, dtype in [(["0.5", "0.5"], "<U3"), ([0.5 + 0j, 0.5], "complex128"), ([True, False], "bool")]:
+        with pytest.raises(TypeError) as info:  # was NumPy's conversion error, or bools taken as 1.0 and 0.0
+            alias_table(probs)
+        assert str(info.value) == f"probs must hold real numbers, got dtype {dtype}"
+    with pytest.raises(ValueError, match="probs must be finite, >= 0 and sum to 1"):
+        alias_table([np.nan, 1.0])

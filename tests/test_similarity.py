@@ -146,6 +146,37 @@ def test_every_metric_is_right_at_every_scale(sx, sy):
             assert dot[i, j] == pytest.approx(want, rel=1e-14, abs=2 * 5e-324)
 
 
+def test_dot_products_whose_huge_terms_cancel_keep_their_small_terms():
+    """Each of 1e200 * 1e200 and 1e200 * -1e200 is beyond float64 but they cancel: the dot product is the
+    small term, representable, and comes out exact (it was 0: the small term was lost beside the huge ones)."""
+    assert similarity([1e200, 1e200, 1.0], [1e200, -1e200, 1.0], "dot") == 1.0
+    assert similarity([1e200, 1e200, 1e-10], [1e200, -1e200, 1e-10], "dot") == exact_dot([1e-10], [1e-10])
+    assert similarity([1.0, 1e200, 1e200], [1.0, 1e200, -1e200], "dot") == 1.0  # in any order
+    # rounded once, half to even: 1 + 2**-53 is half-way between 1 and 1 + 2**-52; a tiny term beyond it
+    # (1e-600, far below 2**-1074) decides the rounding, so it must not be lost either
+    assert similarity([1e200, 1e200, 1.0, 2.0**-53], [1e200, -1e200, 1.0, 1.0], "dot") == 1.0
+    assert similarity([1e200, 1e200, 1.0, 2.0**-53, 1e-300], [1e200, -1e200, 1.0, 1.0, 1e-300], "dot") == 1 + 2.0**-52
+    assert similarity([-1e200, 1e200, -1.0, -(2.0**-53), -1e-300], [1e200, 1e200, 1.0, 1.0, 1e-300], "dot") == -1 - 2.0**-52
+    # and the neighbour ranked by it: the product of row 0 is 1.0, of row 1 0.5
+    got = nearest_neighbours([[1e200, 1e200, 1.0], [0.0, 0.0, 0.5]], [1e200, -1e200, 1.0], 2, metric="dot")
+    assert got == [(0, 1.0), (1, 0.5)]  # was [(1, 0.5), (0, 0.0)]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_cancelling_dot_products_are_the_exact_sum_rounded_once(seed):
+    """Rows with a cancelling pair of terms beyond float64 and small terms 1e-150..1e150, so that the plain
+    product overflows: each dot product must be the correctly rounded exact sum (Fraction)."""
+    rng = np.random.default_rng(seed)
+    n, d = 40, 6
+    X = rng.standard_normal((n, d)) * 10.0 ** rng.integers(-75, 76, (n, d))
+    Y = rng.standard_normal((1, d)) * 10.0 ** rng.integers(-75, 76, (1, d))
+    X[:, :2], Y[0, :2] = 1e200 * rng.uniform(1, 2), [1e200, -1e200]  # x*1e200 - x*1e200: exactly 0
+    got = similarity(X, Y, "dot")[:, 0]
+    assert [v == exact_dot(x, Y[0]) for v, x in zip(got, X)] == [True] * n
+    ranked = [i for i, _ in nearest_neighbours(X, Y[0], n, metric="dot")]
+    assert ranked == sorted(range(n), key=lambda i: (-sum(Fraction(a) * Fraction(b) for a, b in zip(X[i], Y[0])), i))
+
+
 def test_a_power_of_two_scales_every_score_exactly():
     rng = np.random.default_rng(8)
     X, Y = rng.standard_normal((6, 4)), rng.standard_normal((5, 4))
@@ -217,7 +248,7 @@ def test_analogy_rows_are_single_integers(bad):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from lib.embedding import TIE_RTOL  # noqa: E402
+from lib.embedding import TIE_RTOL, top_k  # noqa: E402
 from lib.geometry import named_neighbours, neighbour_sets  # noqa: E402
 
 
@@ -315,6 +346,20 @@ def test_neighbours_come_sorted_up_to_the_tolerance_ties_by_row(seed, n, k, metr
         assert ids == _reference_order(everything, metric)[:k]
     else:
         assert all(x >= y for x, y in zip(scores, scores[1:]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60), k=st.integers(1, 65))
+def test_top_k_is_the_documented_rule(seed, n, k):
+    """Scores with exact ties, near-ties and real differences, as cosines (larger is better, tolerance
+    1e-12) and as distances (smaller is better, tolerance relative to each score's size)."""
+    rng = np.random.default_rng(seed)
+    base = rng.uniform(0, 1, max(1, n // 3))
+    steps = rng.choice([0.0, 3e-13, 8e-13, 2e-12, 1e-6], n)  # within, near and beyond the tolerance
+    scores = base[rng.integers(base.shape[0], size=n)] + steps * rng.choice([-1.0, 1.0], n)
+    assert top_k(scores, k).tolist() == _reference_order(scores, "cosine")[:k]
+    distances = np.abs(scores) * 10.0 ** rng.integers(-5, 6)
+    assert top_k(distances, k, largest=False, relative=True).tolist() == _reference_order(distances, "euclidean")[:k]
 
 
 @pytest.mark.slow

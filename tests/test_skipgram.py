@@ -315,3 +315,24 @@ def test_noise_distribution_is_stable_for_tiny_and_huge_counts():
 def test_divergence_is_reported_not_trained_into_nan(objective):
     with pytest.raises(FloatingPointError, match=r"diverged at step \d+ of 20"):
         train_skipgram([[0, 1], [1, 0]], 2, steps=20, lr=1e30, objective=objective)
+
+
+@pytest.mark.parametrize("bad", ["no", 1, None])
+def test_pair_batches_flags_must_be_true_or_false(bad):
+    pairs = np.array([[0, 1], [1, 0], [1, 2]])
+    for name in ("shuffle", "drop_last"):
+        with pytest.raises(TypeError) as info:
+            next(pair_batches(pairs, 2, **{name: bad}))
+        assert str(info.value) == f"{name} must be True or False, got {bad!r}"
+
+
+def test_noise_and_counts_that_are_not_real_numbers_are_type_errors():
+    with pytest.raises(TypeError) as info:  # was NumPy's "could not convert string to float"
+        sample_negatives(torch.tensor([0, 1]), ["a", "b"], 2, generator=torch.Generator().manual_seed(0))
+    assert str(info.value) == "noise must hold real numbers, got dtype <U1"
+    with pytest.raises(TypeError) as info:
+        noise_distribution(np.array([1, 2], dtype="m8[s]"))  # a time span is not a count
+    assert str(info.value) == "counts must be numeric, got dtype timedelta64[s]"
+    with pytest.raises(TypeError) as info:
+        next(pair_batches(np.array([[0, 1]], dtype="m8[s]"), 1))
+    assert str(info.value) == "pair ids must be integers, got dtype timedelta64[s]"

@@ -243,6 +243,9 @@ def _write(tmp_path, name, text):
          "lookup(table, 0) raised SystemExit: 3"),
         ("def lookup(t, i):\n    return np.array(t[i])\ndef pos_encoding(p, d):\n    return np.zeros(d) + 0j\n",
          "returned dtype complex128, expected real numbers"),
+        # NumPy counts timedelta64 as an integer type: a time span was taken for a vector
+        ("def lookup(t, i):\n    return np.array(t[i])\ndef pos_encoding(p, d):\n    return np.zeros(d, 'm8[s]')\n",
+         "returned dtype timedelta64[s], expected real numbers"),
     ],
 )
 def test_cli_survives_misbehaving_learner_functions(tmp_path, body, message):

@@ -323,3 +323,9 @@ def test_position_losses_of_no_windows_is_a_clear_error():
     model = Transformer(tiny("rope"), seed=0)
     with pytest.raises(ValueError, match=r"windows must hold at least one window \(W >= 1\), got shape \(0, 3\)"):
         transformer.position_losses(model, np.zeros((0, 3), dtype=int))
+
+
+def test_a_stream_of_time_spans_is_a_type_error():
+    with pytest.raises(TypeError) as info:  # NumPy counts timedelta64 as an integer type
+        transformer.sample_windows(np.arange(10).astype("m8[s]"), 2, 3, np.random.default_rng(0))
+    assert str(info.value) == "stream must hold integer token ids, got dtype timedelta64[s]"

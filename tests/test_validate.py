@@ -1,5 +1,7 @@
 """lib.validate: every check by kind of bad input, with the message written out by hand."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -236,3 +238,80 @@ def test_read_number_refuses_more_than_100_digits():
     for text, integer in [("9" * 101, True), ("1." + "0" * 100, False), ("9" * 5000, True), ("9" * 5000, False)]:
         with pytest.raises(ValueError, match=r"has \d+ digits; at most 100 are allowed"):
             validate.read_number(text, integer=integer)
+
+
+@pytest.mark.parametrize("dtype", ["m8[s]", "m8[ns]", "M8[D]"])
+def test_times_are_neither_integers_nor_real_numbers(dtype):
+    # NumPy files timedelta64 under its integer types: ids, vectors and real numbers accepted a time span
+    values = np.array([1], dtype=dtype)
+    assert not validate.integer_dtype(values.dtype) and not validate.real_dtype(values.dtype)
+    with pytest.raises(TypeError, match=re.escape(f"token ids must be integers, got dtype {values.dtype}")):
+        validate.ids(values, 4)
+    with pytest.raises(TypeError, match=re.escape(f"x must hold real numbers, got dtype {values.dtype}")):
+        validate.vectors(values, "x")
+    with pytest.raises(TypeError, match=re.escape(f"x must hold real numbers, got dtype {values.dtype}")):
+        validate.real_array(values, "x")
+    with pytest.raises(TypeError, match=re.escape(f"counts must be integers, got dtype {values.dtype}")):
+        validate.integer_array(values, "counts")
+
+
+def test_integer_and_real_dtypes():
+    assert [validate.integer_dtype(t) for t in (np.int8, np.uint64, np.float32, bool, complex, object)] == [
+        True, True, False, False, False, False]
+    assert [validate.real_dtype(t) for t in (np.int8, np.uint64, np.float16, bool, complex, object, "U1")] == [
+        True, True, True, False, False, False, False]
+
+
+def test_integer_array_keeps_the_dtype_and_refuses_what_int64_cannot_hold():
+    assert validate.integer_array(np.array([1, 2], dtype=np.uint64), "c").dtype == np.uint64  # range: the caller's
+    assert validate.integer_array([3, 0], "c").tolist() == [3, 0]
+    got = validate.integer_array([], "c")
+    assert got.dtype == np.int64 and got.shape == (0,)
+    for values, shown in [([1, 2**70], str(2**70)), ([-1, 2**63], str(2**63)), ([-(2**63) - 1], str(-(2**63) - 1))]:
+        with pytest.raises(ValueError, match=re.escape(f"c must fit in int64 (-2**63 to 2**63 - 1), got {shown}")):
+            validate.integer_array(values, "c")
+    for values, dtype in [([1.0, 2.0], "float64"), ([True], "bool"), (["1"], "<U1"), ([1, None], "object")]:
+        with pytest.raises(TypeError, match=re.escape(f"c must be integers, got dtype {dtype}")):
+            validate.integer_array(values, "c")
+    with pytest.raises(ValueError, match=r"^c must be a 1-D array of counts, got rows of different lengths$"):
+        validate.integer_array([[1, 2], [3]], "c", "a 1-D array of counts")
+
+
+@pytest.mark.parametrize("values", [None, 3, 1.5, np.array(2)])
+def test_integers_names_what_is_not_a_collection(values):
+    # was "'NoneType' object is not iterable"
+    with pytest.raises(TypeError, match=f"^scales must be a collection of integers, got {re.escape(repr(values))}$"):
+        validate.integers(values, "scales")
+
+
+def test_digits_hint_of_a_non_string_is_a_type_error_like_read_number():
+    for call in (validate.digits_hint, validate.read_number):
+        with pytest.raises(TypeError, match="^text must be a str, got int$"):  # was an AttributeError (isascii)
+            call(5)
+
+
+def test_choice_ignoring_case_returns_the_option_as_spelled():
+    assert validate.choice("bca", "method", ("BCa", "basic"), ignore_case=True) == "BCa"
+    assert validate.choice("BASIC", "method", ("BCa", "basic"), ignore_case=True) == "basic"
+    for bad in ("bc", None, 1):
+        with pytest.raises(ValueError, match=re.escape(f"method must be one of ('BCa', 'basic') (in any case), got {bad!r}")):
+            validate.choice(bad, "method", ("BCa", "basic"), ignore_case=True)
+    with pytest.raises(ValueError, match=re.escape("method must be one of ('BCa', 'basic'), got 'bca'")):
+        validate.choice("bca", "method", ("BCa", "basic"))  # case matters unless asked
+
+
+def test_id_collection_takes_a_collection_never_one_id():
+    assert validate.id_collection([2, 0], 3, "items").tolist() == [2, 0]
+    assert validate.id_collection(range(2), 3, "items").tolist() == [0, 1]
+    assert validate.id_collection((i for i in [1]), 3, "items").tolist() == [1]
+    assert validate.id_collection([], 3, "items").tolist() == []
+    for one in (1, np.int64(1), np.array(1)):
+        with pytest.raises(TypeError, match=rf"^items must be a collection of ids \(e\.g\. items=\[3\]\), not one int: got {re.escape(repr(one))}$"):
+            validate.id_collection(one, 3, "items")
+    for other in (None, 1.5, "01"):
+        with pytest.raises(TypeError, match=rf"^items must be a collection of ids \(e\.g\. items=\[3\]\), got {re.escape(repr(other))}$"):
+            validate.id_collection(other, 3, "items")
+    with pytest.raises(ValueError, match=r"^item 3 out of range for vocabulary of 3 \(allowed 0\.\.2\)$"):
+        validate.id_collection([3], 3, "items", "item")
+    with pytest.raises(ValueError, match=r"^items must be a flat collection of ids, got shape \(1, 2\)$"):
+        validate.id_collection([[0, 1]], 3, "items")

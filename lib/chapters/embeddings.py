@@ -27,6 +27,7 @@ import scipy.stats
 
 from lib import tables, validate
 from lib.corpus import token_index
+from lib.evaluation import MAX_RESAMPLES
 from lib.geometry import neighbour_sets, stability_by_frequency
 from lib.notebook import fmt
 
@@ -202,14 +203,15 @@ def overlap_by_count(
     makes degenerate). It answers whether the items at hand show a difference beyond what the choice of
     items produces; it does not resample seeds, whose spread is already averaged into ``overlap``.
     Resamples come from ``numpy.random.default_rng(seed)``. Raises like ``stability_by_frequency``, and
-    ``ValueError`` for ``confidence`` outside (0, 1), ``n_resamples < 100`` or a group of one item.
+    ``ValueError`` for ``confidence`` outside (0, 1), ``n_resamples`` outside ``[100, 10**7]``
+    (:data:`lib.evaluation.MAX_RESAMPLES`) or a group of one item.
 
     >>> c = overlap_by_count([0.2, 0.4, 0.6, 0.8], [1, 1, 5, 5], threshold=3)
     >>> round(c.difference, 4), c.low <= c.difference <= c.high
     (0.4, True)
     """
     conf = validate.number(confidence, "confidence", gt=0, lt=1)
-    n_resamples = validate.integer(n_resamples, "n_resamples", low=100)
+    n_resamples = validate.integer(n_resamples, "n_resamples", low=100, high=MAX_RESAMPLES)
     means = stability_by_frequency(overlap, counts, threshold)
     ov = np.asarray(overlap, dtype=np.float64)
     rare_mask = np.asarray(counts) < threshold

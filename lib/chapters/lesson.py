@@ -23,7 +23,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from lib import bigram, positional, tables, toylang
+from lib import bigram, positional, tables, toylang, validate
 from lib.embedding import cosine_similarity, lookup, similarity
 from lib.geometry import named_neighbours
 from lib.notebook import argmax, argmin, exact, fmt
@@ -343,7 +343,8 @@ def self_attention(X, causal: bool = False) -> np.ndarray:
     output the weighted average of the rows. With ``causal=True`` position ``t`` may attend only to
     positions ``0..t`` (the mask of a decoder that predicts the next token), as in Vaswani et al. (2017),
     section 3.2. Without the mask, reordering the rows of ``X`` only reorders the output; with it, not.
-    Raises ``ValueError`` for an ``X`` that is not 2-D.
+    Raises ``ValueError`` for an ``X`` that is not 2-D or holds NaN or infinity, ``TypeError`` for entries
+    that are not real numbers or a ``causal`` that is not ``True`` or ``False``.
 
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> print(fmt(self_attention(X), ".4f"))
@@ -353,7 +354,8 @@ def self_attention(X, causal: bool = False) -> np.ndarray:
     [[1.0000 0.0000]
      [0.3302 0.6698]]
     """
-    X = np.asarray(X, dtype=np.float64)
+    causal = validate.flag(causal, "causal")
+    X = validate.real_array(X, "X")
     if X.ndim != 2:
         raise ValueError(f"X must be a (T, d) array, got shape {X.shape}")
     T, d = X.shape
