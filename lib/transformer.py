@@ -282,7 +282,7 @@ class TrainConfig:
 
     context: int = 32
     batch_size: int = 16
-    steps: int = 400
+    steps: int = 300
     lr: float = 2e-2
     warmup: int = 30
     weight_decay: float = 0.1

@@ -53,7 +53,7 @@ VAL_FRACTION = 0.2
 CORPUS_SEED = 0
 N_EVAL_WINDOWS = 256
 EVAL_SEED = 2026
-TRAIN = TrainConfig(context=L, batch_size=16, steps=400, lr=2e-2, warmup=30)
+TRAIN = TrainConfig(context=L, batch_size=16, steps=300, lr=2e-2, warmup=30)
 FINETUNE_STEPS = (0, 10, 25, 50, 100)
 FINETUNE_LR = 2e-3
 WORKERS = 2              # processes that train the study's models side by side
