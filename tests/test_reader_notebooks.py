@@ -30,9 +30,10 @@ OUTPUT_WIDTH = 88  # characters: what a code block of the page shows at 1280 px 
 CODE_WIDTH = OUTPUT_WIDTH  # the same for a line of code a reader sees or unfolds
 HIDDEN_INPUT = {"remove-input", "remove-cell"}  # tags whose code a reader never sees (hide-* only folds it)
 HIDDEN_OUTPUT = {"remove-output", "remove-cell"}
-# A Python repr where a table is meant: a dict printed at the start of a line, a list of tuples or of dicts.
+# A Python repr where a table is meant: a dict (string or integer keys) printed at the start of a line or
+# after a label ("totals: {'a': 1}"), a list of tuples or of dicts.
 REPR_PATTERNS = {
-    "a dict": re.compile(r"^\s*\{'[^']*': ", re.M),
+    "a dict": re.compile(r"(?:^|[\s:=(\[,])\{(?:'[^'\n]*'|\"[^\"\n]*\"|-?\d+): ", re.M),
     "a list of tuples": re.compile(r"\[\('"),
     "a list of dicts": re.compile(r"\[\{'"),
     "a dict view or OrderedDict": re.compile(r"\b(?:dict_(?:items|keys|values)|OrderedDict)\("),
@@ -95,6 +96,22 @@ def test_every_line_of_code_fits_the_page(nb_path):
         f"lines of code a reader sees (or unfolds) wider than {CODE_WIDTH} characters (break the line, "
         "shorten the comment or move it above):\n" + "\n".join(wide)
     )
+
+
+def test_repr_patterns_catch_a_dict_anywhere_on_a_line_and_spare_tables():
+    def caught(text):
+        return sorted(what for what, pattern in REPR_PATTERNS.items() if pattern.search(text))
+
+    assert caught("{'method': 'dense_adam', 'bytes': 409600000}") == ["a dict"]
+    assert caught("totals: {'weights': 51200000, 'adam': 102400000}") == ["a dict"]
+    assert caught('config = {"lr": 0.1}') == ["a dict"]
+    assert caught("labels {0: 'cat', 5: 'truck'}") == ["a dict"]
+    assert caught("409.6 MB [('weights', 51200000)]") == ["a list of tuples"]
+    assert caught("rows: [{'a': 1}]") == ["a dict", "a list of dicts"]
+    assert caught("dict_items([('a', 1)])") == ["a dict view or OrderedDict", "a list of tuples"]
+    # a table, a set, a format string and a time of day are not reprs of a dict
+    assert caught("method      bytes\ndense_adam  409.6 MB") == []
+    assert caught("{'cat', 'dog'}  {x:.2f}  at 12: 30") == []
 
 
 @pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
