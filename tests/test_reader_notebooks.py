@@ -5,7 +5,8 @@ files and run in a second, so that a chapter's author sees these failures first:
 
 - every output line a reader sees fits in ``OUTPUT_WIDTH`` characters (wider lines scroll on the page);
 - no output is a Python dict or list-of-tuples repr where a table is meant;
-- no visible code cell does glue bookkeeping, and no prose talks about the test machinery;
+- no visible code cell does glue bookkeeping, and no prose talks about the test machinery, nor does a
+  docstring that the API page shows;
 - every chapter of the table of contents' "Chapters" part has learning objectives and a summary;
 - the environment that builds the book is pinned whole: requirements.txt includes constraints.txt, and
   constraints.txt pins every installed package at its installed version.
@@ -152,6 +153,74 @@ def test_prose_never_mentions_the_test_machinery(source):
     lines = [f"{source.name}:{n}: {line.strip()[:100]}" for n, line in enumerate(_prose(source.read_text(), inline_code=True).splitlines(), 1)
              if MACHINERY.search(line)]
     assert lines == [], "prose that talks about the test machinery (nbval, sanitizing, tests/):\n" + "\n".join(lines)
+
+
+def _api_modules() -> list[str]:
+    """The modules whose docstrings the API page shows (its ``automodule`` directives)."""
+    return re.findall(r"^\.\. automodule:: ([\w.]+)", (ROOT / "api.md").read_text(), re.M)
+
+
+def _rendered_docstrings(module: str):
+    """(where, text) of every docstring autodoc can show for ``module``: the module's, its classes' and
+    functions' (methods too), and the ``#:`` comments that document its attributes."""
+    import ast
+
+    path = ROOT / (module.replace(".", "/") + ".py")
+    if not path.exists():
+        path = ROOT / module.replace(".", "/") / "__init__.py"
+    source = path.read_text()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                yield f"{module}.{getattr(node, 'name', '')}".rstrip("."), doc
+    for number, line in enumerate(source.splitlines(), 1):
+        if line.strip().startswith("#:"):
+            yield f"{path.relative_to(ROOT)}:{number}", line
+
+
+@pytest.mark.parametrize("module", _api_modules())
+def test_docstrings_on_the_api_page_never_mention_the_test_machinery(module):
+    """The API page is a page of the book: what its docstrings say follows the rule for prose. A docstring
+    states what is guaranteed ("reproduces them to four decimals"); a comment in the code may name the test
+    that holds it."""
+    found = [f"{where}: {line.strip()[:100]}" for where, doc in _rendered_docstrings(module)
+             for line in doc.splitlines() if MACHINERY.search(line)]
+    assert found == [], "docstrings the API page shows talk about the test machinery:\n" + "\n".join(found)
+
+
+GREEK = ("alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|pi|rho|"
+         "sigma|tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Xi|Pi|Sigma|Upsilon|Phi|Psi|Omega|ell")
+
+
+def _maths(md_text: str) -> list[str]:
+    """The TeX of every formula of a MyST page, inline (``$...$``) and display (``$$...$$``, ``{math}``)."""
+    text = re.sub(r"^(`{3,}|~{3,})(?!\{math\}).*?^\1\s*$", "", md_text, flags=re.S | re.M)
+    found = re.findall(r"\$\$(.+?)\$\$", text, re.S)
+    text = re.sub(r"\$\$(.+?)\$\$", "", text, flags=re.S)
+    return found + re.findall(r"(?<![\\$])\$([^$\n]+?)\$", text)
+
+
+def _symbols(tex: str) -> set[str]:
+    """The Greek letters (``\\alpha``) and the capital Latin letters standing alone (``E``, ``U``) of a
+    formula: the symbols a reader looks up. Words in ``\\mathrm{}``, ``\\text{}`` or ``\\operatorname{}`` are
+    not symbols."""
+    tex = re.sub(r"\\(?:mathrm|operatorname|text|textrm|textit|mathit|mathbf|begin|end)\s*\{[^{}]*\}", " ", tex)
+    greek = {f"\\{g}" for g in re.findall(rf"\\({GREEK})(?![A-Za-z])", tex)}
+    tex = re.sub(r"\\[A-Za-z]+", " ", tex)
+    return greek | set(re.findall(r"(?<![A-Za-z])([A-Z])(?![A-Za-z])", tex))
+
+
+@pytest.mark.parametrize("source", [s for s in _book_sources() if s.stem != "notation"], ids=lambda p: p.stem)
+def test_every_symbol_is_on_the_notation_page(source):
+    """A Greek letter or a capital letter in a formula is a symbol the notation page lists (with the meaning the
+    page gives it): a new symbol is added there first, so that one symbol keeps one meaning."""
+    listed = set().union(*map(_symbols, _maths((ROOT / "notation.md").read_text())))
+    used = {}
+    for formula in _maths(source.read_text()):
+        for symbol in _symbols(formula) - listed:
+            used.setdefault(symbol, formula.strip()[:60])
+    assert used == {}, f"{source.name}: symbols that notation.md does not list: {used}"
 
 
 def _chapters_part() -> list[str]:
