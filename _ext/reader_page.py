@@ -45,7 +45,8 @@ _SPACE_UNIT = re.compile(r"^\s+(?=" + _UNIT + ")")
 NO_BREAK_SPACE = "\u00a0"
 
 # Text and inline code a path is looked for in; a path of the repository has at least one "/".
-PATH = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)+(?:[\w.-]*\w)?)")
+# A template such as ``lib/<concept>.py`` is not a path, nor any piece of it.
+PATH = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)+(?:[\w.-]*\w)?)(?![\w/<>{}*-])")
 # Nodes whose text is never rewritten: code blocks, maths, raw HTML, and text already inside a link.
 _LEAVE_ALONE = (nodes.literal_block, nodes.doctest_block, nodes.math, nodes.math_block, nodes.raw,
                 nodes.reference, nodes.comment, nodes.target)
@@ -63,6 +64,11 @@ def _figures_open_full_size(app, doctree, docname):
             image["width"] = "100%"
 
 
+def _attached(text) -> bool:
+    """Whether ``text`` is still a child of its parent (not a detached copy or a replaced node)."""
+    return text.parent is not None and any(child is text for child in text.parent.children)
+
+
 def _left_alone(node) -> bool:
     parent = node.parent
     while parent is not None:
@@ -76,10 +82,10 @@ def _keep_numbers_with_units(app, doctree, docname):
     """Every space between a number and its unit (:data:`UNITS`) becomes a no-break space, also where the
     number ends one text node and the unit starts the next (a glued value, then " MB")."""
     for text in list(doctree.findall(nodes.Text)):
-        if _left_alone(text) or isinstance(text.parent, nodes.literal):
+        if not _attached(text) or _left_alone(text) or isinstance(text.parent, nodes.literal):
             continue
         value = _NUMBER_SPACE_UNIT.sub(lambda m: m.group(1) + NO_BREAK_SPACE + m.group(3), str(text))
-        index = text.parent.index(text)
+        index = next(i for i, child in enumerate(text.parent.children) if child is text)
         if index > 0 and _SPACE_UNIT.match(value) and re.search(r"\d$", text.parent[index - 1].astext()):
             value = _SPACE_UNIT.sub(NO_BREAK_SPACE, value, count=1)
         if value != str(text):
@@ -138,7 +144,7 @@ def _link_repository_paths(app, doctree, docname):
     if app.builder.format != "html":
         return
     for literal in list(doctree.findall(nodes.literal)):
-        if _left_alone(literal):
+        if literal.parent is None or _left_alone(literal):
             continue
         text = literal.astext()
         hits = repository_paths(app, text)
@@ -148,7 +154,7 @@ def _link_repository_paths(app, doctree, docname):
             inner = nodes.inline("", label) if uri.startswith("doc:") else literal.deepcopy()
             literal.parent.replace(literal, _link(app, docname, inner, uri))
     for text in list(doctree.findall(nodes.Text)):
-        if _left_alone(text) or isinstance(text.parent, nodes.literal):
+        if not _attached(text) or _left_alone(text) or isinstance(text.parent, nodes.literal):
             continue
         value = str(text)
         hits = repository_paths(app, value)
