@@ -26,8 +26,9 @@ reader notices, on every page of the table of contents:
    citation in the text gives the year and letter of the work it links to, and no "Author et al. 2013b" is
    left as plain text;
 10. orientation: the footer names the book and its licence, the notation page is in the table of contents,
-    and search result snippets read as text: no raw or half-converted TeX, no buttons, tables of contents
-    or "Show code cell source" labels.
+    search result snippets read as text: no raw or half-converted TeX, no buttons, tables of contents
+    or "Show code cell source" labels, and a chapter's figures and exercises are numbered within it
+    (``Fig. 3.1``, ``Exercise 3.1``).
 
 (5, Python reprs instead of tables, and the 88-character output width are checked on the notebooks, in
 tests/test_reader_notebooks.py, with the learning objectives and summaries.) Without Chromium the tests
@@ -310,6 +311,12 @@ AUDIT_JS = r"""
     return {id: f.id, src: img.currentSrc || img.src, rendered: img.getBoundingClientRect().width,
             natural: img.naturalWidth, link: link ? link.href : null};
   });
+
+  // figure and exercise numbers, in the order of the page
+  out.numbering = {
+    figures: [...article.querySelectorAll('figure .caption-number')].map((e) => squash(e.textContent)),
+    exercises: [...article.querySelectorAll('div.exercise > .admonition-title .caption-number')].map((e) => squash(e.textContent)),
+  };
 
   // 9. citations in the text, and the bibliography's labels
   out.citations = [...article.querySelectorAll('a[href*="bibliography.html#"]')]
@@ -770,6 +777,17 @@ def test_figure_text_is_legible(site, docname, width):
                             f"{natural_px:.1f} image px, below {SHARPNESS * MIN_TEXT_PX:g}: draw it at a higher "
                             "resolution (lib.notebook.BOOK_DPI) or with larger text")
     assert problems == [], f"{docname} at {width} px:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("docname", CHAPTERS)
+def test_figures_and_exercises_are_numbered_within_their_chapter(site, docname):
+    """A reader who opens one chapter finds its first figure and its first exercise numbered 1 within it
+    (``Fig. 3.1``, ``Exercise 3.1`` in the third chapter), not counted on from the chapters before it."""
+    chapter = CHAPTERS.index(docname) + 1
+    for kind, labels in site.audit(docname, WIDTHS["laptop"])["numbering"].items():
+        numbers = [re.search(r"\d+(?:\.\d+)*", label).group(0) for label in labels]
+        expected = [f"{chapter}.{i}" for i in range(1, len(numbers) + 1)]
+        assert numbers == expected, f"{docname}: {kind} numbered {numbers}, not {expected}"
 
 
 # ----------------------------------------------------------------------------------------------------
