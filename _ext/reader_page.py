@@ -7,8 +7,9 @@
   image in a link to the image file itself (``html_scaled_image_link``), so that a reader on a phone taps
   a figure to see it at full resolution.
 - Inline code breaks where a reader expects it to: after a ``.``, ``_`` or ``/`` of an identifier or a
-  path (a ``<wbr>`` there), never inside a word (``lib.positional.r|ope_angles``); a table column is as wide
-  as the longest such piece, and a table wider than the column scrolls.
+  path (a ``<wbr>`` there), never inside a word (``lib.positional.r|ope_angles``). In a table cell a name
+  stays whole (``reader_page.css`` hides its ``<wbr>``): the column is as wide as the longest name, and a
+  table wider than the text column scrolls in its own box.
 - A number stays on the line of its unit: the space between them becomes a no-break space (``6.1 GB``,
   ``95 %``, ``2.3 nats``), in prose, tables and glued values alike (:data:`NUMBER_AND_UNIT`).
 - Files and folders of the repository named in the text are links: a chapter's source
