@@ -8,6 +8,7 @@ the entry's year alone, so two works by the same authors in the same year are ci
 - ``embook_author_year``, a pybtex formatting style: pybtex's ``plain`` (entries sorted by author, year,
   title) whose labels are author-year, ``Firth, 1957``, ``Levy and Goldberg, 2014``, ``Mikolov et al.,
   2013a`` and ``2013b``: a letter is added, in the list's order, wherever the same authors share a year;
+  its titles are in sentence case, with a capital after a ``?`` as at the start;
 - ``embook_author_year``, a sphinxcontrib-bibtex referencing style: the ``author_year`` style with the year
   taken from the label, so that the text says ``[Mikolov et al., 2013a]`` (``{cite}``) and ``Mikolov et al.
   [2013a]`` (``{cite:t}``), as the list does.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
+import re
 import string
 import unicodedata
 from collections import Counter, defaultdict
@@ -27,6 +29,7 @@ import latexcodec  # noqa: F401  (registers the "ulatex" codec; a dependency of 
 from pybtex.plugin import register_plugin as register_pybtex_plugin
 from pybtex.richtext import Text
 from pybtex.style.formatting.plain import Style as PlainStyle
+from pybtex.style.template import field, sentence
 from pybtex.style.labels import BaseLabelStyle
 from pybtex.style.sorting.author_year_title import SortingStyle as AuthorYearTitleSorting
 from sphinxcontrib.bibtex.plugin import register_plugin as register_bibtex_plugin
@@ -97,11 +100,34 @@ class FoldedSorting(AuthorYearTitleSorting):
         return (_fold(author), year, _fold(title))
 
 
+# where a new sentence starts inside a title: after a question or exclamation mark and a space
+_NEW_SENTENCE = re.compile(r"[?!]\s+")
+
+
+def sentence_case(text: Text) -> Text:
+    """``text`` (a pybtex rich text) in sentence case: lower case but for its first letter and the first letter
+    after a ``?`` or ``!`` (a second sentence, "... Homemaker? Debiasing ..."); braced parts keep their case.
+
+    pybtex's own ``capitalize`` lowers everything after the first letter, the start of a second sentence too.
+    """
+    starts = [0] + [m.end() for m in _NEW_SENTENCE.finditer(str(text))]
+    result = text.lower()
+    for i in starts:
+        if i < len(result):
+            result = result[:i] + result[i:i + 1].upper() + result[i + 1:]
+    return result
+
+
 class AuthorYearStyle(PlainStyle):
-    """pybtex's ``plain`` (sorted by author, year, title; see :class:`FoldedSorting`) with author-year labels."""
+    """pybtex's ``plain`` (sorted by author, year, title; see :class:`FoldedSorting`) with author-year labels,
+    and titles in sentence case that starts each sentence of a title with a capital (:func:`sentence_case`)."""
 
     default_label_style = NAME
     default_sorting_style = NAME
+
+    def format_title(self, e, which_field, as_sentence=True):
+        formatted_title = field(which_field, apply_func=sentence_case)
+        return sentence[formatted_title] if as_sentence else formatted_title
 
 
 @node

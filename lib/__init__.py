@@ -18,7 +18,7 @@ modules and explain them. The folder a module sits in says what it holds:
 - ``lib/chapters/<chapter>.py``: a chapter's own code, named like ``chapters/<chapter>.md`` (one module
   per chapter that needs any: ``lesson``, ``tokenization``, ``position_schemes``, ``embeddings``,
   ``real_text``, ``scale``): its settings, its
-  experiments, the published numbers it compares with.
+  experiments, the numbers of its source it compares with.
 - ``lib/figures/<chapter>.py``: a chapter's figures, each module with a registry ``FIGURES``;
   ``lib/figures/style.py`` is the one look they share.
 - Shared by all and taught nowhere: ``validate`` (argument checks), ``tables`` (Markdown and text
@@ -26,7 +26,7 @@ modules and explain them. The folder a module sits in says what it holds:
 
 Imports run one way, each at the top of its module: figures import chapter code and concepts, chapter
 code imports concepts, concepts import concepts and the shared modules; there is no import cycle
-(``tests/test_layout.py``). Numeric modules never import matplotlib; only ``lib.figures`` does, and
+(a test checks the whole package). Numeric modules never import matplotlib; only ``lib.figures`` does, and
 ``lib.notebook`` renders figures through its style.
 """
 

@@ -45,7 +45,7 @@ from lib import validate
 TOKEN_PATTERN = re.compile(r"[a-z]+(?:'[a-z]+)*")
 
 
-#: more rounds than :func:`fold` ever needs: one round settles every single code point (tests/test_corpus.py)
+#: more rounds than :func:`fold` ever needs: one round settles every single code point (the tests try them all)
 FOLD_ROUNDS = 8
 
 

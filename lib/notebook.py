@@ -4,8 +4,8 @@ Used by every chapter (its imports cell) and by the ``lib`` code that writes tex
 in a chapter.
 
 The book's rule for numbers (CONTRIBUTING.md, "Numbers a reader sees"): every float a chapter prints or
-glues is rounded here, once, to the precision the chapter shows, and nbval compares that text and
-nothing more. A float that went through float32 arithmetic, a BLAS reduction, an iterative solver or
+glues is rounded here, once, to the precision the chapter shows, and that text is what a re-executed
+chapter is compared on, nothing more. A float that went through float32 arithmetic, a BLAS reduction, an iterative solver or
 training differs between CPUs and their SIMD code paths in its last digits; rounded to the digits a
 reader sees it is the same everywhere, unless it sits on a rounding boundary, which the rounding-margin
 report (``tools/codepaths.py``) watches for. Integers are exact and are printed and glued as they are.
@@ -26,10 +26,11 @@ and :func:`record_gap` append one JSON line per number to it: the unrounded valu
 shown. ``tools/codepaths.py`` sets it while it executes the chapters under several CPU code paths and
 compares the unrounded values to find the numbers closest to a rounding boundary.
 
-Two further problems of running notebooks under nbval and myst-nb are solved here too:
+Two further problems of comparing re-executed notebooks and of rendering them with myst-nb are solved
+here too:
 
 - A figure shown the usual way stores a ``text/plain`` line such as ``<Figure size 640x480 with 1 Axes>``
-  beside the image, and that text changes between matplotlib versions (nbval#185). :func:`show` emits the
+  beside the image, and that text changes between matplotlib versions. :func:`show` emits the
   PNG alone.
 - ``glue`` on a NumPy scalar stores ``np.float64(...)`` and mis-handles format specs (MyST-NB#610).
   :func:`glue` converts NumPy scalars to Python numbers first.
@@ -258,7 +259,8 @@ def rounded(values, decimals: int):
 
 class Shown:
     """A number as the prose shows it: ``repr`` is the rounded text (``"1.3480"``), which myst-nb stores as
-    the glue record's ``text/plain`` and nbval compares. ``value`` holds the rounded float."""
+    the glue record's ``text/plain``, the text a re-executed chapter is compared on. ``value`` holds the
+    rounded float."""
 
     def __init__(self, text: str):
         self.text = text
@@ -276,7 +278,7 @@ def glue(name: str, value, decimals: int | None = None, display: bool = False) -
 
     - A float needs ``decimals``, the number of decimals the prose shows: the record holds the value
       rounded to them (``glue("x", 1.34802, 4)`` stores ``1.3480``) and the prose must show exactly those,
-      ``{glue:text}`x:.4f``` (checked by tests/test_chapters.py). ``decimals`` may be given for an integer
+      ``{glue:text}`x:.4f``` (the book's tests check that every chapter does). ``decimals`` may be given for an integer
       too, which is then shown as a float.
     - An integer or a bool is stored as it is (exact); the prose may format it (``{glue:text}`n:,```).
     - A string is stored as Markdown, shown with ``{glue:md}`name```.

@@ -3,7 +3,7 @@
 Used by the long loops of ``lib`` (training, the real-text study, the race); not taught in a chapter.
 
 The book build and the test command set ``EMBOOK_QUIET=1`` (see the Makefile), so that no progress bar
-reaches the compared outputs of nbval or the HTML pages; a reader running a notebook sees the bar.
+reaches the stored outputs of a notebook or the HTML pages; a reader running a notebook sees the bar.
 """
 
 from __future__ import annotations

@@ -569,8 +569,8 @@ def race_table(summaries: Sequence[RaceSummary], *, markdown: bool = True, compa
     speed ratio to gensim, cost per word, WordSim-353 ρ (mean and range over the repeats). Markdown by
     default, aligned plain text with ``markdown=False`` (:mod:`lib.tables`). ``compact=True`` keeps the
     corpus, method, median wall time, words per second and speed ratio: the measured columns only, every
-    one in a form that ``tests/nbval_sanitize.cfg`` masks (the chapter's version). ``TypeError`` for a
-    ``markdown`` or ``compact`` that is not ``True`` or ``False``."""
+    one in a form that is left out when a re-executed chapter is compared with its stored outputs (the
+    chapter's version). ``TypeError`` for a ``markdown`` or ``compact`` that is not ``True`` or ``False``."""
     markdown, compact = validate.flag(markdown, "markdown"), validate.flag(compact, "compact")
     header = ["corpus", "method", "wall time (median, min-max)", "words/s", "speed vs gensim", "cost per word"]
     header.append("WordSim-353 rho (mean, min-max)")

@@ -130,7 +130,7 @@ class SGNSConfig:
     words) the plain summed step costs nothing at 1× and about 0.01 of WordSim-353 ρ when the same text is
     trained on four times as long, which the damped step recovers (the module notes); on a toy vocabulary
     of 20 words a step of 512 windows puts every row in hundreds of pairs and training collapses. Keep ``batch_windows`` small for small vocabularies
-    (``tests/test_sgns.py`` shows both cases).
+    (the tests of this module show both cases).
 
     Raises ``ValueError`` (``TypeError`` for a non-number) naming the field and its allowed range.
     """

@@ -16,8 +16,8 @@ non-zero on at most ``B`` rows (:func:`lib.embedding.lookup_grad`). PyTorch can 
 the batch), rows *changed* (rows whose values differ after the step) and the bytes of gradient and
 optimiser state. :func:`touched_fraction` gives the share of rows a batch touches as ``V`` grows.
 
-Adam moves rows that had no gradient. Its update (Kingma & Ba 2015, Algorithm 1)
-``θ ← θ − α m̂_t / (√v̂_t + ε)`` uses the moment estimates ``m_t = β1 m_{t-1} + (1 − β1) g_t`` and
+Adam moves rows that had no gradient. Its update (Kingma & Ba 2015, Algorithm 1) moves each value by
+``−η m̂_t / (√v̂_t + ε)`` at learning rate ``η``, using the moment estimates ``m_t = β1 m_{t-1} + (1 − β1) g_t`` and
 ``v_t = β2 v_{t-1} + (1 − β2) g_t²``; with ``g_t = 0`` for a row used only at an earlier step, ``m_t`` is
 ``β1^{t-1}`` times its old value, not zero, so the row keeps moving for many steps after its last use.
 SparseAdam ("lazy Adam") updates moments and weights only for rows present in the sparse gradient;

@@ -3,8 +3,9 @@
 Taught in: chapters/scale.md ("Tying the output matrix to the input table").
 
 A language model reads token ``x`` through an input table ``E`` ``(V, d)`` and scores every next token
-with an output matrix ``O`` ``(V, d)`` (``logits = h @ Oᵀ + b``). Both have one row per vocabulary item, so
-they can be the same matrix: ``O = E``. Press & Wolf (2017) and Inan et al. (2017) tie them and
+with an output matrix ``U`` ``(d, V)`` (``logits = z @ U + b``, from the last hidden vector ``z``). ``E`` and
+``Uᵀ`` both have one row per vocabulary item, so they can be the same matrix: ``U = Eᵀ`` (PyTorch's output
+layer stores ``Uᵀ`` as its ``weight``). Press & Wolf (2017) and Inan et al. (2017) tie them and
 report equal or better perplexity with fewer parameters; GPT-2 and nanoGPT do it
 (``lm_head.weight = wte.weight``). In PyTorch, tying is assigning one ``Parameter`` to both places, and
 ``model.parameters()`` then yields it once, so the parameter count falls by exactly ``V · d``, and its
@@ -12,14 +13,14 @@ gradient is the sum of the gradient through the lookup and the gradient through 
 
 The model here is the lesson's setting, the next token of the toy language (``lib.toylang``) from the
 previous one, with one hidden layer between input and output (Press & Wolf tie across an LSTM; here
-``h = tanh(E[x] W + c)``):
+``z = tanh(E[x] M + b_M)``, the symbols of the book's notation page):
 
-- ``"untied"``: ``E`` and ``O`` separate: ``2 V d + d² + d + V`` parameters;
-- ``"tied"``: ``O = E``: ``V d + d² + d + V``;
-- ``"tied_no_hidden"``: ``O = E`` and no hidden layer, ``logits = E[x] @ Eᵀ + b``: ``V d + V``. The score of
+- ``"untied"``: ``E`` and ``U`` separate: ``2 V d + d² + d + V`` parameters;
+- ``"tied"``: ``U = Eᵀ``: ``V d + d² + d + V``;
+- ``"tied_no_hidden"``: ``U = Eᵀ`` and no hidden layer, ``logits = E[x] @ Eᵀ + b``: ``V d + V``. The score of
   ``j`` after ``i`` is then ``E_i · E_j``, the same as of ``i`` after ``j``, so this model cannot tell
   "the cat" from "cat the" except through the bias: tying is an assumption about the model, not a free
-  saving of memory (the four-level chapter, Level 4).
+  saving of memory (chapters/embeddings.md, Level 4).
 
 Training is full-batch Adam on the bigram counts of the training split: the loss of any model that sees
 only the previous token depends on the data only through the count matrix (see ``lib.bigram``), so

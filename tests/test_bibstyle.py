@@ -81,3 +81,25 @@ def test_the_bibliography_is_alphabetised_without_regard_to_case_or_accents():
     firsts = [bibstyle._fold(style.sort.__self__.sorting_key(entries[k])[0])[:1] for k in keys]
     assert firsts == sorted(firsts)  # every entry in alphabetical order of its first author
     assert keys.index("rehurek2010software") < keys.index("vaswani2017attention")
+
+
+def _title(bibtex_title: str) -> str:
+    """The title of an article as the bibliography prints it (plain text, without the closing full stop)."""
+    data = parse_string(f"@article{{k, author = {{Doe, Jane}}, title = {{{bibtex_title}}}, year = {{2016}},"
+                        " journal = {J}}", "bibtex")
+    style = bibstyle.AuthorYearStyle()
+    entry = next(iter(style.format_entries(data.entries.values())))
+    return entry.text.render_as("text").split(". ")[1]
+
+
+def test_titles_are_in_sentence_case_with_a_capital_after_a_question_mark():
+    # the two titles of references.bib that ask a question and go on with a second sentence
+    assert _title("Man is to Computer Programmer as Woman is to Homemaker? Debiasing Word Embeddings") == (
+        "Man is to computer programmer as woman is to homemaker? Debiasing word embeddings")
+    assert _title("How Contextual are Contextualized Word Representations? Comparing the Geometry of {BERT}, "
+                  "{ELMo}, and {GPT-2} Embeddings") == (
+        "How contextual are contextualized word representations? Comparing the geometry of BERT, ELMo, and "
+        "GPT-2 embeddings")
+    # braces keep their case; a colon does not start a sentence; "!" does
+    assert _title("Train Short, Test Long: Attention with {ALiBi}") == "Train short, test long: attention with ALiBi"
+    assert _title("Stop! Think") == "Stop! Think"

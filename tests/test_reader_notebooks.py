@@ -5,7 +5,8 @@ files and run in a second, so that a chapter's author sees these failures first:
 
 - every output line a reader sees fits in ``OUTPUT_WIDTH`` characters (wider lines scroll on the page);
 - no output is a Python dict or list-of-tuples repr where a table is meant;
-- no visible code cell does glue bookkeeping, and no prose talks about the test machinery;
+- no visible code cell does glue bookkeeping, and no prose talks about the test machinery, nor does a
+  docstring that the API page shows;
 - every chapter of the table of contents' "Chapters" part has learning objectives and a summary;
 - the environment that builds the book is pinned whole: requirements.txt includes constraints.txt, and
   constraints.txt pins every installed package at its installed version.
@@ -30,9 +31,10 @@ OUTPUT_WIDTH = 88  # characters: what a code block of the page shows at 1280 px 
 CODE_WIDTH = OUTPUT_WIDTH  # the same for a line of code a reader sees or unfolds
 HIDDEN_INPUT = {"remove-input", "remove-cell"}  # tags whose code a reader never sees (hide-* only folds it)
 HIDDEN_OUTPUT = {"remove-output", "remove-cell"}
-# A Python repr where a table is meant: a dict printed at the start of a line, a list of tuples or of dicts.
+# A Python repr where a table is meant: a dict (string or integer keys) printed at the start of a line or
+# after a label ("totals: {'a': 1}"), a list of tuples or of dicts.
 REPR_PATTERNS = {
-    "a dict": re.compile(r"^\s*\{'[^']*': ", re.M),
+    "a dict": re.compile(r"(?:^|[\s:=(\[,])\{(?:'[^'\n]*'|\"[^\"\n]*\"|-?\d+): ", re.M),
     "a list of tuples": re.compile(r"\[\('"),
     "a list of dicts": re.compile(r"\[\{'"),
     "a dict view or OrderedDict": re.compile(r"\b(?:dict_(?:items|keys|values)|OrderedDict)\("),
@@ -97,6 +99,22 @@ def test_every_line_of_code_fits_the_page(nb_path):
     )
 
 
+def test_repr_patterns_catch_a_dict_anywhere_on_a_line_and_spare_tables():
+    def caught(text):
+        return sorted(what for what, pattern in REPR_PATTERNS.items() if pattern.search(text))
+
+    assert caught("{'method': 'dense_adam', 'bytes': 409600000}") == ["a dict"]
+    assert caught("totals: {'weights': 51200000, 'adam': 102400000}") == ["a dict"]
+    assert caught('config = {"lr": 0.1}') == ["a dict"]
+    assert caught("labels {0: 'cat', 5: 'truck'}") == ["a dict"]
+    assert caught("409.6 MB [('weights', 51200000)]") == ["a list of tuples"]
+    assert caught("rows: [{'a': 1}]") == ["a dict", "a list of dicts"]
+    assert caught("dict_items([('a', 1)])") == ["a dict view or OrderedDict", "a list of tuples"]
+    # a table, a set, a format string and a time of day are not reprs of a dict
+    assert caught("method      bytes\ndense_adam  409.6 MB") == []
+    assert caught("{'cat', 'dog'}  {x:.2f}  at 12: 30") == []
+
+
 @pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_no_python_repr_where_a_table_is_meant(nb_path):
     found = [f"{_where(nb_path, i, text)} prints {what}"
@@ -135,6 +153,74 @@ def test_prose_never_mentions_the_test_machinery(source):
     lines = [f"{source.name}:{n}: {line.strip()[:100]}" for n, line in enumerate(_prose(source.read_text(), inline_code=True).splitlines(), 1)
              if MACHINERY.search(line)]
     assert lines == [], "prose that talks about the test machinery (nbval, sanitizing, tests/):\n" + "\n".join(lines)
+
+
+def _api_modules() -> list[str]:
+    """The modules whose docstrings the API page shows (its ``automodule`` directives)."""
+    return re.findall(r"^\.\. automodule:: ([\w.]+)", (ROOT / "api.md").read_text(), re.M)
+
+
+def _rendered_docstrings(module: str):
+    """(where, text) of every docstring autodoc can show for ``module``: the module's, its classes' and
+    functions' (methods too), and the ``#:`` comments that document its attributes."""
+    import ast
+
+    path = ROOT / (module.replace(".", "/") + ".py")
+    if not path.exists():
+        path = ROOT / module.replace(".", "/") / "__init__.py"
+    source = path.read_text()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                yield f"{module}.{getattr(node, 'name', '')}".rstrip("."), doc
+    for number, line in enumerate(source.splitlines(), 1):
+        if line.strip().startswith("#:"):
+            yield f"{path.relative_to(ROOT)}:{number}", line
+
+
+@pytest.mark.parametrize("module", _api_modules())
+def test_docstrings_on_the_api_page_never_mention_the_test_machinery(module):
+    """The API page is a page of the book: what its docstrings say follows the rule for prose. A docstring
+    states what is guaranteed ("reproduces them to four decimals"); a comment in the code may name the test
+    that holds it."""
+    found = [f"{where}: {line.strip()[:100]}" for where, doc in _rendered_docstrings(module)
+             for line in doc.splitlines() if MACHINERY.search(line)]
+    assert found == [], "docstrings the API page shows talk about the test machinery:\n" + "\n".join(found)
+
+
+GREEK = ("alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|pi|rho|"
+         "sigma|tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Xi|Pi|Sigma|Upsilon|Phi|Psi|Omega|ell")
+
+
+def _maths(md_text: str) -> list[str]:
+    """The TeX of every formula of a MyST page, inline (``$...$``) and display (``$$...$$``, ``{math}``)."""
+    text = re.sub(r"^(`{3,}|~{3,})(?!\{math\}).*?^\1\s*$", "", md_text, flags=re.S | re.M)
+    found = re.findall(r"\$\$(.+?)\$\$", text, re.S)
+    text = re.sub(r"\$\$(.+?)\$\$", "", text, flags=re.S)
+    return found + re.findall(r"(?<![\\$])\$([^$\n]+?)\$", text)
+
+
+def _symbols(tex: str) -> set[str]:
+    """The Greek letters (``\\alpha``) and the capital Latin letters standing alone (``E``, ``U``) of a
+    formula: the symbols a reader looks up. Words in ``\\mathrm{}``, ``\\text{}`` or ``\\operatorname{}`` are
+    not symbols."""
+    tex = re.sub(r"\\(?:mathrm|operatorname|text|textrm|textit|mathit|mathbf|begin|end)\s*\{[^{}]*\}", " ", tex)
+    greek = {f"\\{g}" for g in re.findall(rf"\\({GREEK})(?![A-Za-z])", tex)}
+    tex = re.sub(r"\\[A-Za-z]+", " ", tex)
+    return greek | set(re.findall(r"(?<![A-Za-z])([A-Z])(?![A-Za-z])", tex))
+
+
+@pytest.mark.parametrize("source", [s for s in _book_sources() if s.stem != "notation"], ids=lambda p: p.stem)
+def test_every_symbol_is_on_the_notation_page(source):
+    """A Greek letter or a capital letter in a formula is a symbol the notation page lists (with the meaning the
+    page gives it): a new symbol is added there first, so that one symbol keeps one meaning."""
+    listed = set().union(*map(_symbols, _maths((ROOT / "notation.md").read_text())))
+    used = {}
+    for formula in _maths(source.read_text()):
+        for symbol in _symbols(formula) - listed:
+            used.setdefault(symbol, formula.strip()[:60])
+    assert used == {}, f"{source.name}: symbols that notation.md does not list: {used}"
 
 
 def _chapters_part() -> list[str]:

@@ -10,16 +10,25 @@ reader notices, on every page of the table of contents:
 3. navigation: the primary sidebar toggle shows the chapter list at 390 px and toggles it at 1280 px, its
    tooltip covers none of the header's buttons, and a page has one search field;
 4. nothing is cut off: a code, output, table or equation block wider than the column scrolls inside its own
-   block (at 1280 px and at 390 px), and the page itself never scrolls sideways;
-6. no glue bookkeeping in code a reader can open, no prose about the test machinery;
+   block (at 1280 px and at 390 px), and no page, the search page with its results included, scrolls
+   sideways; inline code (an identifier, a file name) breaks only after a ``.``, ``_``, ``/`` or a space,
+   never inside a word; a number and its unit ("6.1 GB") are never on two lines;
+6. no glue bookkeeping in code a reader can open, no prose about the test machinery, on any page (the API
+   page's docstrings included: they say what is guaranteed, not which test holds it);
 7. chapters are referred to by title, linked: no "the lesson", "the four-level chapter", "the source", ...
-   without a link, no "appendix Appendix" stutter before a link, and the introduction links every chapter;
+   without a link, no "appendix Appendix" stutter before a link, the introduction links every chapter, and
+   the API page's headings link the chapters whose concepts they group; a source text a chapter follows
+   ("Lesson 2.3", "adapted from") is linked, where a page first names it, to the introduction's account of
+   those texts; a file or folder of the repository named in the text is a link;
 8. figures are legible: their smallest text is at least ``MIN_TEXT_PX`` CSS pixels at 1280 px, and on a
    phone a figure whose text is smaller opens full size on a tap, at twice that resolution;
-9. one citation style: the bibliography is labelled author-year, one label per work (2013a, 2013b), and
-   every citation in the text gives the year and letter of the work it links to;
+9. one citation style: the bibliography is labelled author-year, one label per work (2013a, 2013b), every
+   citation in the text gives the year and letter of the work it links to, and no "Author et al. 2013b" is
+   left as plain text;
 10. orientation: the footer names the book and its licence, the notation page is in the table of contents,
-    and search result snippets show no raw TeX.
+    search result snippets read as text: no raw or half-converted TeX, no buttons, tables of contents
+    or "Show code cell source" labels, and a chapter's figures and exercises are numbered within it
+    (``Fig. 3.1``, ``Exercise 3.1``).
 
 (5, Python reprs instead of tables, and the 88-character output width are checked on the notebooks, in
 tests/test_reader_notebooks.py, with the learning objectives and summaries.) Without Chromium the tests
@@ -33,11 +42,16 @@ import functools
 import re
 import urllib.parse
 
+import sys
+
 import jupytext
 import pytest
 import yaml
 
 import booksite
+
+sys.path.insert(0, str(booksite.ROOT / "_ext"))
+import reader_page  # noqa: E402  (the unit and path patterns the book's pages are written with)
 
 pytestmark = pytest.mark.slow  # builds the book (or reuses this run's build) and opens every page
 
@@ -59,8 +73,11 @@ def _chapters_part() -> list[str]:
 
 
 CHAPTERS = _chapters_part()
-# The API reference is lib's docstrings, written for maintainers (they name the tests, and the chapters by
-# kind, where Python's help() shows them too): the prose checks of kinds 6 and 7 skip it.
+# The API reference is the api page's prose and lib's docstrings. The docstrings are read in Python's help()
+# too, so they name chapters by their source file ("Taught in: chapters/lesson.md", which the page turns
+# into a link to the chapter) or by kind ("the lesson"), and cite in plain text ("Press & Wolf (2017)"):
+# the checks of chapter names and of citations (kinds 7 and 9) skip the api page, whose headings are checked
+# apart. Test machinery is named on no page, the api page included (kind 6).
 PROSE_PAGES = [d for d in PAGES if d != "api"]
 
 # Phrases that name another chapter by its kind instead of its title. Each must be (or be followed by) a
@@ -72,10 +89,16 @@ CHAPTER_PHRASES = (
 )
 SOURCE_PHRASE = r"\bthe source(?:'s\b|\s+(?:lesson|exercise|chapter|text|notebook)s?\b|\s+of\s+this\b|(?=\s*[,.;:)]))"
 MACHINERY = r"\bnbval\b|\bsanitiz|\btests/|\bpytest\b"
+# A source text named: "Lesson 2.3", "the chapter this one is adapted from", "the texts the book was written from"
+SOURCE_MENTION = r"\bLesson \d+(?:\.\d+)+\b|\b(?:adapted|written) from\b"
+SOURCES_ANCHOR = "sources"  # the section of the introduction that names those texts, (sources)= in intro.md
+# "Mikolov et al. 2013b", "Press and Wolf (2017)", "Firth (1957)": a citation typed as text instead of {cite}
+PLAIN_CITATION = (r"\b[A-Z][\w'’-]+ (?:et al\.?|and [A-Z][\w'’-]+),? \(?(?:1[5-9]|20)\d\d[a-z]?\b"
+                  r"|\b[A-Z][\w'’-]+ \((?:1[5-9]|20)\d\d[a-z]?\)")
 
 # Everything the checks need from one page at one width, collected in one pass after MathJax finished.
 AUDIT_JS = r"""
-([chapterPhrases, sourcePhrase, machinery]) => {
+([chapterPhrases, sourcePhrase, machinery, numberAndUnit, pathPattern, sourceMention, plainCitation]) => {
   const article = document.querySelector('article.bd-article') || document.querySelector('main');
   const visible = (el) => {
     if (!el || !el.isConnected) return false;
@@ -162,6 +185,60 @@ AUDIT_JS = r"""
   }
   out.pageWidth = document.documentElement.scrollWidth;
 
+  // inline code broken inside a word, a number on one line and its unit on the next
+  const textNodes = (root, skip) => {
+    const list = [];
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode())
+      if (!(skip && n.parentElement.closest(skip))) list.push(n);
+    return list;
+  };
+  const boxOf = (node, i) => {
+    const range = document.createRange();
+    range.setStart(node, i);
+    range.setEnd(node, i + 1);
+    return [...range.getClientRects()].find((b) => b.width > 0 || b.height > 0) || null;
+  };
+  const below = (a, b) => !!(a && b && b.top >= a.top + a.height / 2);  // b is drawn on a later line than a
+  out.codeBreaks = [];
+  for (const code of article.querySelectorAll('code')) {
+    if (code.closest('pre') || !visible(code) || code.getClientRects().length < 2) continue;
+    const chars = [];
+    for (const n of textNodes(code)) for (let i = 0; i < n.textContent.length; i++) chars.push({c: n.textContent[i], n, i});
+    let previous = null;
+    chars.forEach((ch, k) => {
+      if (/\s/.test(ch.c)) return;
+      ch.box = boxOf(ch.n, ch.i);
+      if (!ch.box) return;
+      if (previous && below(previous.box, ch.box)) {
+        const between = chars.slice(previous.k + 1, k).map((x) => x.c).join('');
+        // inside a word: a letter or digit on both sides of the break, and no space between them
+        if (!/\s/.test(between) && /[\p{L}\p{N}]/u.test(previous.c) && /[\p{L}\p{N}]/u.test(ch.c)) {
+          const text = chars.map((x) => x.c).join('');
+          out.codeBreaks.push({inTable: !!code.closest('td, th'),
+                               text: `${sectionOf(code)}: ${text.slice(0, k)}|${text.slice(k)}`.slice(0, 160)});
+        }
+      }
+      previous = Object.assign(ch, {k});
+    });
+  }
+  const unitRe = new RegExp(numberAndUnit, 'g');
+  const splits = new Set();
+  for (const block of article.querySelectorAll('p, li, td, th, dd, dt, figcaption, caption, h1, h2, h3, h4')) {
+    if (block.closest('pre, .highlight') || !visible(block)) continue;
+    const nodes = textNodes(block, 'pre, code, mjx-container, .math, script, style');
+    const starts = [];
+    let text = '';
+    for (const n of nodes) { starts.push(text.length); text += n.textContent; }
+    const at = (pos) => { let j = starts.length - 1; while (starts[j] > pos) j--; return [nodes[j], pos - starts[j]]; };
+    for (const m of text.matchAll(unitRe)) {
+      const digit = at(m.index), unit = at(m.index + m[1].length + m[2].length);
+      if (below(boxOf(...digit), boxOf(...unit)))
+        splits.add(`${sectionOf(block)}: ...${squash(text.slice(Math.max(0, m.index - 30), m.index + m[0].length + 10))}...`);
+    }
+  }
+  out.unitSplits = [...splits];
+
   // 6. bookkeeping a reader can open, prose about the test machinery
   out.glueCode = [...article.querySelectorAll('.cell_input')].filter((c) => /\bglue\(/.test(c.textContent))
     .map((c) => `${sectionOf(c)}: ${short(c)}`);
@@ -207,6 +284,26 @@ AUDIT_JS = r"""
       ? `"${squash(before.textContent).slice(-40)} ${squash(a.textContent)}"` : null;
   }).filter(Boolean);
   out.pageLinks = [...article.querySelectorAll('a.reference.internal[href]')].map((a) => a.href.split('#')[0]);
+  out.headings = [...article.querySelectorAll('h2, h3')].map((h) => ({
+    text: squash(h.textContent).replace(/#$/, ''),
+    links: [...h.querySelectorAll('a.reference.internal[href]')].map((a) => a.href.split('#')[0]),
+  }));
+  // the source texts a chapter follows, named: is the first paragraph that names one linked to their account?
+  const sourceRe = new RegExp(sourceMention, 'i');
+  out.sourceMentions = [...article.querySelectorAll('p, li, dd, td, figcaption')]
+    .filter((p) => !p.querySelector('p, li, dd, td') && sourceRe.test(ownText(p)))
+    .map((p) => ({text: `${sectionOf(p)}: ${short(p)}`,
+                  links: [...p.querySelectorAll('a[href]')].map((a) => a.href)}));
+  // repository paths named in text or inline code outside a link (the test keeps those that exist)
+  const pathRe = new RegExp(pathPattern, 'g');
+  const skipCode = 'pre, .highlight, .cell_input, .cell_output, script, style, mjx-container, .math, a';
+  out.pathCandidates = [];
+  for (const n of textNodes(article, skipCode + ', code'))
+    for (const m of n.textContent.matchAll(pathRe)) out.pathCandidates.push({path: m[1], where: `${sectionOf(n.parentElement)}: ${short(n.parentElement)}`});
+  for (const code of article.querySelectorAll('code')) {
+    if (code.closest(skipCode)) continue;
+    for (const m of code.textContent.matchAll(pathRe)) out.pathCandidates.push({path: m[1], where: `${sectionOf(code)}: ${short(code.parentElement)}`});
+  }
 
   // 8. figures
   out.figures = [...article.querySelectorAll('figure')].map((f) => {
@@ -217,9 +314,21 @@ AUDIT_JS = r"""
             natural: img.naturalWidth, link: link ? link.href : null};
   });
 
+  // figure and exercise numbers, in the order of the page
+  out.numbering = {
+    figures: [...article.querySelectorAll('figure .caption-number')].map((e) => squash(e.textContent)),
+    exercises: [...article.querySelectorAll('div.exercise > .admonition-title .caption-number')].map((e) => squash(e.textContent)),
+  };
+
   // 9. citations in the text, and the bibliography's labels
   out.citations = [...article.querySelectorAll('a[href*="bibliography.html#"]')]
     .map((a) => ({target: a.href.split('#')[1], text: squash(a.textContent)}));
+  const citeRe = new RegExp(plainCitation, 'g');
+  out.plainCitations = proseWalk((n, p) => {
+    if (p.closest('a, .citation, [role="doc-biblioentry"]')) return null;
+    const hits = [...n.textContent.matchAll(citeRe)].map((m) => m[0]);
+    return hits.length ? `${sectionOf(p)}: ${hits.join('; ')} in "${squash(p.textContent).slice(0, 100)}"` : null;
+  });
   out.bibLabels = [...article.querySelectorAll('div.citation, [role="doc-biblioentry"]')].map((c) => {
     const label = c.querySelector('.label');
     return {id: c.id, label: label ? squash(label.textContent).replace(/^\[|\]$/g, '') : ''};
@@ -279,7 +388,9 @@ class Site:
         key = (docname, width)
         if key not in self._audits:
             page = self.open(docname, width)
-            self._audits[key] = page.evaluate(AUDIT_JS, [CHAPTER_PHRASES, SOURCE_PHRASE, MACHINERY])
+            self._audits[key] = page.evaluate(AUDIT_JS, [CHAPTER_PHRASES, SOURCE_PHRASE, MACHINERY,
+                                                         reader_page.NUMBER_AND_UNIT, reader_page.PATH.pattern,
+                                                         SOURCE_MENTION, PLAIN_CITATION])
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=SHOTS / f"{docname.replace('/', '-')}-{width}.png", full_page=True)
             page.close()
@@ -486,11 +597,32 @@ def test_nothing_is_cut_off(site, docname, width):
         )
 
 
+@pytest.mark.parametrize("docname, width", _both(PAGES))
+def test_inline_code_breaks_only_between_words(site, docname, width):
+    """An identifier or a file name in inline code wraps after a ``.``, ``_``, ``/`` or a space, never inside
+    a word, between two letters or digits (``positional.r|ope_angles``): at a laptop's width anywhere on the page, on a phone in tables
+    (where a piece wider than the phone's column may have to break, the table scrolls instead)."""
+    seen = site.audit(docname, width)
+    broken = [b["text"] for b in seen["codeBreaks"] if width == WIDTHS["laptop"] or b["inTable"]]
+    assert broken == [], (
+        f"{docname} at {width} px: inline code broken inside a word (| marks the break):\n" + "\n".join(broken)
+    )
+
+
+@pytest.mark.parametrize("docname, width", _both(PAGES))
+def test_numbers_stay_on_the_line_of_their_unit(site, docname, width):
+    seen = site.audit(docname, width)
+    assert seen["unitSplits"] == [], (
+        f"{docname} at {width} px: a number on one line and its unit on the next (join them with a no-break "
+        "space; _ext/reader_page.py does so for the units it knows):\n" + "\n".join(seen["unitSplits"])
+    )
+
+
 # ----------------------------------------------------------------------------------------------------
 # 6. bookkeeping and test machinery stay out of the reader's view
 
 
-@pytest.mark.parametrize("docname", PROSE_PAGES)
+@pytest.mark.parametrize("docname", PAGES)
 def test_no_glue_code_and_no_test_machinery_in_view(site, docname):
     seen = site.audit(docname, WIDTHS["laptop"])
     assert seen["glueCode"] == [], (
@@ -512,6 +644,39 @@ def test_chapters_are_named_and_linked(site, docname):
         "{doc}`chapters/x` or a {ref} to its label):\n" + "\n".join(seen["unlinkedChapters"])
     )
     assert seen["stutters"] == [], f"{docname}: a word repeated before the link that names it: {seen['stutters']}"
+
+
+def test_api_headings_link_the_chapters_they_group(site):
+    headings = [h for h in site.audit("api", WIDTHS["laptop"])["headings"] if h["text"].startswith("Concepts of")]
+    assert headings, "the api page has no 'Concepts of ...' headings to group its modules by chapter"
+    chapter_urls = {site.url(d) for d in CHAPTERS}
+    unlinked = [h["text"] for h in headings if not chapter_urls & set(h["links"])]
+    assert unlinked == [], f"api headings that name a chapter without linking it: {unlinked}"
+
+
+@pytest.mark.parametrize("docname", [d for d in PAGES if d != PAGES[0]])
+def test_source_texts_are_linked_where_a_page_first_names_them(site, docname):
+    """"Lesson 2.3", "the chapter this one is adapted from": the texts the book was written from have no
+    author or publication to cite, so the introduction names them, and a page that names one links there."""
+    mentions = site.audit(docname, WIDTHS["laptop"])["sourceMentions"]
+    account = f"{site.url(PAGES[0])}#{SOURCES_ANCHOR}"
+    if mentions:
+        first = mentions[0]
+        assert account in first["links"], (
+            f"{docname}: the first paragraph that names a source text does not link to {account}: {first['text']}"
+        )
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_repository_paths_named_in_the_text_are_links(site, docname):
+    """A reader of the web book cannot open ``benchmarks/README.md`` unless it is a link (to the repository,
+    or, for a chapter's source, to the chapter)."""
+    named = []
+    for candidate in site.audit(docname, WIDTHS["laptop"])["pathCandidates"]:
+        path = candidate["path"].rstrip(".")
+        if (ROOT / path).exists() and booksite.git_tracked(path.rstrip("/")):
+            named.append(f"{path} in {candidate['where']}")
+    assert named == [], f"{docname}: files of the repository named without a link:\n" + "\n".join(named)
 
 
 def test_introduction_links_every_chapter(site):
@@ -616,6 +781,17 @@ def test_figure_text_is_legible(site, docname, width):
     assert problems == [], f"{docname} at {width} px:\n" + "\n".join(problems)
 
 
+@pytest.mark.parametrize("docname", CHAPTERS)
+def test_figures_and_exercises_are_numbered_within_their_chapter(site, docname):
+    """A reader who opens one chapter finds its first figure and its first exercise numbered 1 within it
+    (``Fig. 3.1``, ``Exercise 3.1`` in the third chapter), not counted on from the chapters before it."""
+    chapter = CHAPTERS.index(docname) + 1
+    for kind, labels in site.audit(docname, WIDTHS["laptop"])["numbering"].items():
+        numbers = [re.search(r"\d+(?:\.\d+)*", label).group(0) for label in labels]
+        expected = [f"{chapter}.{i}" for i in range(1, len(numbers) + 1)]
+        assert numbers == expected, f"{docname}: {kind} numbered {numbers}, not {expected}"
+
+
 # ----------------------------------------------------------------------------------------------------
 # 9. one citation style
 
@@ -658,6 +834,12 @@ def test_citations_give_the_year_and_letter_of_the_work(site, docname):
     assert problems == [], f"{docname}:\n" + "\n".join(problems)
 
 
+@pytest.mark.parametrize("docname", PROSE_PAGES)
+def test_no_citation_left_as_plain_text(site, docname):
+    found = site.audit(docname, WIDTHS["laptop"])["plainCitations"]
+    assert found == [], f"{docname}: citations typed as text instead of {{cite}}:\n" + "\n".join(found)
+
+
 # ----------------------------------------------------------------------------------------------------
 # 10. orientation: footer, notation page, search snippets
 
@@ -678,18 +860,26 @@ def test_notation_page_is_in_the_table_of_contents():
 
 
 _SEARCH_JS = """
-() => [...document.querySelectorAll('#search-results ul.search li')].map((li) => ({
-  href: (li.querySelector('a') || {}).href || '',
-  snippet: ((li.querySelector('p.context') || {}).textContent || '').trim(),
-}))
+() => ({
+  results: [...document.querySelectorAll('#search-results ul.search li')].map((li) => ({
+    href: (li.querySelector('a') || {}).href || '',
+    snippet: ((li.querySelector('p.context') || {}).textContent || '').trim(),
+  })),
+  pageWidth: document.documentElement.scrollWidth,
+})
 """
 # TeX as TeX (a backslash command, \( \), $) or as the remains of a half-converted one ("fracpos", "^{2i}")
 RAW_TEX = re.compile(r"\\[A-Za-z]+|\\[()\[\]]|\$|\b(?:d?frac|mathrm|mathbf|operatorname|lVert|rVert)|[\^_]\{")
+# a script of more than one character without parentheses: "10000^2p/d", "e^-z", "x_T-1"
+HALF_TEX = re.compile(r"\^(?!\()[\w\-−+/]{2}|(?<![\w])[A-Za-zα-ωΑ-Ω]_\w+[-−+]\w")
+# the page's buttons, its printed table of contents, the labels of folded cells
+UI_TEXT = re.compile(r"\b(?:Show|Hide) code cell\b|\bContents\b|Binder\s+Colab|\.ipynb\s+\.md\s+\.pdf")
+SEARCHES = ["sinusoidal", "embedding table", "cosine similarity", "cosine", "positional encoding"]
 
 
-@pytest.mark.parametrize("query", ["sinusoidal", "embedding table", "cosine similarity"])
-def test_search_snippets_show_no_raw_tex(site, query):
-    page = site.contexts[WIDTHS["laptop"]].new_page()
+@pytest.mark.parametrize("query, width", [pytest.param(q, w, id=f"{q}-{w}") for q in SEARCHES for w in WIDTHS.values()])
+def test_search_results_read_as_text_and_fit_the_screen(site, query, width):
+    page = site.contexts[width].new_page()
     try:
         page.goto(site.base + "search.html?" + urllib.parse.urlencode({"q": query}), wait_until="load")
         page.wait_for_function(
@@ -697,11 +887,46 @@ def test_search_snippets_show_no_raw_tex(site, query):
             " return s && /Search finished|did not match/.test(s.textContent); }"
         )
         page.wait_for_timeout(1500)  # snippets arrive page by page after the summary
-        results = page.evaluate(_SEARCH_JS)
+        seen = page.evaluate(_SEARCH_JS)
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=SHOTS / f"search-{query.replace(' ', '-')}.png", full_page=True)
+        page.screenshot(path=SHOTS / f"search-{query.replace(' ', '-')}-{width}.png", full_page=True)
     finally:
         page.close()
+    results = seen["results"]
     assert results, f"searching {query!r} found nothing"
-    raw = [f"{r['href'].split('/')[-1]}: {r['snippet'][:160]!r}" for r in results if RAW_TEX.search(r["snippet"])]
-    assert raw == [], f"search snippets for {query!r} show raw TeX:\n" + "\n".join(raw)
+    assert seen["pageWidth"] <= width, (
+        f"the search page for {query!r} is {seen['pageWidth']} px wide at {width} px: it scrolls sideways"
+    )
+
+    def where(r):
+        return f"{r['href'].split('/')[-1]}: {r['snippet'][:160]!r}"
+
+    raw = [where(r) for r in results if RAW_TEX.search(r["snippet"]) or HALF_TEX.search(r["snippet"])]
+    assert raw == [], f"search snippets for {query!r} show raw or half-converted TeX:\n" + "\n".join(raw)
+    ui = [where(r) for r in results if UI_TEXT.search(r["snippet"])]
+    assert ui == [], f"search snippets for {query!r} show the page's buttons or labels:\n" + "\n".join(ui)
+
+
+# (TeX source, the plain text a search snippet shows for it)
+TEX_READINGS = [
+    (r"\(PE[\mathrm{pos}, 2p] = \sin\left(\frac{\mathrm{pos}}{10000^{2p/d}}\right)\)", "PE[pos, 2p] = sin(pos/10000^(2p/d))"),
+    (r"\((x_0, \ldots, x_{T-1})\)", "(x₀, …, x_(T-1))"),
+    (r"\(\sigma(z) = 1/(1 + e^{-z})\)", "σ(z) = 1/(1 + e⁻ᶻ)"),
+    (r"\(2\pi/\omega_p\)", "2π/ωₚ"),
+    (r"\((T_{\max}, d)\)", "(Tₘₐₓ, d)"),
+    (r"\(\frac{a+b}{2}\)", "(a+b)/2"),
+    (r"\(\theta_i = b^{-2i/d_h}\)", "θᵢ = b^(-2i/dₕ)"),
+    (r"\(\{a, b\}\)", "{a, b}"),
+    (r"\(10^6\)", "10⁶"),
+]
+
+
+def test_search_reads_formulas_as_plain_text(site):
+    page = site.contexts[WIDTHS["laptop"]].new_page()
+    try:
+        page.goto(site.base + "search.html", wait_until="load")
+        read = page.evaluate("(texs) => texs.map((t) => window.embookSearchText.texToText(t))",
+                             [tex for tex, _ in TEX_READINGS])
+    finally:
+        page.close()
+    assert read == [text for _, text in TEX_READINGS]

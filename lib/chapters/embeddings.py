@@ -63,7 +63,7 @@ FOUR_VECTORS: Dict[str, Tuple[float, float]] = {
 }
 
 #: The cosine neighbours the chapter's source printed after its full-softmax run, at the precision it
-#: printed them (``tests/test_skipgram.py`` holds them at four decimals to pin :func:`lib.skipgram.train_skipgram`).
+#: printed them; :func:`lib.skipgram.train_skipgram` reproduces them to four decimals, which the tests hold it to.
 SOURCE_NEIGHBOURS: Dict[str, Tuple[Tuple[str, float], ...]] = {
     "cat": (("kitten", 0.5262460708618164), ("soft", 0.45443016290664673), ("dog", 0.3860318064689636), ("pet", 0.19947943091392517)),
     "truck": (("people", 0.4025770127773285), ("vehicle", 0.3929774761199951), ("road", 0.21301373839378357), ("pet", 0.17421948909759521)),

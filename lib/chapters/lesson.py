@@ -1,5 +1,5 @@
 """The chapter "Embeddings, vectors and token positions" (chapters/lesson.md): its experiment in one
-place, and the lesson's published numbers to compare against.
+place, and the numbers the lesson reports, to compare against.
 
 Concepts used: :mod:`lib.toylang`, :mod:`lib.bigram`, :mod:`lib.embedding`, :mod:`lib.positional`,
 :mod:`lib.geometry` (neighbours by name).
@@ -12,7 +12,7 @@ therefore differ from the lesson's, while the positional numbers, which do not, 
 
 :func:`experiment` runs the corpus-dependent part once per process and caches it, so that
 the chapter, its figures (``lib.figures.lesson``) and the tests share one run. The ``LESSON_*``
-constants are the lesson's published values, kept only to be printed beside the book's.
+constants are the values the lesson reports, kept only to be printed beside the book's.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from lib.geometry import named_neighbours
 from lib.notebook import argmax, argmin, exact, fmt
 from lib.positional import LearnedPositionTable, add_positions
 
-# --- the lesson's published numbers (for side-by-side tables only) ----------------------------------
+# --- the numbers the lesson reports (for side-by-side tables only) ----------------------------------
 
 # width -> (parameters, training loss, validation loss), nats; and the full table of Lesson 1.4.
 LESSON_LOSSES: Dict[int, Tuple[int, float, float]] = {

@@ -8,7 +8,8 @@ Concepts used: :mod:`lib.memory`, :mod:`lib.sparse_updates`, :mod:`lib.tying` (o
 - Memory: :func:`footprint_configs`, the training footprint of a 1,000,000 × 768 table five ways.
 - Sparse updates: :func:`compare_steps` times one step of each method on the same table, and
   :func:`step_table` keeps what is reproducible of it; :func:`format_duration` and :func:`format_fold`
-  give measured values the forms the notebook comparison masks (``tests/nbval_sanitize.cfg``).
+  give measured values the forms that are left out when a re-executed chapter is compared with its
+  stored outputs (a duration differs from run to run).
 - Tying: :func:`compare_tying` trains every variant at every width on the toy language.
 - Sharding: :func:`make_case` draws a test case, :func:`check_sharding` (run on every rank) compares the
   sharded lookups, gradients and softmax with the unsharded ones, and :func:`summarise` combines the
@@ -138,8 +139,8 @@ def step_table(results: Dict[str, StepResult]) -> str:
 def format_duration(seconds: float) -> str:
     """A measured duration as ``"12.3 ms"`` (milliseconds, one decimal).
 
-    Every duration the book prints or glues has this form, which ``tests/nbval_sanitize.cfg`` masks
-    before comparing notebook outputs. Raises ``ValueError`` for a negative or non-finite value.
+    Every duration the book prints or glues has this form, which is left out when a re-executed chapter is
+    compared with its stored outputs. Raises ``ValueError`` for a negative or non-finite value.
     """
     seconds = float(seconds)
     if not np.isfinite(seconds) or seconds < 0:
@@ -150,7 +151,7 @@ def format_duration(seconds: float) -> str:
 def format_fold(slow: float, fast: float) -> str:
     """How many times ``slow`` is ``fast``, as ``"37-fold"`` (whole number; ``"<1-fold"`` below one).
 
-    The ``-fold`` form of a measured ratio is masked by ``tests/nbval_sanitize.cfg`` like a duration.
+    The ``-fold`` form of a measured ratio is left out of that comparison like a duration.
     Raises ``ValueError`` unless both are finite and ``fast > 0``.
     """
     slow, fast = float(slow), float(fast)

@@ -1,8 +1,8 @@
 """Figures of the book: one module per chapter, named like ``chapters/<name>.md``, each function returning
 a ``matplotlib.figure.Figure``.
 
-Every chapter module defines ``FIGURES``, a dict from a figure's name (its baseline file is
-``tests/baseline/<name>.png``) to a function that takes no arguments and returns the figure exactly as the
+Every chapter module defines ``FIGURES``, a dict from a figure's name (the name of its baseline image,
+against which every drawing is compared) to a function that takes no arguments and returns the figure exactly as the
 chapter shows it, and may define ``SLOW``, the names of figures whose data take more than about a second
 to compute (the tests of those run under ``make test`` but not ``make test-unit``). :func:`registry` and
 :func:`slow` collect them from every module of this package, so a new chapter adds its module and nothing

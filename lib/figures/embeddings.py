@@ -7,8 +7,7 @@ vectors. Every number drawn comes from ``lib`` (:mod:`lib.embedding`, :mod:`lib.
 :mod:`lib.ppmi`, :mod:`lib.skipgram`, :mod:`lib.geometry`).
 
 Point labels in the two projection panels are placed by :func:`place_labels`, a small deterministic
-search that never lets two labels, or a label and a marker, overlap (checked in
-``tests/test_figures_embeddings.py``); points that coincide exactly (in the PPMI-SVD panel, four animal
+search that never lets two labels, or a label and a marker, overlap (a test checks every panel); points that coincide exactly (in the PPMI-SVD panel, four animal
 terms share one position) get their labels fanned out around the point with leader lines.
 """
 

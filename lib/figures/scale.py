@@ -188,7 +188,7 @@ def tying_losses(results: Optional[Sequence[tying.TyingResult]] = None):
     """Validation loss against parameter count for untied, tied, and tied-without-hidden-layer models."""
     results = scale.compare_tying() if results is None else results
     floor = scale.entropy_floor()
-    labels = {"untied": "untied (E and O separate)", "tied": "tied (O = E)", "tied_no_hidden": "tied, no hidden layer"}
+    labels = {"untied": "untied (E and U separate)", "tied": "tied (U = Eᵀ)", "tied_no_hidden": "tied, no hidden layer"}
     fig = new_figure(8.6, 4.2)
     axes = fig.subplots(1, 2)
     for ax, variants in ((axes[0], tying.VARIANTS), (axes[1], ("untied", "tied"))):
