@@ -318,6 +318,50 @@ def dot_product(x, y):
     return similarity(x, y, "dot")
 
 
+def cosine_scores(rows, queries) -> np.ndarray:
+    """Cosines of each of ``queries`` ``(m, d)`` with each of ``rows`` ``(n, d)``: ``(m, n) float64``
+    (``(n,)`` for one query ``(d,)``), each computed on its own, so that a query's cosines never depend
+    on which other queries or rows are asked with it. The scores behind every cosine ranking:
+    :func:`nearest_neighbours`, :func:`analogy`, :func:`lib.geometry.neighbour_sets` and
+    :func:`lib.evaluation.analogy_predictions` all call it, and so rank alike, bit for bit.
+
+    Both sides are scaled to unit length (:func:`normalize_rows`, a zero row stays zero and scores 0), and
+    each cosine is the sum of its ``d`` products taken in one fixed order, first coordinate to last, with
+    elementwise NumPy operations only. A matrix product (BLAS) would be faster, but it sums a product in an
+    order that depends on the shapes and the blocking of the whole call, so one query's cosines would
+    change in their last bit with the batch, and a near-tie at ``TIE_RTOL`` (:func:`top_k`) would go one
+    way or the other. The error is that of a plain float64 sum: at most about ``d * 2**-53`` for unit
+    vectors. Equal to :func:`similarity`'s cosines up to that rounding. Raises like
+    :func:`lib.validate.vectors` (``TypeError`` for entries that are not numbers, ``ValueError`` for another
+    shape, NaN or infinity) and ``ValueError`` for mismatched widths.
+
+    >>> cosine_scores([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]], [1.0, 0.0])
+    array([1.    , 0.7071, 0.    ])
+    """
+    X, Q = validate.vectors(rows, "rows"), validate.vectors(queries, "queries")
+    if X.shape[-1] != Q.shape[-1]:
+        raise ValueError(f"rows and queries must have the same width, got {X.shape[-1]} and {Q.shape[-1]}")
+    units = np.ascontiguousarray(normalize_rows(np.atleast_2d(X)).T)  # (d, n): coordinate j of every row
+    W = normalize_rows(np.atleast_2d(Q))  # (m, d)
+    n, m = units.shape[1], W.shape[0]
+    out = np.empty((m, n), dtype=np.float64)
+    step = max(1, 2**20 // n)  # queries at a time: about 8 MB of partial sums
+    for start in range(0, m, step):
+        w = W[start : start + step]
+        acc = w[:, :1] * units[0]  # (step, n); the same elementwise operations for one query or many
+        term = np.empty_like(acc)
+        for j in range(1, units.shape[0]):
+            np.multiply(w[:, j : j + 1], units[j], out=term)
+            acc += term
+        out[start : start + step] = acc
+    np.clip(out, -1.0, 1.0, out=out)
+    if Q.ndim == 1:
+        out = out[0]
+    if X.ndim == 1:
+        out = out[..., 0]
+    return float(out) if out.ndim == 0 else out
+
+
 def nearest_neighbours(
     table,
     query,
@@ -335,7 +379,9 @@ def nearest_neighbours(
     length first, after which all three metrics rank alike. ``candidates`` restricts the search to those
     rows (default: all); ``exclude`` removes rows (e.g. the query word itself); both are collections of
     row ids (``exclude=[3]``, not ``exclude=3``). Returns fewer than ``k`` when fewer candidates are left.
-    Scores are computed as by :func:`similarity`, at any scale.
+    Scores are computed as by :func:`similarity`, at any scale; cosines by :func:`cosine_scores`, so that
+    they are bit for bit those of the batched rankings (:func:`lib.geometry.neighbour_sets`,
+    :func:`lib.evaluation.analogy_predictions`).
 
     The order, deterministic on every machine:
 
@@ -382,7 +428,10 @@ def nearest_neighbours(
     rows = table[cand]
     if normalize:
         rows, query = normalize_rows(rows), normalize_rows(query)
-    scores = np.atleast_1d(similarity(rows, query, metric))
+    if metric == "cosine":  # the one computation of a cosine that every ranking shares
+        scores = cosine_scores(rows, query)
+    else:
+        scores = np.atleast_1d(similarity(rows, query, metric))
     what = f"nearest_neighbours: order of the {k} nearest ({metric})"
     if metric != "dot":  # cand is sorted, so a position's order is its row's order
         distance = metric == "euclidean"

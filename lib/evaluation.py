@@ -44,7 +44,7 @@ import scipy.stats
 from lib import validate
 from lib.corpus import fold
 from lib.datasets import locate, read_text, text_lines
-from lib.embedding import check_table, normalize_rows, similarity, top_k
+from lib.embedding import check_table, cosine_scores, normalize_rows, top_k
 from lib.geometry import vocabulary_table
 from lib.notebook import logging_numbers, record_gap
 
@@ -458,8 +458,9 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     For each question the answer is the row maximising the cosine with ``b̂ - â + ĉ`` (unit rows), the
     three query rows excluded, near-ties to the smaller row index (:func:`lib.embedding.top_k`: cosines
     within ``TIE_RTOL``, 1e-12, of the best): the same answer as
-    ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, computed for many questions with one matrix product
-    per ``chunk`` (an integer >= 1) questions. ``expected`` ``(n,)`` (the rows of the right answers), if
+    ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, bit for bit: the cosines are
+    :func:`lib.embedding.cosine_scores`', which do not depend on the other questions; ``chunk`` (an integer
+    >= 1) questions are scored at a time. ``expected`` ``(n,)`` (the rows of the right answers), if
     given, is used only for the rounding-margin report (:func:`lib.notebook.record_gap`): how close the
     closest question came to changing from right to wrong or back; it is checked whether or not that report
     is on. Raises ``ValueError`` for ids (in ``questions`` or ``expected``) outside the table, fewer than 4
@@ -471,7 +472,7 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     >>> analogy_predictions(table, np.array([[0, 1, 2]]))
     array([3])
     """
-    chunk = validate.integer(chunk, "chunk", low=1, hint="questions per matrix product")
+    chunk = validate.integer(chunk, "chunk", low=1, hint="questions scored at a time")
     table = check_table(vectors, "vectors", finite=True).astype(np.float64, copy=False)
     if table.shape[0] < 4:
         raise ValueError(f"an analogy needs at least 4 rows (3 are excluded), got {table.shape[0]}")
@@ -490,7 +491,7 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
         part = q[start : start + chunk]
         target = unit[part[:, 1]] - unit[part[:, 0]] + unit[part[:, 2]]  # (m, d)
         # cosines, not target · unit: the near-tie tolerance is on the cosine, as in lib.embedding.analogy
-        scores = np.atleast_2d(similarity(target, unit, "cosine"))  # (m, V)
+        scores = cosine_scores(unit, target).reshape(part.shape[0], -1)  # (m, V): lib.embedding.analogy's cosines
         for i, query in enumerate(part):
             allowed[query] = False  # the three query words are never an answer
             candidates = np.flatnonzero(allowed)

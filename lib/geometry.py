@@ -34,7 +34,7 @@ import numpy as np
 
 from lib import tables, validate
 from lib.corpus import UnknownTokenError, token_index
-from lib.embedding import check_table, nearest_neighbours, normalize_rows, similarity, top_k
+from lib.embedding import check_table, cosine_scores, nearest_neighbours, normalize_rows, similarity, top_k
 from lib.notebook import fmt
 from lib.ppmi import truncated_svd
 
@@ -193,8 +193,7 @@ def neighbour_sets(vectors, items: Sequence[int], k: int) -> List[frozenset]:
     V = table.shape[0]
     k = validate.integer(k, "k", low=1, high=V - 1)
     rows = validate.id_collection(items, V, "items", "item")
-    unit = normalize_rows(table)
-    cosines = np.clip(unit[rows] @ unit.T, -1.0, 1.0)  # (n, V), clipped as lib.embedding.similarity does
+    cosines = cosine_scores(table, table[rows]).reshape(rows.shape[0], V)  # (n, V): nearest_neighbours' cosines
     others = np.arange(V)
     sets = []
     for item, row in zip(rows, cosines):

@@ -461,7 +461,7 @@ def test_analogy_file_with_a_byte_order_mark_opens_its_first_section(tmp_path, m
 
 
 @pytest.mark.parametrize("chunk, kind, match", [
-    (0, ValueError, r"chunk must be an integer >= 1 \(questions per matrix product\), got 0"),  # was range()'s error
+    (0, ValueError, r"chunk must be an integer >= 1 \(questions scored at a time\), got 0"),  # was range()'s error
     (-5, ValueError, "got -5"),
     (2.0, TypeError, "got 2.0"),
     (True, TypeError, "got True"),
