@@ -180,7 +180,8 @@ def repeat_corpus(docs: Sequence[Sequence[str]], times: int) -> List[List[str]]:
     [['a', 'b'], ['c'], ['a', 'b'], ['c']]
     """
     docs = _documents(docs)
-    times = validate.integer(times, "times", low=1)
+    times = validate.size(times, "times", low=1)
+    validate.entries((times, len(docs)), "times and the number of documents")
     return [list(d) for _ in range(times) for d in docs]
 
 
@@ -664,6 +665,7 @@ def token_counts(sentences, vocab_size: int) -> np.ndarray:
     >>> token_counts([[0, 2, 2], [2]], 4)
     array([1, 0, 3, 0])
     """
+    vocab_size = validate.size(vocab_size, "vocab_size")
     sents = _as_id_sentences(sentences, vocab_size)
     flat = np.concatenate(sents) if sents else np.zeros(0, dtype=np.int64)
     return np.bincount(flat, minlength=vocab_size).astype(np.int64)

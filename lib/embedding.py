@@ -90,13 +90,16 @@ def lookup(table, ids) -> np.ndarray:
 def onehot(ids, vocab_size: int) -> np.ndarray:
     """One-hot rows for ``ids``: shape ``ids.shape + (vocab_size,)``, ``float64``, a single 1 per row.
 
-    ``onehot(ids, V) @ E`` equals ``lookup(E, ids)``. Raises like :func:`lib.validate.ids`.
+    ``onehot(ids, V) @ E`` equals ``lookup(E, ids)``. Raises like :func:`lib.validate.ids`, and
+    ``ValueError`` for a ``vocab_size`` or a result beyond ``lib.validate.MAX_SIZE`` (2**28 entries).
 
     >>> onehot([2, 0], 3)
     array([[0., 0., 1.],
            [1., 0., 0.]])
     """
+    vocab_size = validate.size(vocab_size, "vocab_size")
     ids = validate.ids(ids, vocab_size)
+    validate.entries(ids.shape + (vocab_size,), "ids and vocab_size")
     out = np.zeros(ids.shape + (vocab_size,), dtype=np.float64)
     np.put_along_axis(out, ids[..., None], 1.0, axis=-1)
     return out
@@ -118,10 +121,12 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
            [4., 6.],
            [0., 0.]])
     """
+    vocab_size = validate.size(vocab_size, "vocab_size")
     ids = validate.ids(ids, vocab_size)
     grad_out = validate.real_array(grad_out, "grad_out")
     if grad_out.ndim < 1 or grad_out.shape[:-1] != ids.shape or grad_out.shape[-1] < 1:
         raise ValueError(f"grad_out must have shape {ids.shape} + (d,), got {grad_out.shape}")
+    validate.entries((vocab_size, grad_out.shape[-1]), "vocab_size and the width of grad_out")
     grad = np.zeros((vocab_size, grad_out.shape[-1]), dtype=np.float64)
     np.add.at(grad, ids.reshape(-1), grad_out.reshape(-1, grad_out.shape[-1]))
     return grad

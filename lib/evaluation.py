@@ -34,6 +34,7 @@ given as a :class:`lib.corpus.Vocabulary` or as the sequence of tokens of the ta
 from __future__ import annotations
 
 import math
+import unicodedata
 import warnings
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Sequence, Tuple
@@ -79,7 +80,28 @@ def _file_lines(path):
                 f"{path.name}, line {number}: holds a byte-order mark (U+FEFF), allowed only at the start of the "
                 "file (were two files joined?); remove it"
             )
+        hidden = next((c for c in line if unicodedata.category(c) == "Cf"), None)
+        if hidden is not None:
+            raise ValueError(
+                f"{path.name}, line {number}: holds the invisible format character U+{ord(hidden):04X} "
+                f"({unicodedata.name(hidden, 'unnamed')}), which the corpus tokeniser drops, so a word holding it "
+                "would match no token; remove it"
+            )
         yield number, line
+
+
+def _word(written: str, lowercase: bool, where: str, which: int, line: str) -> str:
+    """Word ``which`` (1, 2, ...) of a benchmark ``line`` as the readers keep it: folded
+    (:func:`lib.corpus.fold`) when ``lowercase``. ``ValueError`` naming ``where`` (the file and line) for a
+    word that is empty, or that folding turns into nothing (a lone combining accent) or into several words
+    (a spacing accent such as ``´`` decomposes to a space and an accent): it could match no corpus token."""
+    word = fold(written) if lowercase else written
+    how = " after folding case and accents (lib.corpus.fold)" if lowercase and written else ""
+    if not word:
+        raise ValueError(f"{where}: word {which} {written!r} is empty{how}, in {line!r}")
+    if len(word.split()) != 1 or word != word.strip():
+        raise ValueError(f"{where}: word {which} {written!r} is {word!r}{how}, not one word, in {line!r}")
+    return word
 
 
 def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
@@ -91,9 +113,11 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     ``word1 <tab> word2 <tab> score``, the score written with ASCII digits (:func:`lib.validate.read_number`);
     spaces around a field are dropped. Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only.
     Raises ``ValueError`` naming the line for another line-end character (U+2028, NEL), a byte-order mark
-    after the start of the file, a malformed line, an empty word (also one that folds to nothing, such as
-    a lone combining accent) or a score that is not a finite number
-    (naming the pair for NaN or infinity), and ``FileNotFoundError`` for a missing file. With
+    after the start of the file, an invisible format character (Unicode category Cf: U+200B ZERO WIDTH
+    SPACE, U+2060 WORD JOINER), a malformed line, an empty word (also one that folds to nothing, such as a
+    lone combining accent, or to two words, such as ``don´t``) or a score that is not a finite number
+    (naming the pair for NaN or infinity), ``FileNotFoundError`` for a missing file and
+    :class:`lib.datasets.NotTextError` (a ``ValueError``) naming the line for a file that is not UTF-8. With
     ``lowercase=True`` each word is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
     """
     lowercase = validate.flag(lowercase, "lowercase")
@@ -114,11 +138,8 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
             raise ValueError(
                 f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is not finite: {parts[2]!r}"
             )
-        words = (fold(parts[0]), fold(parts[1])) if lowercase else (parts[0], parts[1])
-        for which, (word, written) in enumerate(zip(words, parts), start=1):
-            if not word:
-                how = " after folding case and accents (lib.corpus.fold)" if written else ""
-                raise ValueError(f"{path.name}, line {number}: word {which} {written!r} is empty{how}, in {line!r}")
+        where = f"{path.name}, line {number}"
+        words = [_word(written, lowercase, where, which, line) for which, written in enumerate(parts[:2], start=1)]
         pairs.append((words[0], words[1], score))
     return pairs
 
@@ -130,8 +151,10 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
     mark at the start removed). A line ``: name`` opens a section; every other non-blank
     line holds four words "a b c d" (a is to b as c is to d). Raises ``ValueError`` naming the line for
     a line-end character other than ``\\n``, ``\\r\\n``, ``\\r`` (U+2028, NEL), a byte-order mark after the
-    start of the file, a question before any section or a line without exactly four words. With ``lowercase=True`` each word
-    is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
+    start of the file, an invisible format character (Unicode category Cf), a question before any section, a
+    line without exactly four words, or a word that folds to nothing or to several words, and like
+    :func:`read_word_pairs` for a file that is not UTF-8. The line is split into words first and each word
+    is then folded by :func:`lib.corpus.fold` (with ``lowercase=True``), the corpus tokeniser's rule.
     """
     lowercase = validate.flag(lowercase, "lowercase")
     path = locate(source)
@@ -144,11 +167,13 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
             current = line[1:].strip()
             sections.setdefault(current, [])
             continue
-        words = fold(line).split() if lowercase else line.split()
+        written = line.split()  # split as written, then fold each word: folding may not change the count
         if current is None:
             raise ValueError(f"{path.name}, line {number}: a question before the first ': section' line")
-        if len(words) != 4:
+        if len(written) != 4:
             raise ValueError(f"{path.name}, line {number}: expected four words, got {line!r}")
+        where = f"{path.name}, line {number}"
+        words = [_word(w, lowercase, where, which, line) for which, w in enumerate(written, start=1)]
         sections[current].append(tuple(words))
     return sections
 
@@ -164,9 +189,17 @@ def _check_pairs(pairs) -> List[WordPair]:
     """
     if isinstance(pairs, (str, bytes)):
         raise TypeError("pairs must be a sequence of (word1, word2, score), got a single string")
+    try:
+        pairs = list(pairs)
+    except TypeError:  # None, a number, a 0-d array or tensor
+        raise TypeError(f"pairs must be a sequence of (word1, word2, score), got {pairs!r}") from None
     out = []
     for i, pair in enumerate(pairs):
-        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 3:
+        try:
+            three = not isinstance(pair, (str, bytes)) and len(pair) == 3
+        except TypeError:  # no length: a number, None, a 0-d tensor
+            three = False
+        if not three:
             raise TypeError(f"pairs[{i}] must be (word1, word2, score), got {pair!r}")
         a, b, score = pair
         if not (isinstance(a, str) and isinstance(b, str)):
@@ -404,18 +437,24 @@ def similarity_by_frequency(
         raise ValueError(f"counts must have shape ({len(index)},), got {counts.shape}")
     if (counts < 0).any():
         raise ValueError("counts must be >= 0")
-    edges = list(edges)
+    try:
+        if isinstance(edges, (str, bytes)):
+            raise TypeError
+        edges = list(edges)
+    except TypeError:  # None, one number
+        raise TypeError(f"edges must be a sequence of at least two increasing numbers, got {edges!r}") from None
     if len(edges) < 2:
         raise ValueError(f"edges must be at least two increasing numbers, got {edges}")
     last = edges[-1]
-    edges = [validate.number(e, f"edges[{i}]") for i, e in enumerate(edges[:-1])]
+    # integer edges stay Python ints, compared exactly with the integer counts (2**53 + 1 is no float)
+    edges = [validate.number(e, f"edges[{i}]", keep_int=True) for i, e in enumerate(edges[:-1])]
     top_open = isinstance(last, (float, np.floating)) and last == math.inf  # np.inf closes the top stratum
-    edges.append(math.inf if top_open else validate.number(last, "the last edge", hint="or np.inf"))
+    edges.append(math.inf if top_open else validate.number(last, "the last edge", hint="or np.inf", keep_int=True))
     if any(b <= a for a, b in zip(edges, edges[1:])):
         raise ValueError(f"edges must be at least two increasing numbers, got {edges}")
     pairs = _check_pairs(pairs)
     usable = [(a, b, s) for a, b, s in pairs if a in index and b in index]
-    rarer = np.array([min(counts[index[a]], counts[index[b]]) for a, b, _ in usable], dtype=np.float64)
+    rarer = [min(int(counts[index[a]]), int(counts[index[b]])) for a, b, _ in usable]  # exact, as Python ints
     out = []
     for lo, hi in zip(edges, edges[1:]):
         first = int(math.ceil(lo))  # the smallest integer count in [lo, hi): edges need not be integers

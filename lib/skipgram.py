@@ -102,7 +102,7 @@ def pair_batches(pairs, batch_size: int, *, shuffle: bool = True, seed=0, drop_l
     Raises ``ValueError`` for ``batch_size < 1``, malformed pairs, or negative ids; ``TypeError`` for a
     ``shuffle`` or ``drop_last`` that is not ``True`` or ``False``.
     """
-    batch_size = validate.integer(batch_size, "batch_size", low=1)
+    batch_size = validate.size(batch_size, "batch_size", low=1)
     shuffle, drop_last = validate.flag(shuffle, "shuffle"), validate.flag(drop_last, "drop_last")
     arr = np.asarray(pairs)
     if arr.ndim != 2 or arr.shape[1] != 2:
@@ -187,7 +187,7 @@ def sample_negatives(
     noise vector that is not a distribution, or ``"resample"`` when some positive holds all the noise mass;
     ``TypeError`` for a noise vector that does not hold real numbers.
     """
-    k = validate.integer(k, "k (negatives per positive)", low=1)
+    k = validate.size(k, "k (negatives per positive)", low=1)
     validate.choice(policy, "policy", NEGATIVE_POLICIES)
     p = torch.as_tensor(validate.real_numbers(noise, "noise", "a 1-D probability vector").astype(np.float64))
     if p.ndim != 1 or not torch.isfinite(p).all() or (p < 0).any() or abs(float(p.sum()) - 1.0) > 1e-6:
@@ -289,15 +289,16 @@ def train_skipgram(
     Raises ``ValueError`` for an unknown objective or policy, non-positive ``dim``/``steps``/
     ``negatives``, ``lr`` not finite and positive, ids out of range, or a bad noise vector.
     """
-    V = validate.integer(vocab_size, "vocab_size", low=1)
+    V = validate.size(vocab_size, "vocab_size", low=1)
     P = _as_pairs(pairs, V)
-    dim = validate.integer(dim, "dim", low=1)
-    steps = validate.integer(steps, "steps", low=1)
+    dim = validate.size(dim, "dim", low=1)
+    validate.entries((V, dim), "vocab_size and dim")
+    steps = validate.size(steps, "steps", low=1)
     seed = validate.seed(seed)
     validate.choice(objective, "objective", OBJECTIVES)
     lr = validate.number(lr, "lr", gt=0)
     if objective == "negative_sampling":
-        negatives = validate.integer(negatives, "negatives", low=1)
+        negatives = validate.size(negatives, "negatives", low=1)
         validate.choice(negative_policy, "negative_policy", NEGATIVE_POLICIES)
         noise_desc = "given"
         if noise is None:

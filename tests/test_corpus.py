@@ -555,3 +555,16 @@ def test_counts_beyond_int64_are_a_value_error_and_time_spans_a_type_error():
         keep_probability(spans)
     with pytest.raises(TypeError, match=re.escape("sentence 0 must hold integer ids, got dtype timedelta64[s]")):
         context_pairs([spans])
+
+
+def test_repeat_corpus_and_token_counts_bound_their_sizes():
+    # repeat_corpus(2**70) did not return; token_counts(2**70) raised OverflowError from inside NumPy
+    with pytest.raises(ValueError, match=r"^times must be an integer in \[1, 268435456\], got 1180591620717411303424$"):
+        repeat_corpus([["a"]], 2**70)
+    with pytest.raises(ValueError, match=r"^times and the number of documents: a result of shape \(268435456, 2\) would hold"):
+        repeat_corpus([["a"], ["b"]], 2**28)
+    with pytest.raises(TypeError, match=r"^times must be an integer in \[1, 268435456\], got np.timedelta64\(2\)$"):
+        repeat_corpus([["a"]], np.timedelta64(2))  # was [['a'], ['a']]
+    with pytest.raises(ValueError, match=r"^vocab_size must be an integer in \[1, 268435456\], got 1180591620717411303424$"):
+        token_counts([[0, 1]], 2**70)
+    assert token_counts([[0, 1, 1]], 3).tolist() == [1, 2, 0]
