@@ -343,7 +343,7 @@ def chunk_counts(texts: Iterable[str] | str, pattern: str | None = GPT2_SPLIT_PA
     if isinstance(texts, str):
         texts = [texts]
     counts: Dict[bytes, int] = {}
-    for k, text in enumerate(texts):
+    for k, text in enumerate(validate.collection(texts, "texts", "a str or a sequence of str documents")):
         if not isinstance(text, str):
             raise TypeError(f"texts[{k}] must be a str, got {type(text).__name__}")
         chunks = split(text, pattern)

@@ -118,11 +118,12 @@ def check_sentences(sentences, name: str = "sentences") -> List[List[str]]:
     """
     if isinstance(sentences, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of sentences (sequences of str), got a single string")
+    sentences = validate.collection(sentences, name, "a sequence of sentences (sequences of str)")
     out = []
     for k, sentence in enumerate(sentences):
         if isinstance(sentence, (str, bytes)):
             raise TypeError(f"{name}[{k}] must be a sequence of str tokens, got a string; split it into tokens first")
-        tokens = list(sentence)
+        tokens = validate.collection(sentence, f"{name}[{k}]", "a sequence of str tokens")
         for tok in tokens:
             if not isinstance(tok, str):
                 raise TypeError(f"{name}[{k}] contains a non-string token {tok!r}")
@@ -229,7 +230,7 @@ class Vocabulary:
     ):
         if isinstance(tokens, (str, bytes)):
             raise TypeError("tokens must be a sequence of str, got a single string")
-        tokens = tuple(tokens)
+        tokens = tuple(validate.collection(tokens, "tokens", "a sequence of str"))
         for tok in tokens:
             if not isinstance(tok, str):
                 raise TypeError(f"tokens must be str, got {tok!r}")
@@ -375,6 +376,7 @@ class Vocabulary:
         """
         if isinstance(tokens, (str, bytes)):
             raise TypeError("encode takes a sequence of tokens, got a single string; split it first")
+        tokens = validate.collection(tokens, "tokens", "a sequence of str tokens")
         ids = []
         for k, tok in enumerate(tokens):
             if not isinstance(tok, str):  # not even the "skip" policy drops a number or a list silently
@@ -437,7 +439,7 @@ def token_index(vocab) -> Dict[str, int]:
     if isinstance(vocab, (str, bytes)):
         raise TypeError("vocab must be a Vocabulary or a sequence of tokens, got a single string")
     index: Dict[str, int] = {}
-    for i, tok in enumerate(vocab):
+    for i, tok in enumerate(validate.collection(vocab, "vocab", "a Vocabulary or a sequence of tokens")):
         if not isinstance(tok, str):
             raise TypeError(f"vocabulary tokens must be str, got {tok!r}")
         if tok in index:
@@ -453,7 +455,7 @@ def _as_id_sentences(sentences, vocab_size: int | None) -> List[np.ndarray]:
     if isinstance(sentences, np.ndarray) and sentences.ndim == 1:
         raise TypeError("sentences must be a sequence of id sequences; wrap a single sentence in a list")
     out = []
-    for k, s in enumerate(sentences):
+    for k, s in enumerate(validate.collection(sentences, "sentences", "a sequence of id sequences")):
         arr = np.asarray(s)
         if arr.size == 0:
             out.append(np.zeros(0, dtype=np.int64))

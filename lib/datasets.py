@@ -287,6 +287,26 @@ def text_lines(text: str) -> List[str]:
     return _LINE_END.split(text.removeprefix("\ufeff"))
 
 
+#: characters that ``str.splitlines`` takes for line ends but an editor (and :func:`text_lines`) does not: in a
+#: text file they would silently join two lines into one, or split one line's words where none is seen
+OTHER_LINE_ENDS = {"\v": "U+000B", "\f": "U+000C", "\x1c": "U+001C", "\x1d": "U+001D", "\x1e": "U+001E",
+                   "\x85": "U+0085 (NEL)", "\u2028": "U+2028 (LINE SEPARATOR)", "\u2029": "U+2029 (PARAGRAPH SEPARATOR)"}
+
+
+def other_line_end(line: str) -> str:
+    r"""The one rule of every line-based reader (benchmark files, trace programs): ``""`` when ``line``
+    holds none of ``OTHER_LINE_ENDS``, else the problem to report after the file and line number.
+
+    >>> other_line_end("a b"), other_line_end("a\u2028b").split(",")[0]
+    ('', 'holds the character U+2028 (LINE SEPARATOR)')
+    """
+    for char, name in OTHER_LINE_ENDS.items():
+        if char in line:
+            return (f"holds the character {name}, a line end that this reader does not split at "
+                    "(lines end with \\n, \\r\\n or \\r); replace it with a newline")
+    return ""
+
+
 def read_documents(name: str = "lee") -> List[str]:
     """The documents of a corpus file: one ``str`` per non-empty line, in file order (:func:`read_text`).
 
@@ -303,6 +323,7 @@ def load_corpus(name: str = "lee") -> List[List[str]]:
 __all__ = [
     "BYTE_ORDER_MARKS",
     "NotTextError",
+    "OTHER_LINE_ENDS",
     "DATA_FILES",
     "DataFile",
     "GENSIM_PIN",
@@ -312,6 +333,7 @@ __all__ = [
     "gensim_test_data_dir",
     "load_corpus",
     "locate",
+    "other_line_end",
     "provenance_extra",
     "read_documents",
     "read_text",

@@ -111,8 +111,8 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
     ``ids`` has shape ``S`` and ``grad_out`` shape ``S + (d,)``; returns ``(vocab_size, d)`` ``float64``
     where row ``i`` is the sum of ``grad_out`` over every position whose id is ``i`` (an id used twice
     gets two contributions: ``np.add.at``, not ``dE[ids] += ...`` which would keep only one).
-    Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. Raises ``ValueError`` on mismatched shapes
-    or NaN or infinity in ``grad_out``, ``TypeError`` for entries that are not real numbers, and like
+    Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. Raises ``ValueError`` on mismatched shapes,
+    NaN or infinity in ``grad_out`` or a summed row beyond float64 (about 1.8e308), ``TypeError`` for entries that are not real numbers, and like
     :func:`lib.validate.ids` for bad ids.
 
     >>> # id 1 used twice: its rows add up
@@ -128,7 +128,11 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
         raise ValueError(f"grad_out must have shape {ids.shape} + (d,), got {grad_out.shape}")
     validate.entries((vocab_size, grad_out.shape[-1]), "vocab_size and the width of grad_out")
     grad = np.zeros((vocab_size, grad_out.shape[-1]), dtype=np.float64)
-    np.add.at(grad, ids.reshape(-1), grad_out.reshape(-1, grad_out.shape[-1]))
+    with np.errstate(over="ignore"):  # reported below, naming the row
+        np.add.at(grad, ids.reshape(-1), grad_out.reshape(-1, grad_out.shape[-1]))
+    if not np.all(np.isfinite(grad)):
+        row = int(np.flatnonzero(~np.all(np.isfinite(grad), axis=1))[0])
+        raise ValueError(f"the summed gradient of row {row} overflows float64 (its true value is above 1.8e308)")
     return grad
 
 
@@ -177,7 +181,7 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
         raise ValueError(f"x and y must have the same width, got {xa.shape[-1]} and {ya.shape[-1]}")
     X, Y = np.atleast_2d(xa), np.atleast_2d(ya)
     with np.errstate(over="ignore", under="ignore"):  # an overflow is reported below as a ValueError
-        out = np.ldexp(*_dot(X, Y)) if metric == "dot" else _scores(X, Y, metric)
+        out = _dot_values(X, Y) if metric == "dot" else _scores(X, Y, metric)
     if not np.all(np.isfinite(out)):
         what = {"dot": "dot product", "euclidean": "Euclidean distance"}[metric]
         raise ValueError(f"the {what} of these vectors overflows float64 (its true value is above 1.8e308)")
@@ -226,6 +230,19 @@ def _dot(X, Y):
     return mantissa, exponent
 
 
+def _dot_values(X, Y) -> np.ndarray:
+    """The dot products of rows ``X (n, d)`` and ``Y (m, d)`` as float64 ``(n, m)``: :func:`_dot`'s, except
+    where the result is subnormal (below 2**-1022). There ``np.ldexp`` would round the 53-bit mantissa a
+    second time, to the few bits a subnormal holds, and could land one step off; those are rounded once,
+    from the exact sum (:func:`_exact_sum`), by Python's integer division, which is correctly rounded."""
+    mantissa, exponent = _dot(X, Y)
+    out = np.ldexp(mantissa, exponent)
+    for i, j in zip(*np.nonzero((mantissa != 0) & (exponent < -1021))):
+        n, power = _exact_sum(X[i], Y[j])
+        out[i, j] = n / (1 << -power) if power < 0 else float(n << power)
+    return out
+
+
 def _dot_terms(A, B):
     """Row-wise dot products of ``A`` and ``B`` ``(k, d)`` as ``(mantissa, exponent)`` ``(k,)``, at any scale,
     each the exact sum rounded once to 53 bits (round half to even), as if float64 had no exponent limits.
@@ -255,19 +272,26 @@ def _exact_dot(a, b):
     """The dot product of two vectors ``(d,)`` as ``(mantissa, exponent)`` (``float``, ``int``), the exact sum
     rounded once to 53 bits, whatever the sizes of its terms.
 
-    Each term is an exact integer product of two 53-bit mantissas times a power of two; the terms are summed
-    as Python integers (unbounded, so nothing is lost however far apart their sizes are) and the sum rounded
-    by :func:`_rounded`.
+    The terms are summed exactly as Python integers (:func:`_exact_sum`; unbounded, so nothing is lost
+    however far apart their sizes are) and the sum rounded by :func:`_rounded`.
     """
+    n, power = _exact_sum(a, b)
+    return _rounded(n, power) if n else (0.0, 0)
+
+
+def _exact_sum(a, b):
+    """The dot product of two vectors ``(d,)`` exactly, as ``(n, power)``: the integer ``n`` times
+    ``2**power`` (``(0, 0)`` for 0). Each term is an exact integer product of two 53-bit mantissas times a
+    power of two, and the terms are summed as Python integers, unbounded."""
     terms = []
     for x, y in zip(a.tolist(), b.tolist()):
         if x != 0 and y != 0:
             (mx, ex), (my, ey) = math.frexp(x), math.frexp(y)
             terms.append((int(mx * _MANTISSA_SCALE) * int(my * _MANTISSA_SCALE), ex + ey - 106))
     if not terms:
-        return 0.0, 0
+        return 0, 0
     low = min(power for _, power in terms)
-    return _rounded(sum(m << (power - low) for m, power in terms), low)
+    return sum(m << (power - low) for m, power in terms), low
 
 
 def _rounded(n: int, power: int):
@@ -475,8 +499,9 @@ def top_k(scores, k: int, *, largest: bool = True, relative: bool = False, what:
     only when ``EMBOOK_NUMBER_LOG`` is set): of the group boundaries among the first ``k + 1`` places, how
     far the one closest to moving is from the tolerance, relative to its score's size.
 
-    Raises ``ValueError`` for ``scores`` that are not 1-D or hold NaN or infinity, or ``k < 1``;
-    ``TypeError`` for scores that are not real numbers, a ``k`` that is not an integer, or ``largest`` or
+    Raises ``ValueError`` for ``scores`` that are not 1-D or hold NaN or infinity, integers beyond 2**53
+    (float64, in which scores are ranked, would round them), or ``k < 1``; ``TypeError`` for scores that are
+    not real numbers, a ``k`` that is not an integer, or ``largest`` or
     ``relative`` that is not ``True`` or ``False``.
 
     >>> top_k([0.5, 0.9, 0.9], 2)  # an exact tie: the smaller position first
@@ -486,7 +511,13 @@ def top_k(scores, k: int, *, largest: bool = True, relative: bool = False, what:
     >>> top_k([0.9, 1.1, 0.1], 2, largest=False, relative=True)  # distances
     array([2, 0])
     """
-    key = validate.real_numbers(scores, "scores", "a 1-D array of scores").astype(np.float64)
+    raw = validate.real_numbers(scores, "scores", "a 1-D array of scores")
+    inexact = (raw > 2**53) | (raw < -(2**53)) if validate.integer_dtype(raw.dtype) else None  # on the integers
+    if inexact is not None and inexact.any():
+        big = raw[inexact].flat[0]
+        raise ValueError(f"scores holds the integer {int(big)}, beyond 2**53: float64, in which scores are "
+                         "ranked, does not hold it exactly (rank such integers with np.argsort)")
+    key = raw.astype(np.float64)
     if key.ndim != 1:
         raise ValueError(f"scores must be a 1-D array of scores, got shape {key.shape}")
     if not np.all(np.isfinite(key)):
@@ -497,7 +528,8 @@ def top_k(scores, k: int, *, largest: bool = True, relative: bool = False, what:
         key = -key  # below, a smaller key is better
     n = key.shape[0]
     size = np.abs(key) if relative else np.ones_like(key)
-    reach = key - TIE_RTOL * size  # a key b joins the group opened by s when reach(b) <= s; grows with b
+    with np.errstate(over="ignore"):  # -inf beside the largest floats: it joins the group it is within TIE_RTOL of
+        reach = key - TIE_RTOL * size  # a key b joins the group opened by s when reach(b) <= s; grows with b
     last = min(k, n - 1)  # the (k+1)-th place: every key of a group reaching it has reach <= that key
     if n > 4 * (last + 1):
         pivot = np.partition(key, last)[last]

@@ -44,7 +44,7 @@ import scipy.stats
 
 from lib import validate
 from lib.corpus import fold
-from lib.datasets import locate, read_text, text_lines
+from lib.datasets import locate, other_line_end, read_text, text_lines
 from lib.embedding import check_table, cosine_scores, normalize_rows, top_k
 from lib.geometry import vocabulary_table
 from lib.notebook import logging_numbers, record_gap
@@ -56,12 +56,6 @@ Question = Tuple[str, str, str, str]
 # --- readers --------------------------------------------------------------------------------------------
 
 
-#: characters that ``str.splitlines`` takes for line ends but an editor (and :func:`lib.datasets.text_lines`)
-#: does not: in a benchmark file they would silently join two lines into one
-_OTHER_LINE_ENDS = {"\v": "U+000B", "\f": "U+000C", "\x1c": "U+001C", "\x1d": "U+001D", "\x1e": "U+001E",
-                    "\x85": "U+0085 (NEL)", "\u2028": "U+2028 (LINE SEPARATOR)", "\u2029": "U+2029 (PARAGRAPH SEPARATOR)"}
-
-
 def _file_lines(path):
     """``(number, line)`` for the lines of the text file ``path`` (:func:`lib.datasets.text_lines`), each
     stripped of surrounding whitespace. Raises ``ValueError`` naming the line for a line-end character an
@@ -69,12 +63,9 @@ def _file_lines(path):
     start (two files joined together): either would silently join lines or glue the mark to a word."""
     for number, line in enumerate(text_lines(read_text(path)), start=1):
         line = line.strip()  # such a character at either end joins nothing
-        for char, name in _OTHER_LINE_ENDS.items():
-            if char in line:
-                raise ValueError(
-                    f"{path.name}, line {number}: holds the character {name}, a line end that this reader does not "
-                    "split at (lines end with \\n, \\r\\n or \\r); replace it with a newline"
-                )
+        problem = other_line_end(line)
+        if problem:
+            raise ValueError(f"{path.name}, line {number}: {problem}")
         if "\ufeff" in line:
             raise ValueError(
                 f"{path.name}, line {number}: holds a byte-order mark (U+FEFF), allowed only at the start of the "
@@ -554,9 +545,13 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
 
     A question is attempted when all four words have a row; it is correct when
     :func:`analogy_predictions` returns the row of the fourth word. Raises ``ValueError`` when no
-    question is attempted (accuracy undefined), and for a table that does not match the vocabulary.
+    question is attempted (accuracy undefined), and for a table that does not match the vocabulary;
+    ``TypeError`` for ``sections`` that is not a mapping.
     """
     table, index = vocabulary_table(vectors, vocab)
+    if not isinstance(sections, Mapping):
+        raise TypeError(f"sections must be a mapping {{section: [(a, b, c, d), ...]}} (read_analogies), "
+                        f"got {type(sections).__name__}")
     rows, expected, owner = [], [], []
     by_section: Dict[str, Tuple[int, int, int]] = {}
     names = list(sections)

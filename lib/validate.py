@@ -35,6 +35,7 @@ import numpy as np
 
 __all__ = [
     "choice",
+    "collection",
     "digits_hint",
     "entries",
     "flag",
@@ -55,6 +56,7 @@ __all__ = [
     "seed",
     "shown",
     "size",
+    "tensor",
     "vectors",
     "window",
 ]
@@ -338,6 +340,25 @@ def _equal(value, option) -> bool:
     return isinstance(same, (bool, np.bool_)) and bool(same)
 
 
+def tensor(value, name: str, shape: str = ""):
+    """``value`` itself after checking that it is a ``torch.Tensor``: ``TypeError`` naming ``name`` (and
+    ``shape``, the expected shape, when given) otherwise, rather than an ``AttributeError`` (a list has no
+    ``.detach``) or PyTorch's own complaint. PyTorch is imported only here, when a check is made.
+
+    >>> tensor([0.5], "logits", "(B, V)")
+    Traceback (most recent call last):
+    ...
+    TypeError: logits must be a torch.Tensor (B, V), got list
+    """
+    try:
+        import torch
+    except ImportError:  # without PyTorch nothing is a tensor
+        torch = None
+    if torch is None or not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor{' ' + shape if shape else ''}, got {type(value).__name__}")
+    return value
+
+
 def seed(value, name: str = "seed") -> int:
     """A seed: an integer >= 0, returned as an ``int`` (:func:`integer` with ``low=0``).
 
@@ -577,6 +598,27 @@ def real_array(values, name: str) -> np.ndarray:
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{name} contains NaN or infinity")
     return x
+
+
+def collection(values, name: str, what: str) -> list:
+    """``values`` as a ``list``, after checking that it is a collection (a list, tuple, array, generator...):
+    ``TypeError`` ``"{name} must be {what}, got {values!r}"`` for a string (one string is a common slip for
+    a list of them) or for anything that cannot be iterated (``None``, a number, a 0-d array or tensor),
+    rather than Python's "'NoneType' object is not iterable", which names no argument.
+
+    >>> collection(("a", "b"), "tokens", "a sequence of str")
+    ['a', 'b']
+    >>> collection(None, "tokens", "a sequence of str")
+    Traceback (most recent call last):
+    ...
+    TypeError: tokens must be a sequence of str, got None
+    """
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be {what}, got a single string {values!r}")
+    try:
+        return list(values)
+    except TypeError:  # not iterable, or a 0-d array or tensor
+        raise TypeError(f"{name} must be {what}, got {values!r}") from None
 
 
 def integers(values: Iterable, name: str, *, low: Optional[int] = None) -> list:

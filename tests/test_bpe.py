@@ -314,3 +314,11 @@ def test_merge_and_count_pairs_check_their_arguments():
     with pytest.raises(TypeError, match=r"^ids\[1\] must be an integer >= 0, got 2.0$"):
         bpe.count_pairs([1, 2.0])
     assert bpe.merge([97, 97, 97, 98], (97, 97), 256) == [256, 97, 98]
+
+
+def test_texts_that_are_not_a_collection_are_named():
+    for bad in (None, 5):
+        with pytest.raises(TypeError, match=f"^texts must be a str or a sequence of str documents, got {bad}$"):
+            bpe.chunk_counts(bad)
+        with pytest.raises(TypeError, match=f"^texts must be a str or a sequence of str documents, got {bad}$"):
+            bpe.train(bad, 300)

@@ -826,3 +826,8 @@ def test_similarity_by_frequency_compares_counts_with_edges_exactly():
     # the rarer counts are 5 (3 pairs), 2**53 (3 pairs: below the edge 2**53 + 1) and 2**60 (3 pairs); as
     # float64 the edge was 2**53 and the label '0-9007199254740991' held 3 pairs
     assert [(label, r.n_used) for label, r in strata] == [("0-9007199254740992", 6), ("9007199254740993+", 3)]
+
+
+def test_analogy_accuracy_sections_must_be_a_mapping():
+    with pytest.raises(TypeError, match=r"^sections must be a mapping \{section: \[\(a, b, c, d\), ...\]\} \(read_analogies\), got list$"):
+        analogy_accuracy(TABLE, TOKENS, ["a", "b"])

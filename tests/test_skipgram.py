@@ -336,3 +336,21 @@ def test_noise_and_counts_that_are_not_real_numbers_are_type_errors():
     with pytest.raises(TypeError) as info:
         next(pair_batches(np.array([[0, 1]], dtype="m8[s]"), 1))
     assert str(info.value) == "pair ids must be integers, got dtype timedelta64[s]"
+
+
+def test_arguments_that_are_not_tensors_are_named():
+    from lib import skipgram
+
+    g, noise = torch.Generator().manual_seed(0), np.full(4, 0.25)
+    with pytest.raises(TypeError, match=r"^positives must be a torch.Tensor \(B,\), got list$"):
+        skipgram.sample_negatives([0, 1], noise, 2, generator=g)  # was AttributeError: no attribute 'detach'
+    with pytest.raises(TypeError, match="^generator must be a torch.Generator, got int$"):
+        skipgram.sample_negatives(torch.tensor([0, 1]), noise, 2, generator=0)
+    with pytest.raises(TypeError, match=r"^logits must be a torch.Tensor \(B, V\), got ndarray$"):
+        skipgram.softmax_cross_entropy(np.zeros((2, 3)), torch.tensor([0, 1]))
+    with pytest.raises(TypeError, match=r"^targets must be a torch.Tensor \(B,\), got list$"):
+        skipgram.softmax_cross_entropy(torch.zeros((2, 3)), [0, 1])
+    with pytest.raises(TypeError, match=r"^centre must be a torch.Tensor \(B, D\), got list$"):
+        skipgram.negative_sampling_loss([0.0], torch.zeros(1, 1), torch.zeros(1, 1, 1))
+    with pytest.raises(TypeError, match=r"^mask must be a torch.Tensor \(B, K\), got list$"):
+        skipgram.negative_sampling_loss(torch.zeros(1, 1), torch.zeros(1, 1), torch.zeros(1, 1, 1), mask=[[True]])

@@ -432,3 +432,18 @@ def test_every_size_argument_has_an_upper_bound(call, name, huge):
     importlib.import_module("lib.sgns")
     with pytest.raises(ValueError, match=rf"^{name} must be an integer in \[\d+, \d+\]( \([^)]*\))?, got "):
         eval(expression, namespace)
+
+
+def test_collection_and_tensor_name_the_argument():
+    assert validate.collection((x for x in "ab"), "tokens", "a sequence of str") == ["a", "b"]
+    for bad, shown in ((None, "None"), (3, "3"), (np.array(2.0), "array(2.)")):
+        with pytest.raises(TypeError, match=rf"^tokens must be a sequence of str, got {re.escape(shown)}$"):
+            validate.collection(bad, "tokens", "a sequence of str")
+    with pytest.raises(TypeError, match="^tokens must be a sequence of str, got a single string 'ab'$"):
+        validate.collection("ab", "tokens", "a sequence of str")
+    import torch
+
+    t = torch.zeros(2)
+    assert validate.tensor(t, "x") is t
+    with pytest.raises(TypeError, match=r"^x must be a torch.Tensor \(B,\), got ndarray$"):
+        validate.tensor(np.zeros(2), "x", "(B,)")
