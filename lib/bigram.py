@@ -50,9 +50,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
+import math
 
 import numpy as np
-
 from threadpoolctl import threadpool_limits
 
 from lib import validate
@@ -118,9 +118,11 @@ def bigram_counts(ids, vocab_size: int) -> np.ndarray:
            [0, 1, 1],
            [1, 0, 0]])
     """
+    vocab_size = validate.size(vocab_size, "vocab_size")
     ids = validate.ids(ids, vocab_size)
     if ids.ndim != 1 or ids.size < 2:
         raise ValueError(f"ids must be a 1-D sequence of at least 2 ids, got shape {ids.shape}")
+    validate.entries((vocab_size, vocab_size), "vocab_size")
     counts = np.zeros((vocab_size, vocab_size), dtype=np.int64)
     np.add.at(counts, (ids[:-1], ids[1:]), 1)
     return counts
@@ -155,8 +157,13 @@ def count_table(counts, alpha: float = 0.0) -> np.ndarray:
     counts = check_counts(counts)
     alpha = validate.number(alpha, "alpha", ge=0)
     V = counts.shape[0]
-    smoothed = counts + alpha
-    rows = smoothed.sum(axis=1, keepdims=True)
+    with np.errstate(over="ignore"):
+        smoothed = counts + alpha
+        rows = smoothed.sum(axis=1, keepdims=True)
+    if not np.all(np.isfinite(rows)):  # a huge alpha: the same fractions of counts scaled by a power of two
+        scale = 2.0 ** -math.frexp(max(alpha, float(counts.max())))[1]
+        smoothed = counts * scale + alpha * scale
+        rows = smoothed.sum(axis=1, keepdims=True)
     return np.divide(smoothed, rows, out=np.full((V, V), 1.0 / V), where=rows > 0)
 
 
@@ -193,16 +200,32 @@ def table_loss(probs, counts) -> float:
 def log_softmax(logits) -> np.ndarray:
     """Row-wise log-softmax of ``(..., V)`` logits, float64, computed stably (the row maximum is subtracted).
 
+    ``logits`` are finite real numbers with ``V >= 1``. Raises ``TypeError`` for entries that are not real
+    numbers and ``ValueError`` for NaN or infinity, no axis or an empty last axis, or logits of one row
+    so far apart (more than about 1.8e308) that a log-probability is beyond float64.
+
     >>> log_softmax([0.0, 0.0])  # ln 1/2
     array([-0.6931, -0.6931])
     """
-    z = np.asarray(logits, dtype=np.float64)
+    z = validate.real_array(logits, "logits")
+    if z.ndim < 1 or z.shape[-1] < 1:
+        raise ValueError(f"logits must have shape (..., V) with V >= 1, got {z.shape}")
+    with np.errstate(over="ignore"):
+        out = _log_softmax(z)
+    if not np.all(np.isfinite(out)):
+        raise ValueError("logits of one row differ by more than float64's range (about 1.8e308): "
+                         "a log-probability is below -1.8e308")
+    return out
+
+
+def _log_softmax(z):
+    """:func:`log_softmax` of checked float64 logits (the training loop's: a blow-up gives NaN, detected there)."""
     z = z - z.max(axis=-1, keepdims=True)
     return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
 
 
 def softmax(logits) -> np.ndarray:
-    """Row-wise softmax of ``(..., V)`` logits, float64, each row summing to 1.
+    """Row-wise softmax of ``(..., V)`` logits, float64, each row summing to 1. Raises like :func:`log_softmax`.
 
     >>> softmax([0.0, np.log(3.0)])
     array([0.25, 0.75])
@@ -216,7 +239,7 @@ def num_parameters(vocab_size: int, d: int) -> int:
     >>> num_parameters(34, 8)
     544
     """
-    return 2 * validate.integer(vocab_size, "vocab_size", low=1) * validate.integer(d, "width d", low=1)
+    return 2 * validate.size(vocab_size, "vocab_size", low=1) * validate.size(d, "width d", low=1)
 
 
 def init_params(vocab_size: int, d: int, seed: int = 0, scale: float = INIT_SCALE) -> Tuple[np.ndarray, np.ndarray]:
@@ -224,8 +247,9 @@ def init_params(vocab_size: int, d: int, seed: int = 0, scale: float = INIT_SCAL
 
     Raises ``ValueError`` for ``V < 1``, ``d < 1``, ``scale <= 0`` or a negative seed.
     """
-    vocab_size = validate.integer(vocab_size, "vocab_size", low=1)
-    d = validate.integer(d, "width d", low=1)
+    vocab_size = validate.size(vocab_size, "vocab_size", low=1)
+    d = validate.size(d, "width d", low=1)
+    validate.entries((vocab_size, d), "vocab_size and width d")
     scale = validate.number(scale, "scale", gt=0)
     seed = validate.seed(seed)
     rng = np.random.default_rng(seed)
@@ -253,7 +277,7 @@ def factored_loss_and_grads(E, U, counts) -> Tuple[float, np.ndarray, np.ndarray
 def _loss_and_grads(E, U, counts, N, n):
     """:func:`factored_loss_and_grads` on checked float64 arrays, ``N`` the total count and ``n`` ``(V, 1)``
     the count of each previous token (the training loop calls this, with the checks done once)."""
-    logp = log_softmax(E @ U)  # (V, V): row i is log P(. | i)
+    logp = _log_softmax(E @ U)  # (V, V): row i is log P(. | i)
     loss = float(-(counts * logp).sum() / N)
     dZ = (n * np.exp(logp) - counts) / N  # (V, V): n_i copies of (P_i − onehot(y)), summed and averaged
     dU = E.T @ dZ  # (d, V)
@@ -312,7 +336,7 @@ def pairs_loss_and_grads(E, U, x, y) -> Tuple[float, np.ndarray, np.ndarray]:
         raise ValueError(f"x and y must be 1-D of the same non-zero length, got {x.shape} and {y.shape}")
     N = x.size
     H = lookup(E, x)  # (N, d)
-    logp = log_softmax(H @ U)  # (N, V)
+    logp = _log_softmax(H @ U)  # (N, V)
     loss = float(-logp[np.arange(N), y].mean())
     dlogits = np.exp(logp)
     dlogits[np.arange(N), y] -= 1.0
@@ -371,8 +395,8 @@ class TrainResult:
 
 def _train(loss_and_grads, V: int, d: int, steps: int, lr: float, seed: int, scale: float,
            divergence_factor: float) -> TrainResult:
-    d = validate.integer(d, "width d", low=1)
-    steps = validate.integer(steps, "steps", low=0)
+    d = validate.size(d, "width d", low=1)
+    steps = validate.size(steps, "steps", low=0)
     lr = validate.number(lr, "lr", gt=0)
     divergence_factor = validate.number(divergence_factor, "divergence_factor", gt=0)
     E, U = init_params(V, d, seed, scale)
@@ -420,7 +444,7 @@ def train_factored_pairs(x, y, vocab_size: int, d: int, *, steps: int = STEPS, l
 
     Used by the tests to show that training on the count matrix changes nothing but the cost.
     """
-    vocab_size = validate.integer(vocab_size, "vocab_size", low=1)
+    vocab_size = validate.size(vocab_size, "vocab_size", low=1)
     x, y = validate.ids(x, vocab_size), validate.ids(y, vocab_size)
     return _train(lambda E, U: pairs_loss_and_grads(E, U, x, y), vocab_size, d, steps, lr, seed, scale,
                   divergence_factor)
@@ -470,7 +494,7 @@ def width_sweep(train_counts, val_counts, widths: Sequence[int] = WIDTHS, *, ste
     train_counts, val_counts = check_counts(train_counts), check_counts(val_counts)
     if train_counts.shape != val_counts.shape:
         raise ValueError(f"train and validation counts differ in shape: {train_counts.shape} and {val_counts.shape}")
-    widths = [validate.integer(w, "width", low=1) for w in widths]
+    widths = [validate.size(w, "width", low=1) for w in widths]
     if not widths:
         raise ValueError("widths must name at least one width")
     V = train_counts.shape[0]

@@ -77,12 +77,23 @@ def count_pairs(ids: Sequence[int], counts: Dict[Pair, int] | None = None, weigh
     """Count each pair of adjacent ids: ``{(a, b): count}``, added into ``counts`` when given.
 
     Every position counts, overlapping ones too (``[1, 1, 1]`` holds the pair ``(1, 1)`` twice), each
-    occurrence adding ``weight`` (the number of times the word occurs). Returns the dict.
+    occurrence adding ``weight`` (the number of times the word occurs). Returns the dict. Raises
+    ``TypeError`` for ids or a ``weight`` that are not integers (NumPy integers are taken as Python
+    ``int``, so a count can never wrap around) or ``counts`` that is not a dict, and ``ValueError`` for a
+    negative id or a ``weight < 1``.
 
     >>> count_pairs([97, 97, 97, 98])
     {(97, 97): 2, (97, 98): 1}
     """
-    counts = {} if counts is None else counts
+    ids = validate.integers(ids, "ids", low=0)
+    weight = validate.integer(weight, "weight", low=1, hint="the number of times the word occurs")
+    if counts is not None and not isinstance(counts, dict):
+        raise TypeError(f"counts must be a dict {{(a, b): count}} or None, got {type(counts).__name__}")
+    return _count_pairs(ids, {} if counts is None else counts, weight)
+
+
+def _count_pairs(ids, counts: Dict[Pair, int], weight: int) -> Dict[Pair, int]:
+    """:func:`count_pairs` on checked arguments (the training loop's)."""
     for pair in zip(ids, ids[1:]):
         counts[pair] = counts.get(pair, 0) + weight
     return counts
@@ -92,11 +103,25 @@ def merge(ids: Sequence[int], pair: Pair, new_id: int) -> List[int]:
     """Replace every occurrence of ``pair`` in ``ids`` by ``new_id``, scanning left to right.
 
     Occurrences do not overlap: in ``[1, 1, 1]`` the pair ``(1, 1)`` is replaced once, at the left.
-    Returns a new list of ints.
+    Returns a new list of ints. Raises ``TypeError`` for ids, a ``pair`` of two ids or a ``new_id`` that
+    are not integers, and ``ValueError`` for a negative id, or a ``new_id`` that already occurs in ``ids``
+    or in ``pair`` (the merged token could not be told from it).
 
     >>> merge([97, 97, 97, 98], (97, 97), 256)
     [256, 97, 98]
     """
+    ids = validate.integers(ids, "ids", low=0)
+    pair = validate.integers(pair, "pair", low=0)
+    if len(pair) != 2:
+        raise ValueError(f"pair must be two ids (a, b), got {len(pair)}")
+    new_id = validate.integer(new_id, "new_id", low=0)
+    if new_id in pair or new_id in ids:
+        raise ValueError(f"new_id {new_id} already occurs in ids or pair: the merged token must have an id of its own")
+    return _merge(ids, tuple(pair), new_id)
+
+
+def _merge(ids, pair: Pair, new_id: int) -> List[int]:
+    """:func:`merge` on checked arguments (the tokenizer's and the training loop's)."""
     out, i, n = [], 0, len(ids)
     a, b = pair
     while i < n:
@@ -241,7 +266,7 @@ class BPE:
             pair = min(zip(ids, ids[1:]), key=lambda p: ranks.get(p, np.inf))  # earliest merge present
             if pair not in ranks:
                 break  # no adjacent pair was ever merged
-            ids = merge(ids, pair, ranks[pair])
+            ids = _merge(ids, pair, ranks[pair])
         self._cache[data] = tuple(ids)
         return ids
 
@@ -318,7 +343,7 @@ def chunk_counts(texts: Iterable[str] | str, pattern: str | None = GPT2_SPLIT_PA
     if isinstance(texts, str):
         texts = [texts]
     counts: Dict[bytes, int] = {}
-    for k, text in enumerate(texts):
+    for k, text in enumerate(validate.collection(texts, "texts", "a str or a sequence of str documents")):
         if not isinstance(text, str):
             raise TypeError(f"texts[{k}] must be a str, got {type(text).__name__}")
         chunks = split(text, pattern)
@@ -371,7 +396,7 @@ def train(
     pair_counts: Dict[Pair, int] = {}
     where: Dict[Pair, set] = defaultdict(set)  # pair -> the words that (may) contain it
     for i, w in enumerate(words):
-        count_pairs(w, pair_counts, freq[i])
+        _count_pairs(w, pair_counts, freq[i])
         for pair in zip(w, w[1:]):
             where[pair].add(i)
     # max-heap by count via negated counts; ties by rank; entries whose count is out of date are skipped
@@ -391,7 +416,7 @@ def train(
         delta: Counter = Counter()
         for i in where.pop((a, b)):
             old = words[i]
-            new = merge(old, (a, b), new_id)
+            new = _merge(old, (a, b), new_id)
             if len(new) == len(old):
                 continue  # an earlier merge already took this word's occurrences
             for pair in zip(old, old[1:]):

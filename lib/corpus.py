@@ -118,11 +118,12 @@ def check_sentences(sentences, name: str = "sentences") -> List[List[str]]:
     """
     if isinstance(sentences, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of sentences (sequences of str), got a single string")
+    sentences = validate.collection(sentences, name, "a sequence of sentences (sequences of str)")
     out = []
     for k, sentence in enumerate(sentences):
         if isinstance(sentence, (str, bytes)):
             raise TypeError(f"{name}[{k}] must be a sequence of str tokens, got a string; split it into tokens first")
-        tokens = list(sentence)
+        tokens = validate.collection(sentence, f"{name}[{k}]", "a sequence of str tokens")
         for tok in tokens:
             if not isinstance(tok, str):
                 raise TypeError(f"{name}[{k}] contains a non-string token {tok!r}")
@@ -180,7 +181,8 @@ def repeat_corpus(docs: Sequence[Sequence[str]], times: int) -> List[List[str]]:
     [['a', 'b'], ['c'], ['a', 'b'], ['c']]
     """
     docs = _documents(docs)
-    times = validate.integer(times, "times", low=1)
+    times = validate.size(times, "times", low=1)
+    validate.entries((times, len(docs)), "times and the number of documents")
     return [list(d) for _ in range(times) for d in docs]
 
 
@@ -228,7 +230,7 @@ class Vocabulary:
     ):
         if isinstance(tokens, (str, bytes)):
             raise TypeError("tokens must be a sequence of str, got a single string")
-        tokens = tuple(tokens)
+        tokens = tuple(validate.collection(tokens, "tokens", "a sequence of str"))
         for tok in tokens:
             if not isinstance(tok, str):
                 raise TypeError(f"tokens must be str, got {tok!r}")
@@ -374,6 +376,7 @@ class Vocabulary:
         """
         if isinstance(tokens, (str, bytes)):
             raise TypeError("encode takes a sequence of tokens, got a single string; split it first")
+        tokens = validate.collection(tokens, "tokens", "a sequence of str tokens")
         ids = []
         for k, tok in enumerate(tokens):
             if not isinstance(tok, str):  # not even the "skip" policy drops a number or a list silently
@@ -436,7 +439,7 @@ def token_index(vocab) -> Dict[str, int]:
     if isinstance(vocab, (str, bytes)):
         raise TypeError("vocab must be a Vocabulary or a sequence of tokens, got a single string")
     index: Dict[str, int] = {}
-    for i, tok in enumerate(vocab):
+    for i, tok in enumerate(validate.collection(vocab, "vocab", "a Vocabulary or a sequence of tokens")):
         if not isinstance(tok, str):
             raise TypeError(f"vocabulary tokens must be str, got {tok!r}")
         if tok in index:
@@ -452,7 +455,7 @@ def _as_id_sentences(sentences, vocab_size: int | None) -> List[np.ndarray]:
     if isinstance(sentences, np.ndarray) and sentences.ndim == 1:
         raise TypeError("sentences must be a sequence of id sequences; wrap a single sentence in a list")
     out = []
-    for k, s in enumerate(sentences):
+    for k, s in enumerate(validate.collection(sentences, "sentences", "a sequence of id sequences")):
         arr = np.asarray(s)
         if arr.size == 0:
             out.append(np.zeros(0, dtype=np.int64))
@@ -664,6 +667,7 @@ def token_counts(sentences, vocab_size: int) -> np.ndarray:
     >>> token_counts([[0, 2, 2], [2]], 4)
     array([1, 0, 3, 0])
     """
+    vocab_size = validate.size(vocab_size, "vocab_size")
     sents = _as_id_sentences(sentences, vocab_size)
     flat = np.concatenate(sents) if sents else np.zeros(0, dtype=np.int64)
     return np.bincount(flat, minlength=vocab_size).astype(np.int64)

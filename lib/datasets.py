@@ -43,6 +43,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import importlib.util
+import os
 import re
 from dataclasses import dataclass
 from importlib import metadata
@@ -157,9 +158,11 @@ def data_path(name: str) -> Path:
 
 
 def sha256_file(path) -> str:
-    """SHA-256 of a file's bytes, 64 hex digits. Raises ``FileNotFoundError`` for a missing file."""
+    """SHA-256 of a file's bytes, 64 hex digits. Raises ``FileNotFoundError`` for a missing file and
+    ``TypeError`` for a ``path`` that is not a ``str`` or a ``Path`` (an int would be taken for a file
+    descriptor)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open(_checked_path(path), "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -207,20 +210,66 @@ BYTE_ORDER_MARKS = (
 )
 
 
+class NotTextError(UnicodeDecodeError):
+    """A file that is not text in the encoding :func:`read_text` reads it in. A ``UnicodeDecodeError`` (so a
+    ``ValueError``) whose message names the file, the line and the byte, and says what to do."""
+
+    def __init__(self, codec: str, data: bytes, start: int, reason: str, message: str):
+        super().__init__(codec, data, start, start + 1, reason)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+#: the codec that encodes text without a mark, byte for byte as after each byte-order mark
+_BARE_CODECS = {codecs.BOM_UTF32_LE: "utf-32-le", codecs.BOM_UTF32_BE: "utf-32-be",
+                codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be"}
+
+#: how :func:`read_text` names an encoding in its messages
+_ENCODING_NAMES = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "utf-16": "UTF-16", "utf-32": "UTF-32"}
+
+
 def read_text(path) -> str:
     """The text of the file at ``path``: UTF-8, or the encoding its byte-order mark names, without the mark.
 
-    Raises ``OSError`` for a file that cannot be opened and ``UnicodeDecodeError`` (a ``ValueError``) for
-    bytes that are not text in that encoding, or that hold a NUL character (no text file does; UTF-16
-    saved without a byte-order mark does, in every other byte).
+    ``path`` is a ``str`` or a ``Path`` (``TypeError`` otherwise: ``open`` would take an int, or a ``bool``,
+    for a file descriptor, such as the process's stdout). Raises ``OSError`` for a file that cannot be opened
+    and :class:`NotTextError` (a ``UnicodeDecodeError``, so a ``ValueError``) naming the file, the line and
+    the byte for bytes that are not text in that encoding (a Latin-1 file: "save the file as UTF-8"), or
+    that hold a NUL character (no text file does; UTF-16 saved without a byte-order mark does, in every
+    other byte).
     """
-    data = Path(path).read_bytes()
+    path = _checked_path(path)
+    data = path.read_bytes()
     codec = next((name for mark, name in BYTE_ORDER_MARKS if data.startswith(mark)), "utf-8")
-    text = data.decode(codec)
+    encoding = _ENCODING_NAMES[codec]
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError as exc:
+        line = len(text_lines(data[: exc.start].decode(codec, errors="replace")))
+        raise NotTextError(
+            codec, data, exc.start, exc.reason,
+            f"{path.name}, line {line}: not {encoding} text (byte 0x{data[exc.start]:02x} at byte {exc.start}); "
+            "save the file as UTF-8",
+        ) from None
     if "\x00" in text:
-        at = data.index(0) if codec == "utf-8" else 0
-        raise UnicodeDecodeError(codec, data, at, at + 1, "a NUL character: not text (UTF-16 without a byte-order mark?)")
+        i = text.index("\x00")
+        mark = next((mark for mark, _ in BYTE_ORDER_MARKS if data.startswith(mark)), b"")
+        at = len(mark) + len(text[:i].encode(_BARE_CODECS.get(mark, "utf-8")))  # the NUL's byte, after the mark
+        raise NotTextError(
+            codec, data, at, "a NUL character",
+            f"{path.name}, line {len(text_lines(text[:i]))}: a NUL character at byte {at}: not {encoding} text "
+            "(UTF-16 without a byte-order mark?)",
+        )
     return text
+
+
+def _checked_path(path) -> Path:
+    """``path`` as a ``Path``; ``TypeError`` for anything but a ``str`` or an ``os.PathLike``."""
+    if isinstance(path, (bool, int)) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
+    return Path(path)
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -238,6 +287,26 @@ def text_lines(text: str) -> List[str]:
     return _LINE_END.split(text.removeprefix("\ufeff"))
 
 
+#: characters that ``str.splitlines`` takes for line ends but an editor (and :func:`text_lines`) does not: in a
+#: text file they would silently join two lines into one, or split one line's words where none is seen
+OTHER_LINE_ENDS = {"\v": "U+000B", "\f": "U+000C", "\x1c": "U+001C", "\x1d": "U+001D", "\x1e": "U+001E",
+                   "\x85": "U+0085 (NEL)", "\u2028": "U+2028 (LINE SEPARATOR)", "\u2029": "U+2029 (PARAGRAPH SEPARATOR)"}
+
+
+def other_line_end(line: str) -> str:
+    r"""The one rule of every line-based reader (benchmark files, trace programs): ``""`` when ``line``
+    holds none of ``OTHER_LINE_ENDS``, else the problem to report after the file and line number.
+
+    >>> other_line_end("a b"), other_line_end("a\u2028b").split(",")[0]
+    ('', 'holds the character U+2028 (LINE SEPARATOR)')
+    """
+    for char, name in OTHER_LINE_ENDS.items():
+        if char in line:
+            return (f"holds the character {name}, a line end that this reader does not split at "
+                    "(lines end with \\n, \\r\\n or \\r); replace it with a newline")
+    return ""
+
+
 def read_documents(name: str = "lee") -> List[str]:
     """The documents of a corpus file: one ``str`` per non-empty line, in file order (:func:`read_text`).
 
@@ -253,6 +322,8 @@ def load_corpus(name: str = "lee") -> List[List[str]]:
 
 __all__ = [
     "BYTE_ORDER_MARKS",
+    "NotTextError",
+    "OTHER_LINE_ENDS",
     "DATA_FILES",
     "DataFile",
     "GENSIM_PIN",
@@ -262,6 +333,7 @@ __all__ = [
     "gensim_test_data_dir",
     "load_corpus",
     "locate",
+    "other_line_end",
     "provenance_extra",
     "read_documents",
     "read_text",

@@ -72,7 +72,7 @@ def shard_sizes(n: int, world_size: int, what: str = "rows") -> List[int]:
     >>> shard_sizes(10, 3)
     [4, 3, 3]
     """
-    world_size = validate.integer(world_size, "world_size", low=1)
+    world_size = validate.size(world_size, "world_size", low=1)
     n = validate.integer(n, f"number of {what}", low=1)
     if n < world_size:
         raise ValueError(
@@ -175,8 +175,10 @@ def plan_exchange(
       ``itemsize · D_r · Σ_{s≠r} n_s`` (``D_r`` = this rank's columns; all ``n_s`` ids, no de-duplication);
       gradients the same as rows.
 
-    Raises ``ValueError`` for an unknown scheme, out-of-range ids or too few rows / columns; ``TypeError``
-    for a ``dedupe`` that is not ``True`` or ``False``.
+    Byte counts are Python ``int``, exact at any size. Raises ``ValueError`` for an unknown scheme,
+    out-of-range ids, too few rows / columns, or a ``D`` or ``itemsize`` outside ``[1, MAX_SIZE]``
+    (:func:`lib.validate.size`); ``TypeError`` for a ``D`` or ``itemsize`` that is not an integer,
+    ``ids_per_rank`` that is not a sequence, or a ``dedupe`` that is not ``True`` or ``False``.
 
     >>> # counts 8, id 8, rows 12, gradients 12
     >>> plan_exchange([[1, 6], [2]], V=10, D=3, itemsize=4)[0]["total_bytes"]
@@ -184,7 +186,15 @@ def plan_exchange(
     """
     validate.choice(scheme, "scheme", ("row", "column"))
     dedupe = validate.flag(dedupe, "dedupe")
-    W = validate.integer(len(ids_per_rank), "world_size (the number of batches)", low=1)
+    D = validate.size(D, "D (embedding width)")
+    itemsize = validate.size(itemsize, "itemsize (bytes per value)")
+    try:
+        if isinstance(ids_per_rank, (str, bytes)):
+            raise TypeError
+        ids_per_rank = list(ids_per_rank)
+    except TypeError:  # None, one int
+        raise TypeError(f"ids_per_rank must be a sequence of id arrays, one per rank, got {ids_per_rank!r}") from None
+    W = validate.size(len(ids_per_rank), "world_size (the number of batches)", low=1)
     flat = [validate.ids(ids, V).reshape(-1) for ids in ids_per_rank]
     stats = [CommStats(count_bytes=COUNT_BYTES * (W - 1)) for _ in range(W)]
     if scheme == "row":

@@ -90,13 +90,16 @@ def lookup(table, ids) -> np.ndarray:
 def onehot(ids, vocab_size: int) -> np.ndarray:
     """One-hot rows for ``ids``: shape ``ids.shape + (vocab_size,)``, ``float64``, a single 1 per row.
 
-    ``onehot(ids, V) @ E`` equals ``lookup(E, ids)``. Raises like :func:`lib.validate.ids`.
+    ``onehot(ids, V) @ E`` equals ``lookup(E, ids)``. Raises like :func:`lib.validate.ids`, and
+    ``ValueError`` for a ``vocab_size`` or a result beyond ``lib.validate.MAX_SIZE`` (2**28 entries).
 
     >>> onehot([2, 0], 3)
     array([[0., 0., 1.],
            [1., 0., 0.]])
     """
+    vocab_size = validate.size(vocab_size, "vocab_size")
     ids = validate.ids(ids, vocab_size)
+    validate.entries(ids.shape + (vocab_size,), "ids and vocab_size")
     out = np.zeros(ids.shape + (vocab_size,), dtype=np.float64)
     np.put_along_axis(out, ids[..., None], 1.0, axis=-1)
     return out
@@ -108,8 +111,8 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
     ``ids`` has shape ``S`` and ``grad_out`` shape ``S + (d,)``; returns ``(vocab_size, d)`` ``float64``
     where row ``i`` is the sum of ``grad_out`` over every position whose id is ``i`` (an id used twice
     gets two contributions: ``np.add.at``, not ``dE[ids] += ...`` which would keep only one).
-    Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. Raises ``ValueError`` on mismatched shapes
-    or NaN or infinity in ``grad_out``, ``TypeError`` for entries that are not real numbers, and like
+    Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. Raises ``ValueError`` on mismatched shapes,
+    NaN or infinity in ``grad_out`` or a summed row beyond float64 (about 1.8e308), ``TypeError`` for entries that are not real numbers, and like
     :func:`lib.validate.ids` for bad ids.
 
     >>> # id 1 used twice: its rows add up
@@ -118,12 +121,18 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
            [4., 6.],
            [0., 0.]])
     """
+    vocab_size = validate.size(vocab_size, "vocab_size")
     ids = validate.ids(ids, vocab_size)
     grad_out = validate.real_array(grad_out, "grad_out")
     if grad_out.ndim < 1 or grad_out.shape[:-1] != ids.shape or grad_out.shape[-1] < 1:
         raise ValueError(f"grad_out must have shape {ids.shape} + (d,), got {grad_out.shape}")
+    validate.entries((vocab_size, grad_out.shape[-1]), "vocab_size and the width of grad_out")
     grad = np.zeros((vocab_size, grad_out.shape[-1]), dtype=np.float64)
-    np.add.at(grad, ids.reshape(-1), grad_out.reshape(-1, grad_out.shape[-1]))
+    with np.errstate(over="ignore"):  # reported below, naming the row
+        np.add.at(grad, ids.reshape(-1), grad_out.reshape(-1, grad_out.shape[-1]))
+    if not np.all(np.isfinite(grad)):
+        row = int(np.flatnonzero(~np.all(np.isfinite(grad), axis=1))[0])
+        raise ValueError(f"the summed gradient of row {row} overflows float64 (its true value is above 1.8e308)")
     return grad
 
 
@@ -172,7 +181,7 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
         raise ValueError(f"x and y must have the same width, got {xa.shape[-1]} and {ya.shape[-1]}")
     X, Y = np.atleast_2d(xa), np.atleast_2d(ya)
     with np.errstate(over="ignore", under="ignore"):  # an overflow is reported below as a ValueError
-        out = np.ldexp(*_dot(X, Y)) if metric == "dot" else _scores(X, Y, metric)
+        out = _dot_values(X, Y) if metric == "dot" else _scores(X, Y, metric)
     if not np.all(np.isfinite(out)):
         what = {"dot": "dot product", "euclidean": "Euclidean distance"}[metric]
         raise ValueError(f"the {what} of these vectors overflows float64 (its true value is above 1.8e308)")
@@ -221,6 +230,19 @@ def _dot(X, Y):
     return mantissa, exponent
 
 
+def _dot_values(X, Y) -> np.ndarray:
+    """The dot products of rows ``X (n, d)`` and ``Y (m, d)`` as float64 ``(n, m)``: :func:`_dot`'s, except
+    where the result is subnormal (below 2**-1022). There ``np.ldexp`` would round the 53-bit mantissa a
+    second time, to the few bits a subnormal holds, and could land one step off; those are rounded once,
+    from the exact sum (:func:`_exact_sum`), by Python's integer division, which is correctly rounded."""
+    mantissa, exponent = _dot(X, Y)
+    out = np.ldexp(mantissa, exponent)
+    for i, j in zip(*np.nonzero((mantissa != 0) & (exponent < -1021))):
+        n, power = _exact_sum(X[i], Y[j])
+        out[i, j] = n / (1 << -power) if power < 0 else float(n << power)
+    return out
+
+
 def _dot_terms(A, B):
     """Row-wise dot products of ``A`` and ``B`` ``(k, d)`` as ``(mantissa, exponent)`` ``(k,)``, at any scale,
     each the exact sum rounded once to 53 bits (round half to even), as if float64 had no exponent limits.
@@ -250,19 +272,26 @@ def _exact_dot(a, b):
     """The dot product of two vectors ``(d,)`` as ``(mantissa, exponent)`` (``float``, ``int``), the exact sum
     rounded once to 53 bits, whatever the sizes of its terms.
 
-    Each term is an exact integer product of two 53-bit mantissas times a power of two; the terms are summed
-    as Python integers (unbounded, so nothing is lost however far apart their sizes are) and the sum rounded
-    by :func:`_rounded`.
+    The terms are summed exactly as Python integers (:func:`_exact_sum`; unbounded, so nothing is lost
+    however far apart their sizes are) and the sum rounded by :func:`_rounded`.
     """
+    n, power = _exact_sum(a, b)
+    return _rounded(n, power) if n else (0.0, 0)
+
+
+def _exact_sum(a, b):
+    """The dot product of two vectors ``(d,)`` exactly, as ``(n, power)``: the integer ``n`` times
+    ``2**power`` (``(0, 0)`` for 0). Each term is an exact integer product of two 53-bit mantissas times a
+    power of two, and the terms are summed as Python integers, unbounded."""
     terms = []
     for x, y in zip(a.tolist(), b.tolist()):
         if x != 0 and y != 0:
             (mx, ex), (my, ey) = math.frexp(x), math.frexp(y)
             terms.append((int(mx * _MANTISSA_SCALE) * int(my * _MANTISSA_SCALE), ex + ey - 106))
     if not terms:
-        return 0.0, 0
+        return 0, 0
     low = min(power for _, power in terms)
-    return _rounded(sum(m << (power - low) for m, power in terms), low)
+    return sum(m << (power - low) for m, power in terms), low
 
 
 def _rounded(n: int, power: int):
@@ -318,6 +347,50 @@ def dot_product(x, y):
     return similarity(x, y, "dot")
 
 
+def cosine_scores(rows, queries) -> np.ndarray:
+    """Cosines of each of ``queries`` ``(m, d)`` with each of ``rows`` ``(n, d)``: ``(m, n) float64``
+    (``(n,)`` for one query ``(d,)``), each computed on its own, so that a query's cosines never depend
+    on which other queries or rows are asked with it. The scores behind every cosine ranking:
+    :func:`nearest_neighbours`, :func:`analogy`, :func:`lib.geometry.neighbour_sets` and
+    :func:`lib.evaluation.analogy_predictions` all call it, and so rank alike, bit for bit.
+
+    Both sides are scaled to unit length (:func:`normalize_rows`, a zero row stays zero and scores 0), and
+    each cosine is the sum of its ``d`` products taken in one fixed order, first coordinate to last, with
+    elementwise NumPy operations only. A matrix product (BLAS) would be faster, but it sums a product in an
+    order that depends on the shapes and the blocking of the whole call, so one query's cosines would
+    change in their last bit with the batch, and a near-tie at ``TIE_RTOL`` (:func:`top_k`) would go one
+    way or the other. The error is that of a plain float64 sum: at most about ``d * 2**-53`` for unit
+    vectors. Equal to :func:`similarity`'s cosines up to that rounding. Raises like
+    :func:`lib.validate.vectors` (``TypeError`` for entries that are not numbers, ``ValueError`` for another
+    shape, NaN or infinity) and ``ValueError`` for mismatched widths.
+
+    >>> cosine_scores([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]], [1.0, 0.0])
+    array([1.    , 0.7071, 0.    ])
+    """
+    X, Q = validate.vectors(rows, "rows"), validate.vectors(queries, "queries")
+    if X.shape[-1] != Q.shape[-1]:
+        raise ValueError(f"rows and queries must have the same width, got {X.shape[-1]} and {Q.shape[-1]}")
+    units = np.ascontiguousarray(normalize_rows(np.atleast_2d(X)).T)  # (d, n): coordinate j of every row
+    W = normalize_rows(np.atleast_2d(Q))  # (m, d)
+    n, m = units.shape[1], W.shape[0]
+    out = np.empty((m, n), dtype=np.float64)
+    step = max(1, 2**20 // n)  # queries at a time: about 8 MB of partial sums
+    for start in range(0, m, step):
+        w = W[start : start + step]
+        acc = w[:, :1] * units[0]  # (step, n); the same elementwise operations for one query or many
+        term = np.empty_like(acc)
+        for j in range(1, units.shape[0]):
+            np.multiply(w[:, j : j + 1], units[j], out=term)
+            acc += term
+        out[start : start + step] = acc
+    np.clip(out, -1.0, 1.0, out=out)
+    if Q.ndim == 1:
+        out = out[0]
+    if X.ndim == 1:
+        out = out[..., 0]
+    return float(out) if out.ndim == 0 else out
+
+
 def nearest_neighbours(
     table,
     query,
@@ -335,7 +408,9 @@ def nearest_neighbours(
     length first, after which all three metrics rank alike. ``candidates`` restricts the search to those
     rows (default: all); ``exclude`` removes rows (e.g. the query word itself); both are collections of
     row ids (``exclude=[3]``, not ``exclude=3``). Returns fewer than ``k`` when fewer candidates are left.
-    Scores are computed as by :func:`similarity`, at any scale.
+    Scores are computed as by :func:`similarity`, at any scale; cosines by :func:`cosine_scores`, so that
+    they are bit for bit those of the batched rankings (:func:`lib.geometry.neighbour_sets`,
+    :func:`lib.evaluation.analogy_predictions`).
 
     The order, deterministic on every machine:
 
@@ -382,7 +457,10 @@ def nearest_neighbours(
     rows = table[cand]
     if normalize:
         rows, query = normalize_rows(rows), normalize_rows(query)
-    scores = np.atleast_1d(similarity(rows, query, metric))
+    if metric == "cosine":  # the one computation of a cosine that every ranking shares
+        scores = cosine_scores(rows, query)
+    else:
+        scores = np.atleast_1d(similarity(rows, query, metric))
     what = f"nearest_neighbours: order of the {k} nearest ({metric})"
     if metric != "dot":  # cand is sorted, so a position's order is its row's order
         distance = metric == "euclidean"
@@ -421,8 +499,9 @@ def top_k(scores, k: int, *, largest: bool = True, relative: bool = False, what:
     only when ``EMBOOK_NUMBER_LOG`` is set): of the group boundaries among the first ``k + 1`` places, how
     far the one closest to moving is from the tolerance, relative to its score's size.
 
-    Raises ``ValueError`` for ``scores`` that are not 1-D or hold NaN or infinity, or ``k < 1``;
-    ``TypeError`` for scores that are not real numbers, a ``k`` that is not an integer, or ``largest`` or
+    Raises ``ValueError`` for ``scores`` that are not 1-D or hold NaN or infinity, integers beyond 2**53
+    (float64, in which scores are ranked, would round them), or ``k < 1``; ``TypeError`` for scores that are
+    not real numbers, a ``k`` that is not an integer, or ``largest`` or
     ``relative`` that is not ``True`` or ``False``.
 
     >>> top_k([0.5, 0.9, 0.9], 2)  # an exact tie: the smaller position first
@@ -432,7 +511,13 @@ def top_k(scores, k: int, *, largest: bool = True, relative: bool = False, what:
     >>> top_k([0.9, 1.1, 0.1], 2, largest=False, relative=True)  # distances
     array([2, 0])
     """
-    key = validate.real_numbers(scores, "scores", "a 1-D array of scores").astype(np.float64)
+    raw = validate.real_numbers(scores, "scores", "a 1-D array of scores")
+    inexact = (raw > 2**53) | (raw < -(2**53)) if validate.integer_dtype(raw.dtype) else None  # on the integers
+    if inexact is not None and inexact.any():
+        big = raw[inexact].flat[0]
+        raise ValueError(f"scores holds the integer {int(big)}, beyond 2**53: float64, in which scores are "
+                         "ranked, does not hold it exactly (rank such integers with np.argsort)")
+    key = raw.astype(np.float64)
     if key.ndim != 1:
         raise ValueError(f"scores must be a 1-D array of scores, got shape {key.shape}")
     if not np.all(np.isfinite(key)):
@@ -443,7 +528,8 @@ def top_k(scores, k: int, *, largest: bool = True, relative: bool = False, what:
         key = -key  # below, a smaller key is better
     n = key.shape[0]
     size = np.abs(key) if relative else np.ones_like(key)
-    reach = key - TIE_RTOL * size  # a key b joins the group opened by s when reach(b) <= s; grows with b
+    with np.errstate(over="ignore"):  # -inf beside the largest floats: it joins the group it is within TIE_RTOL of
+        reach = key - TIE_RTOL * size  # a key b joins the group opened by s when reach(b) <= s; grows with b
     last = min(k, n - 1)  # the (k+1)-th place: every key of a group reaching it has reach <= that key
     if n > 4 * (last + 1):
         pivot = np.partition(key, last)[last]

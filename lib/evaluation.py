@@ -34,6 +34,7 @@ given as a :class:`lib.corpus.Vocabulary` or as the sequence of tokens of the ta
 from __future__ import annotations
 
 import math
+import unicodedata
 import warnings
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Sequence, Tuple
@@ -43,8 +44,8 @@ import scipy.stats
 
 from lib import validate
 from lib.corpus import fold
-from lib.datasets import locate, read_text, text_lines
-from lib.embedding import check_table, normalize_rows, similarity, top_k
+from lib.datasets import locate, other_line_end, read_text, text_lines
+from lib.embedding import check_table, cosine_scores, normalize_rows, top_k
 from lib.geometry import vocabulary_table
 from lib.notebook import logging_numbers, record_gap
 
@@ -55,12 +56,6 @@ Question = Tuple[str, str, str, str]
 # --- readers --------------------------------------------------------------------------------------------
 
 
-#: characters that ``str.splitlines`` takes for line ends but an editor (and :func:`lib.datasets.text_lines`)
-#: does not: in a benchmark file they would silently join two lines into one
-_OTHER_LINE_ENDS = {"\v": "U+000B", "\f": "U+000C", "\x1c": "U+001C", "\x1d": "U+001D", "\x1e": "U+001E",
-                    "\x85": "U+0085 (NEL)", "\u2028": "U+2028 (LINE SEPARATOR)", "\u2029": "U+2029 (PARAGRAPH SEPARATOR)"}
-
-
 def _file_lines(path):
     """``(number, line)`` for the lines of the text file ``path`` (:func:`lib.datasets.text_lines`), each
     stripped of surrounding whitespace. Raises ``ValueError`` naming the line for a line-end character an
@@ -68,18 +63,36 @@ def _file_lines(path):
     start (two files joined together): either would silently join lines or glue the mark to a word."""
     for number, line in enumerate(text_lines(read_text(path)), start=1):
         line = line.strip()  # such a character at either end joins nothing
-        for char, name in _OTHER_LINE_ENDS.items():
-            if char in line:
-                raise ValueError(
-                    f"{path.name}, line {number}: holds the character {name}, a line end that this reader does not "
-                    "split at (lines end with \\n, \\r\\n or \\r); replace it with a newline"
-                )
+        problem = other_line_end(line)
+        if problem:
+            raise ValueError(f"{path.name}, line {number}: {problem}")
         if "\ufeff" in line:
             raise ValueError(
                 f"{path.name}, line {number}: holds a byte-order mark (U+FEFF), allowed only at the start of the "
                 "file (were two files joined?); remove it"
             )
+        hidden = next((c for c in line if unicodedata.category(c) == "Cf"), None)
+        if hidden is not None:
+            raise ValueError(
+                f"{path.name}, line {number}: holds the invisible format character U+{ord(hidden):04X} "
+                f"({unicodedata.name(hidden, 'unnamed')}), which the corpus tokeniser drops, so a word holding it "
+                "would match no token; remove it"
+            )
         yield number, line
+
+
+def _word(written: str, lowercase: bool, where: str, which: int, line: str) -> str:
+    """Word ``which`` (1, 2, ...) of a benchmark ``line`` as the readers keep it: folded
+    (:func:`lib.corpus.fold`) when ``lowercase``. ``ValueError`` naming ``where`` (the file and line) for a
+    word that is empty, or that folding turns into nothing (a lone combining accent) or into several words
+    (a spacing accent such as ``´`` decomposes to a space and an accent): it could match no corpus token."""
+    word = fold(written) if lowercase else written
+    how = " after folding case and accents (lib.corpus.fold)" if lowercase and written else ""
+    if not word:
+        raise ValueError(f"{where}: word {which} {written!r} is empty{how}, in {line!r}")
+    if len(word.split()) != 1 or word != word.strip():
+        raise ValueError(f"{where}: word {which} {written!r} is {word!r}{how}, not one word, in {line!r}")
+    return word
 
 
 def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
@@ -91,9 +104,11 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     ``word1 <tab> word2 <tab> score``, the score written with ASCII digits (:func:`lib.validate.read_number`);
     spaces around a field are dropped. Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only.
     Raises ``ValueError`` naming the line for another line-end character (U+2028, NEL), a byte-order mark
-    after the start of the file, a malformed line, an empty word (also one that folds to nothing, such as
-    a lone combining accent) or a score that is not a finite number
-    (naming the pair for NaN or infinity), and ``FileNotFoundError`` for a missing file. With
+    after the start of the file, an invisible format character (Unicode category Cf: U+200B ZERO WIDTH
+    SPACE, U+2060 WORD JOINER), a malformed line, an empty word (also one that folds to nothing, such as a
+    lone combining accent, or to two words, such as ``don´t``) or a score that is not a finite number
+    (naming the pair for NaN or infinity), ``FileNotFoundError`` for a missing file and
+    :class:`lib.datasets.NotTextError` (a ``ValueError``) naming the line for a file that is not UTF-8. With
     ``lowercase=True`` each word is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
     """
     lowercase = validate.flag(lowercase, "lowercase")
@@ -114,11 +129,8 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
             raise ValueError(
                 f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is not finite: {parts[2]!r}"
             )
-        words = (fold(parts[0]), fold(parts[1])) if lowercase else (parts[0], parts[1])
-        for which, (word, written) in enumerate(zip(words, parts), start=1):
-            if not word:
-                how = " after folding case and accents (lib.corpus.fold)" if written else ""
-                raise ValueError(f"{path.name}, line {number}: word {which} {written!r} is empty{how}, in {line!r}")
+        where = f"{path.name}, line {number}"
+        words = [_word(written, lowercase, where, which, line) for which, written in enumerate(parts[:2], start=1)]
         pairs.append((words[0], words[1], score))
     return pairs
 
@@ -130,8 +142,10 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
     mark at the start removed). A line ``: name`` opens a section; every other non-blank
     line holds four words "a b c d" (a is to b as c is to d). Raises ``ValueError`` naming the line for
     a line-end character other than ``\\n``, ``\\r\\n``, ``\\r`` (U+2028, NEL), a byte-order mark after the
-    start of the file, a question before any section or a line without exactly four words. With ``lowercase=True`` each word
-    is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
+    start of the file, an invisible format character (Unicode category Cf), a question before any section, a
+    line without exactly four words, or a word that folds to nothing or to several words, and like
+    :func:`read_word_pairs` for a file that is not UTF-8. The line is split into words first and each word
+    is then folded by :func:`lib.corpus.fold` (with ``lowercase=True``), the corpus tokeniser's rule.
     """
     lowercase = validate.flag(lowercase, "lowercase")
     path = locate(source)
@@ -144,11 +158,13 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
             current = line[1:].strip()
             sections.setdefault(current, [])
             continue
-        words = fold(line).split() if lowercase else line.split()
+        written = line.split()  # split as written, then fold each word: folding may not change the count
         if current is None:
             raise ValueError(f"{path.name}, line {number}: a question before the first ': section' line")
-        if len(words) != 4:
+        if len(written) != 4:
             raise ValueError(f"{path.name}, line {number}: expected four words, got {line!r}")
+        where = f"{path.name}, line {number}"
+        words = [_word(w, lowercase, where, which, line) for which, w in enumerate(written, start=1)]
         sections[current].append(tuple(words))
     return sections
 
@@ -164,9 +180,17 @@ def _check_pairs(pairs) -> List[WordPair]:
     """
     if isinstance(pairs, (str, bytes)):
         raise TypeError("pairs must be a sequence of (word1, word2, score), got a single string")
+    try:
+        pairs = list(pairs)
+    except TypeError:  # None, a number, a 0-d array or tensor
+        raise TypeError(f"pairs must be a sequence of (word1, word2, score), got {pairs!r}") from None
     out = []
     for i, pair in enumerate(pairs):
-        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 3:
+        try:
+            three = not isinstance(pair, (str, bytes)) and len(pair) == 3
+        except TypeError:  # no length: a number, None, a 0-d tensor
+            three = False
+        if not three:
             raise TypeError(f"pairs[{i}] must be (word1, word2, score), got {pair!r}")
         a, b, score = pair
         if not (isinstance(a, str) and isinstance(b, str)):
@@ -404,18 +428,24 @@ def similarity_by_frequency(
         raise ValueError(f"counts must have shape ({len(index)},), got {counts.shape}")
     if (counts < 0).any():
         raise ValueError("counts must be >= 0")
-    edges = list(edges)
+    try:
+        if isinstance(edges, (str, bytes)):
+            raise TypeError
+        edges = list(edges)
+    except TypeError:  # None, one number
+        raise TypeError(f"edges must be a sequence of at least two increasing numbers, got {edges!r}") from None
     if len(edges) < 2:
         raise ValueError(f"edges must be at least two increasing numbers, got {edges}")
     last = edges[-1]
-    edges = [validate.number(e, f"edges[{i}]") for i, e in enumerate(edges[:-1])]
+    # integer edges stay Python ints, compared exactly with the integer counts (2**53 + 1 is no float)
+    edges = [validate.number(e, f"edges[{i}]", keep_int=True) for i, e in enumerate(edges[:-1])]
     top_open = isinstance(last, (float, np.floating)) and last == math.inf  # np.inf closes the top stratum
-    edges.append(math.inf if top_open else validate.number(last, "the last edge", hint="or np.inf"))
+    edges.append(math.inf if top_open else validate.number(last, "the last edge", hint="or np.inf", keep_int=True))
     if any(b <= a for a, b in zip(edges, edges[1:])):
         raise ValueError(f"edges must be at least two increasing numbers, got {edges}")
     pairs = _check_pairs(pairs)
     usable = [(a, b, s) for a, b, s in pairs if a in index and b in index]
-    rarer = np.array([min(counts[index[a]], counts[index[b]]) for a, b, _ in usable], dtype=np.float64)
+    rarer = [min(int(counts[index[a]]), int(counts[index[b]])) for a, b, _ in usable]  # exact, as Python ints
     out = []
     for lo, hi in zip(edges, edges[1:]):
         first = int(math.ceil(lo))  # the smallest integer count in [lo, hi): edges need not be integers
@@ -458,8 +488,9 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     For each question the answer is the row maximising the cosine with ``b̂ - â + ĉ`` (unit rows), the
     three query rows excluded, near-ties to the smaller row index (:func:`lib.embedding.top_k`: cosines
     within ``TIE_RTOL``, 1e-12, of the best): the same answer as
-    ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, computed for many questions with one matrix product
-    per ``chunk`` (an integer >= 1) questions. ``expected`` ``(n,)`` (the rows of the right answers), if
+    ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, bit for bit: the cosines are
+    :func:`lib.embedding.cosine_scores`', which do not depend on the other questions; ``chunk`` (an integer
+    >= 1) questions are scored at a time. ``expected`` ``(n,)`` (the rows of the right answers), if
     given, is used only for the rounding-margin report (:func:`lib.notebook.record_gap`): how close the
     closest question came to changing from right to wrong or back; it is checked whether or not that report
     is on. Raises ``ValueError`` for ids (in ``questions`` or ``expected``) outside the table, fewer than 4
@@ -471,7 +502,7 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     >>> analogy_predictions(table, np.array([[0, 1, 2]]))
     array([3])
     """
-    chunk = validate.integer(chunk, "chunk", low=1, hint="questions per matrix product")
+    chunk = validate.integer(chunk, "chunk", low=1, hint="questions scored at a time")
     table = check_table(vectors, "vectors", finite=True).astype(np.float64, copy=False)
     if table.shape[0] < 4:
         raise ValueError(f"an analogy needs at least 4 rows (3 are excluded), got {table.shape[0]}")
@@ -490,7 +521,7 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
         part = q[start : start + chunk]
         target = unit[part[:, 1]] - unit[part[:, 0]] + unit[part[:, 2]]  # (m, d)
         # cosines, not target · unit: the near-tie tolerance is on the cosine, as in lib.embedding.analogy
-        scores = np.atleast_2d(similarity(target, unit, "cosine"))  # (m, V)
+        scores = cosine_scores(unit, target).reshape(part.shape[0], -1)  # (m, V): lib.embedding.analogy's cosines
         for i, query in enumerate(part):
             allowed[query] = False  # the three query words are never an answer
             candidates = np.flatnonzero(allowed)
@@ -514,9 +545,13 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
 
     A question is attempted when all four words have a row; it is correct when
     :func:`analogy_predictions` returns the row of the fourth word. Raises ``ValueError`` when no
-    question is attempted (accuracy undefined), and for a table that does not match the vocabulary.
+    question is attempted (accuracy undefined), and for a table that does not match the vocabulary;
+    ``TypeError`` for ``sections`` that is not a mapping.
     """
     table, index = vocabulary_table(vectors, vocab)
+    if not isinstance(sections, Mapping):
+        raise TypeError(f"sections must be a mapping {{section: [(a, b, c, d), ...]}} (read_analogies), "
+                        f"got {type(sections).__name__}")
     rows, expected, owner = [], [], []
     by_section: Dict[str, Tuple[int, int, int]] = {}
     names = list(sections)

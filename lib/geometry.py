@@ -34,7 +34,7 @@ import numpy as np
 
 from lib import tables, validate
 from lib.corpus import UnknownTokenError, token_index
-from lib.embedding import check_table, nearest_neighbours, normalize_rows, similarity, top_k
+from lib.embedding import check_table, cosine_scores, nearest_neighbours, normalize_rows, similarity, top_k
 from lib.notebook import fmt
 from lib.ppmi import truncated_svd
 
@@ -80,10 +80,17 @@ def metric_table(reference, vectors: Mapping[str, Sequence[float]]) -> List[Metr
 def format_metric_table(rows: Sequence[MetricRow], digits: int = 4) -> str:
     """``rows`` as a plain-text table with a header, values rounded to ``digits`` places.
 
+    ``rows`` are :class:`MetricRow` (:func:`metric_table`); ``digits`` an integer in [0, 12]. Raises
+    ``TypeError`` for another row or a ``digits`` that is not an integer, ``ValueError`` for one out of range.
+
     >>> print(format_metric_table(metric_table([1.0, 0.0], {"same": [2.0, 0.0]})))
     vector     cosine  Euclidean        dot
     same       1.0000     1.0000     2.0000
     """
+    digits = validate.integer(digits, "digits", low=0, high=12)
+    rows = list(rows) if not isinstance(rows, (str, bytes)) and hasattr(rows, "__iter__") else rows
+    if not isinstance(rows, list) or not all(isinstance(r, MetricRow) for r in rows):
+        raise TypeError(f"rows must be a sequence of MetricRow (from metric_table), got {rows!r}")
     cells = [
         [r.name] + [fmt(x, f".{digits}f") for x in (r.cosine, r.euclidean, r.dot)]  # fmt: no "-0.0000"
         for r in rows
@@ -157,13 +164,16 @@ def named_neighbours(
     ``vectors`` ``(V, D)`` has its rows in the order of ``vocab`` (a :class:`lib.corpus.Vocabulary` or a
     sequence of tokens); ``metric`` and ``normalize`` as in :func:`lib.embedding.nearest_neighbours` (ties
     by the smaller row). Raises :class:`lib.corpus.UnknownTokenError` (a ``KeyError`` and a
-    ``ValueError``) for a word without a row, and like :func:`vocabulary_table` and ``nearest_neighbours``.
+    ``ValueError``) for a word without a row, ``TypeError`` for a ``word`` that is not a ``str``, and like
+    :func:`vocabulary_table` and ``nearest_neighbours``.
 
     >>> table = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]
     >>> named_neighbours(table, ["a", "b", "c"], "a", 1)
     [('b', 0.9939)]
     """
     table, index = vocabulary_table(vectors, vocab)
+    if not isinstance(word, str):  # a list is unhashable, and 3 is no word: both are mistakes, not unknown words
+        raise TypeError(f"word must be a str, got {word!r}")
     if word not in index:
         raise UnknownTokenError(f"word {word!r} is not in the vocabulary of {len(index)}")
     tokens = sorted(index, key=index.get)
@@ -193,8 +203,7 @@ def neighbour_sets(vectors, items: Sequence[int], k: int) -> List[frozenset]:
     V = table.shape[0]
     k = validate.integer(k, "k", low=1, high=V - 1)
     rows = validate.id_collection(items, V, "items", "item")
-    unit = normalize_rows(table)
-    cosines = np.clip(unit[rows] @ unit.T, -1.0, 1.0)  # (n, V), clipped as lib.embedding.similarity does
+    cosines = cosine_scores(table, table[rows]).reshape(rows.shape[0], V)  # (n, V): nearest_neighbours' cosines
     others = np.arange(V)
     sets = []
     for item, row in zip(rows, cosines):
@@ -207,8 +216,8 @@ def neighbour_sets(vectors, items: Sequence[int], k: int) -> List[frozenset]:
 def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.ndarray:
     """Per-item overlap of top-``k`` cosine neighbour sets across runs: ``(n_items,) float64`` in [0, 1].
 
-    ``tables`` is a sequence of ``(V, D)`` tables from runs that differ only in their seed (at least
-    two, same ``V``; ``D`` may differ). For each item and each pair of runs the overlap is
+    ``tables`` is a sequence (or an iterable, read once) of ``(V, D)`` tables from runs that differ only in
+    their seed (at least two, same ``V``; ``D`` may differ; ``TypeError`` for ``None`` or one number). For each item and each pair of runs the overlap is
     ``|N_a ∩ N_b| / k``; the result averages it over all pairs of runs. 1 means every run names the same
     ``k`` neighbours; coordinates are never compared, so rotations between runs do not matter.
     Neighbour sets are :func:`neighbour_sets`' (near-ties within ``TIE_RTOL`` go to the smaller row), so
@@ -222,6 +231,9 @@ def neighbour_overlap(tables: Sequence, items: Sequence[int], k: int = 3) -> np.
     >>> neighbour_overlap([a, b], [0, 1], k=1)
     array([1., 0.])
     """
+    if isinstance(tables, (str, bytes)) or not hasattr(tables, "__iter__"):
+        raise TypeError(f"tables must be a sequence of (V, D) tables, got {tables!r}")
+    tables = list(tables)  # a generator is read once
     if len(tables) < 2:
         raise ValueError(f"neighbour_overlap needs at least two tables, got {len(tables)}")
     tabs = [check_table(t, f"tables[{i}]") for i, t in enumerate(tables)]

@@ -179,10 +179,13 @@ def _format_one(x: float, spec: str) -> str:
 
 
 def _scalar(value, what: str) -> float:
-    value = plain(value)
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    """One number as a ``float``: ``TypeError`` naming ``what`` for a non-number (a ``bool``, a string, a
+    NumPy time), ``ValueError`` for a finite value beyond float64 (``10**400``, a ``longdouble``)."""
+    if not isinstance(value, np.generic):  # a NumPy scalar is kept: plain() would take a time span for an int
+        value = plain(value)
+    if isinstance(value, (bool, np.bool_, np.timedelta64, np.datetime64)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{what} must be a real number, got {type(value).__name__}")
-    return float(value)
+    return validate.real(value, what)
 
 
 def fmt(value, spec: str = ".4f") -> str:
@@ -192,8 +195,9 @@ def fmt(value, spec: str = ".4f") -> str:
     (``[0.841 0.540]``; a 2-D array one row per line, columns aligned). ``spec``: a format spec with a
     precision and type ``f``, ``e`` or ``%`` (:func:`check_spec`); fill, alignment, sign, width and a
     thousands separator are allowed. A value that rounds to zero is shown without a minus sign. Logs every
-    number when ``EMBOOK_NUMBER_LOG`` is set. Raises ``ValueError`` for a bad spec or an array of more than
-    two dimensions, ``TypeError`` for a value that is not a number.
+    number when ``EMBOOK_NUMBER_LOG`` is set. Raises ``ValueError`` for a bad spec, an array of more than
+    two dimensions or a finite value beyond float64 (``10**400``, a ``longdouble``), ``TypeError`` for a
+    value that is not a number (a string, a ``bool``, a NumPy time).
 
     >>> fmt(2.0 / 3.0, ".4f")
     '0.6667'
@@ -203,12 +207,14 @@ def fmt(value, spec: str = ".4f") -> str:
     '[[ 1.00 -0.50]\\n [ 0.25  2.00]]'
     """
     check_spec(spec)
-    if isinstance(value, (list, tuple, np.ndarray)) or hasattr(value, "__array__"):
+    if isinstance(value, (list, tuple, np.ndarray)) or (hasattr(value, "__array__") and not isinstance(value, np.generic)):
         array = np.asarray(value)
         if array.ndim == 0:
-            return fmt(array.item(), spec)
+            return fmt(array[()], spec)  # a NumPy scalar (or the object held), formatted below
         if array.ndim > 2:
             raise ValueError(f"fmt shows 1-D and 2-D arrays, got shape {array.shape}")
+        if array.dtype == object or array.dtype.kind == "f" and array.dtype.itemsize > 8:
+            array = validate.real_numbers(array, "value")  # Python ints, longdouble: float64 or a ValueError
         if not validate.real_dtype(array.dtype):
             raise TypeError(f"fmt formats numbers, got an array of dtype {array.dtype}")
         cells = [[_format_one(float(x), spec) for x in row] for row in np.atleast_2d(array)]
@@ -252,7 +258,7 @@ def rounded(values, decimals: int):
     array([0.22, 0.22])
     """
     decimals = validate.integer(decimals, "decimals", low=0, high=12)
-    array = np.asarray(values, dtype=np.float64)
+    array = validate.real_numbers(values, "values").astype(np.float64)
     out = np.array([float(fmt(x, f".{decimals}f")) for x in array.ravel()]).reshape(array.shape)
     return float(out) if out.ndim == 0 else out
 
@@ -320,7 +326,7 @@ def runner_up_gap(scores, best: int) -> float:
     >>> runner_up_gap([0.5, 0.9, 0.9, 0.7], 1)
     0.20000000000000007
     """
-    scores = np.asarray(scores, dtype=np.float64).ravel()
+    scores = validate.real_numbers(scores, "scores").astype(np.float64).ravel()
     if np.isnan(scores).any():
         raise ValueError(f"scores must not contain NaN, got NaN at index {int(np.flatnonzero(np.isnan(scores))[0])}")
     best = validate.integer(best, "best", low=0, high=scores.size - 1)
@@ -339,7 +345,7 @@ def argmax(values, what: str) -> int:
     the choice in that report. ``-inf`` marks an item that cannot win (a masked entry). Raises
     ``ValueError`` for an empty array, NaN or ``+inf`` among ``values``, or ``values`` all ``-inf``.
     """
-    scores = np.asarray(values, dtype=np.float64).ravel()
+    scores = validate.real_numbers(values, "values").astype(np.float64).ravel()
     if scores.size == 0:
         raise ValueError(f"argmax of an empty array ({what})")
     _check_choice_scores(scores, what, "+inf")
@@ -352,7 +358,7 @@ def argmax(values, what: str) -> int:
 def argmin(values, what: str) -> int:
     """``numpy.argmin`` of the flattened ``values``, recording the gap to the runner-up (see :func:`argmax`).
     ``+inf`` marks an item that cannot win; ``ValueError`` for NaN or ``-inf`` among ``values``, or all ``+inf``."""
-    scores = np.asarray(values, dtype=np.float64).ravel()
+    scores = validate.real_numbers(values, "values").astype(np.float64).ravel()
     if scores.size == 0:
         raise ValueError(f"argmin of an empty array ({what})")
     _check_choice_scores(-scores, what, "-inf")

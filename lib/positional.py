@@ -75,7 +75,7 @@ def angular_frequencies(d: int, base: float = BASE) -> np.ndarray:
     >>> angular_frequencies(4)
     array([1.  , 1.  , 0.01, 0.01])
     """
-    d, base = validate.integer(d, "width d", low=1), validate.number(base, "base", gt=1)
+    d, base = validate.size(d, "width d", low=1), validate.number(base, "base", gt=1)
     pair = np.arange(d) // 2  # integer division: neighbouring dimensions share a frequency
     return base ** (-2.0 * pair / d)  # float exponent: never an integer power
 
@@ -107,7 +107,8 @@ def sinusoidal_table(n_positions: int, d: int, base: float = BASE) -> np.ndarray
     array([[0.    , 1.    , 0.    , 1.    ],
            [0.8415, 0.5403, 0.01  , 1.    ]])
     """
-    n_positions = validate.integer(n_positions, "n_positions", low=1)
+    n_positions = validate.size(n_positions, "n_positions", low=1)
+    validate.entries((n_positions, validate.size(d, "width d")), "n_positions and width d")
     return sinusoidal_encoding(np.arange(n_positions), d, base)
 
 
@@ -134,7 +135,7 @@ def shift_rotation(k: int, d: int, base: float = BASE) -> np.ndarray:
     >>> bool(np.allclose(R @ sinusoidal_encoding(5, 2), sinusoidal_encoding(6, 2)))
     True
     """
-    d = validate.integer(d, "width d", low=1)
+    d = validate.size(d, "width d", low=1)
     if d % 2:
         raise ValueError(f"the shift is a rotation of (sin, cos) pairs and needs an even width, got d = {d}")
     k = validate.integer(k, "offset k", low=-MAX_POSITION, high=MAX_POSITION, hint="exact in a float64 angle")
@@ -200,7 +201,8 @@ class LearnedPositionTable:
     """
 
     def __init__(self, max_len: int, d: int, *, seed: int = 0, scale: float = 0.1):
-        self.max_len, self.d = validate.integer(max_len, "max_len", low=1), validate.integer(d, "width d", low=1)
+        self.max_len, self.d = validate.size(max_len, "max_len", low=1), validate.size(d, "width d", low=1)
+        validate.entries((self.max_len, self.d), "max_len and width d")
         seed = validate.seed(seed)
         scale = validate.number(scale, "scale", ge=0)
         self.weight = np.random.default_rng(seed).standard_normal((self.max_len, self.d)) * scale
@@ -223,7 +225,7 @@ class LearnedPositionTable:
 
     def for_length(self, n: int) -> np.ndarray:
         """Rows for positions ``0 .. n - 1``: ``(n, d)``. Raises ``ValueError`` if ``n > max_len``."""
-        n = validate.integer(n, "sequence length n", low=0)
+        n = validate.size(n, "sequence length n", low=0)
         if n > self.max_len:
             raise ValueError(
                 f"a sequence of {n} positions is longer than the learned table's maximum length of {self.max_len}"
@@ -235,7 +237,7 @@ class LearnedPositionTable:
 
 
 def _check_even_width(d) -> int:
-    d = validate.integer(d, "width d", low=2)
+    d = validate.size(d, "width d", low=2)
     if d % 2:
         raise ValueError(f"width d must be an even integer >= 2 (RoPE rotates pairs of dimensions), got {d}")
     return d
@@ -358,7 +360,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     >>> alibi_slopes(4).tolist()
     [0.25, 0.0625, 0.015625, 0.00390625]
     """
-    n = validate.integer(n_heads, "n_heads", low=1)
+    n = validate.size(n_heads, "n_heads", low=1)
     p = 2 ** int(math.floor(math.log2(n)))  # the largest power of two <= n
     slopes = 2.0 ** (-8.0 * np.arange(1, p + 1) / p)
     if p < n:
@@ -381,11 +383,12 @@ def alibi_bias(n: int, n_heads: int, slopes=None) -> np.ndarray:
            [-0.00390625,  0.        ,        -inf],
            [-0.0078125 , -0.00390625,  0.        ]])
     """
-    n = validate.integer(n, "window length n", low=1)
+    n = validate.size(n, "window length n", low=1)
     if slopes is None:
         slopes = alibi_slopes(n_heads)
+        validate.entries((slopes.shape[0], n, n), "n_heads and window length n")
     else:
-        n_heads = validate.integer(n_heads, "n_heads", low=1)
+        n_heads = validate.size(n_heads, "n_heads", low=1)
         wanted = f"slopes must be {n_heads} finite numbers >= 0, one per head, got {slopes!r}"
         try:
             slopes = validate.real_array(slopes, "slopes")  # TypeError for str, bool, complex
@@ -393,6 +396,7 @@ def alibi_bias(n: int, n_heads: int, slopes=None) -> np.ndarray:
             raise ValueError(wanted) from None
         if slopes.shape != (n_heads,) or not np.all(np.isfinite(slopes)) or (slopes < 0).any():
             raise ValueError(wanted)
+        validate.entries((n_heads, n, n), "n_heads and window length n")
     i = np.arange(n)
     offset = (i[None, :] - i[:, None]).astype(np.float64)  # (n, n): j - i for query i, key j; <= 0 in the past
     bias = slopes[:, None, None] * offset                   # (H, n, n)

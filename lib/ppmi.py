@@ -78,8 +78,10 @@ def cooccurrence(
            [1., 0., 1.],
            [0., 1., 0.]])
     """
-    V = validate.integer(vocab_size, "vocab_size", low=1)
+    V = validate.size(vocab_size, "vocab_size", low=1)
     sparse = validate.flag(sparse, "sparse")
+    if not sparse:
+        validate.entries((V, V), "vocab_size (a dense matrix; sparse=True holds only the pairs seen)")
     validate.choice(weighting, "weighting", WEIGHTINGS)
     if weighting == "linear" and window is None:
         raise ValueError("weighting='linear' needs an integer window (the whole sentence has no window size)")
@@ -115,8 +117,12 @@ def _pmi_values(vals, i, j, row, col, alpha):
     if not (np.all(np.isfinite(row)) and np.all(np.isfinite(col)) and np.isfinite(total)):
         raise ValueError("counts are too large: their sum overflows float64")
     log_total = np.log(total)
+    log_col = np.log(col, where=col > 0, out=np.zeros_like(col))
+    # alpha log n_c relative to the largest (<= 0): P_alpha(c) is unchanged, and for a large alpha the log-sum-exp
+    # correction is not absorbed by alpha log n_c itself (1e16 * log 2 has no room for a log 2 beside it)
+    top = log_col[col > 0].max()
     log_col_a = np.full_like(col, -np.inf)
-    np.multiply(alpha, np.log(col, where=col > 0, out=np.zeros_like(col)), out=log_col_a, where=col > 0)
+    np.multiply(alpha, log_col - top, out=log_col_a, where=col > 0)
     log_z = scipy.special.logsumexp(log_col_a[col > 0])
     log_p_c = log_col_a - log_z
     return (np.log(vals) - log_total) - (np.log(row[i]) - log_total) - log_p_c[j]
@@ -133,7 +139,8 @@ def ppmi(counts, alpha: float = 1.0):
     ``csr_array`` holding only the positive entries, equal to the dense result.
 
     Raises ``ValueError`` for a matrix that is not 2-D, has negative or non-finite entries, or for
-    ``alpha`` not finite and positive.
+    ``alpha`` not finite and positive; ``TypeError`` for counts that are not real numbers (``bool``,
+    complex), dense or sparse.
 
     >>> # log(P(w, c) / (P(w) P(c))) = log(0.5 / 0.25) = ln 2
     >>> ppmi([[0.0, 2.0], [2.0, 0.0]])
@@ -142,6 +149,9 @@ def ppmi(counts, alpha: float = 1.0):
     """
     alpha = validate.number(alpha, "alpha", gt=0, hint="1 = no smoothing, 0.75 = Levy et al.")
     if scipy.sparse.issparse(counts):
+        if not validate.real_dtype(counts.dtype):  # as the dense path: no bool, and no complex, which SciPy
+            # would cast to float64 dropping the imaginary part
+            raise TypeError(f"counts must be numeric, got dtype {counts.dtype}")
         m = scipy.sparse.csr_array(counts, dtype=np.float64, copy=True)
         if m.ndim != 2:
             raise ValueError(f"counts must be a 2-D matrix, got {m.ndim} dimensions")
@@ -388,7 +398,8 @@ def svd_vectors(matrix, k: int, *, power: float = 0.5, solver: str = "auto", see
 
     ``power=1`` gives the classic ``U S``, ``0.5`` the symmetric split of Levy et al. (2015, §3.3) and
     the chapter's source, ``0`` the bare singular vectors. Raises like :func:`truncated_svd` and
-    ``ValueError`` for a non-finite ``power``.
+    ``ValueError`` for a non-finite ``power`` or one that takes a non-zero singular value beyond float64
+    (``S**power`` overflows or underflows to 0).
 
     >>> svd_vectors(np.diag([4.0, 1.0]), 1)  # U S^0.5
     array([[2.],
@@ -396,7 +407,14 @@ def svd_vectors(matrix, k: int, *, power: float = 0.5, solver: str = "auto", see
     """
     power = validate.number(power, "power", ge=0)
     U, S, _ = truncated_svd(matrix, k, solver=solver, seed=seed)
-    return U * S**power
+    with np.errstate(over="ignore", under="ignore"):
+        weights = S**power
+    lost = ~np.isfinite(weights) | ((weights == 0) & (S > 0))
+    if lost.any():
+        s = float(S[lost][0])
+        raise ValueError(f"power={power!r} takes the singular value {s!r} beyond float64's range "
+                         f"({s!r}**{power!r} {'overflows' if s > 1 else 'underflows to 0'})")
+    return U * weights
 
 
 # --- the whole pipeline with provenance ----------------------------------------------------------------

@@ -200,7 +200,7 @@ def seen_tokens(ids, vocab_size: int) -> Dict[str, int]:
     >>> seen_tokens([[0, 2, 2], [2]], 4)
     {'tokens_seen': 2, 'tokens_never_seen': 2}
     """
-    vocab_size = validate.integer(vocab_size, "vocab_size", low=1)
+    vocab_size = validate.size(vocab_size, "vocab_size", low=1)
     parts = [ids] if isinstance(ids, np.ndarray) and ids.ndim == 1 else list(ids)
     seen = np.zeros(vocab_size, dtype=bool)
     for part in parts:

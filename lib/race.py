@@ -529,11 +529,13 @@ def paired_ratios(runs: Sequence[RaceRun], method: str = "book SGNS") -> List[Pa
 
 
 def format_seconds(seconds: float) -> str:
-    """A measured duration as ``"2.41 s"``.
+    """A measured duration as ``"2.41 s"``. ``TypeError`` for a non-number, ``ValueError`` for one beyond
+    float64 (:func:`lib.validate.real`); so for the other ``format_`` functions.
 
     >>> format_seconds(2.414)
     '2.41 s'
     """
+    seconds = validate.real(seconds, "seconds")
     return f"{seconds:.2f} s"
 
 
@@ -543,6 +545,7 @@ def format_ratio(ratio: float) -> str:
     >>> format_ratio(1.4321)
     '1.43×'
     """
+    ratio = validate.real(ratio, "ratio")
     return f"{ratio:.2f}×"
 
 
@@ -552,6 +555,7 @@ def format_rate(words_per_second: float) -> str:
     >>> format_rate(487_000)
     '0.49 M words/s'
     """
+    words_per_second = validate.real(words_per_second, "words_per_second")
     return f"{words_per_second / 1e6:.2f} M words/s"
 
 
@@ -561,6 +565,7 @@ def format_cost(us_per_word: float) -> str:
     >>> format_cost(2.049)
     '2.05 µs/word'
     """
+    us_per_word = validate.real(us_per_word, "us_per_word")
     return f"{us_per_word:.2f} µs/word"
 
 

@@ -226,9 +226,22 @@ def alias_table(probs) -> AliasTable:
 
 def alias_draw(table: AliasTable, size, rng: np.random.Generator) -> np.ndarray:
     """``size`` independent draws (``int64`` array of that shape) from an :func:`alias_table`, using
-    two uniform draws from ``rng`` per item. Raises ``TypeError`` if ``rng`` is not a NumPy Generator."""
+    two uniform draws from ``rng`` per item. ``size`` is an integer >= 0 or a tuple of them (a shape).
+    Raises ``TypeError`` if ``table`` is not an :class:`AliasTable`, ``size`` is not an integer or a tuple
+    of integers, or ``rng`` is not a NumPy Generator; ``ValueError`` for a negative size or more than
+    ``lib.validate.MAX_SIZE`` (2**28) draws.
+
+    >>> alias_draw(alias_table([0.0, 1.0]), 3, np.random.default_rng(0))
+    array([1, 1, 1])
+    """
+    if not isinstance(table, AliasTable):
+        raise TypeError(f"table must be an AliasTable (from alias_table), got {type(table).__name__}")
+    shape = tuple(size) if isinstance(size, tuple) else (size,)
+    shape = tuple(validate.size(n, "size", low=0) for n in shape)
+    validate.entries(shape, "size")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    size = shape if isinstance(size, tuple) else shape[0]
     column = rng.integers(0, table.accept.shape[0], size=size)
     keep = rng.random(size=size) < table.accept[column]
     return np.where(keep, column, table.alias[column])

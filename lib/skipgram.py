@@ -102,7 +102,7 @@ def pair_batches(pairs, batch_size: int, *, shuffle: bool = True, seed=0, drop_l
     Raises ``ValueError`` for ``batch_size < 1``, malformed pairs, or negative ids; ``TypeError`` for a
     ``shuffle`` or ``drop_last`` that is not ``True`` or ``False``.
     """
-    batch_size = validate.integer(batch_size, "batch_size", low=1)
+    batch_size = validate.size(batch_size, "batch_size", low=1)
     shuffle, drop_last = validate.flag(shuffle, "shuffle"), validate.flag(drop_last, "drop_last")
     arr = np.asarray(pairs)
     if arr.ndim != 2 or arr.shape[1] != 2:
@@ -131,12 +131,14 @@ def softmax_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.
     ``logits`` ``(B, V)`` float are raw scores (``u_j·v_w``); do **not** apply a softmax first, the
     log-softmax is part of this loss (PyTorch's ``cross_entropy``, which subtracts the maximum before
     exponentiating). ``targets`` ``(B,)`` int64 in ``[0, V)``. Logits ``[2, 0, 0]`` with target 0 give
-    ``log(1 + 2 e^{-2}) = 0.2395``. Raises ``ValueError`` on mismatched shapes or a target out of range.
+    ``log(1 + 2 e^{-2}) = 0.2395``. Raises ``ValueError`` on mismatched shapes or a target out of range,
+    ``TypeError`` for an argument that is not a tensor (a NumPy array).
 
     >>> logits, targets = torch.tensor([[2.0, 0.0, 0.0]]), torch.tensor([0])
     >>> round(float(softmax_cross_entropy(logits, targets)), 4)
     0.2395
     """
+    validate.tensor(logits, "logits", "(B, V)"), validate.tensor(targets, "targets", "(B,)")
     if logits.ndim != 2 or targets.ndim != 1 or logits.shape[0] != targets.shape[0]:
         raise ValueError(f"logits must be (B, V) and targets (B,), got {tuple(logits.shape)} and {tuple(targets.shape)}")
     validate.ids(targets.detach().cpu().numpy(), logits.shape[1], "target")
@@ -153,13 +155,18 @@ def negative_sampling_loss(
     ``positive`` ``(B, D)`` the output vectors of the observed contexts, ``negatives`` ``(B, K, D)``
     those of the sampled items, ``mask`` ``(B, K)`` bool (or 0/1 float): ``False`` leaves a negative
     out (default: all in). ``log σ`` is ``F.logsigmoid``, finite for any finite score (a score of
-    ``-1000`` costs 1000 nats instead of ``inf``). Raises ``ValueError`` on mismatched shapes.
+    ``-1000`` costs 1000 nats instead of ``inf``). Raises ``ValueError`` on mismatched shapes and
+    ``TypeError`` for an argument that is not a tensor.
 
     >>> v = torch.tensor([[1.0, 0.0]])
     >>> # -log σ(1) - log σ(0)
     >>> round(float(negative_sampling_loss(v, v, torch.zeros(1, 1, 2))), 4)
     1.0064
     """
+    validate.tensor(centre, "centre", "(B, D)"), validate.tensor(positive, "positive", "(B, D)")
+    validate.tensor(negatives, "negatives", "(B, K, D)")
+    if mask is not None:
+        validate.tensor(mask, "mask", "(B, K)")
     if centre.ndim != 2 or positive.shape != centre.shape:
         raise ValueError(f"centre and positive must both be (B, D), got {tuple(centre.shape)} and {tuple(positive.shape)}")
     if negatives.ndim != 3 or negatives.shape[0] != centre.shape[0] or negatives.shape[2] != centre.shape[1]:
@@ -185,9 +192,13 @@ def sample_negatives(
     word2vec.c and gensim), ``"resample"`` (drawn again until it differs, ``keep`` all ``True``),
     ``"allow"`` (kept, ``keep`` all ``True``). Raises ``ValueError`` for ``k < 1``, an unknown policy, a
     noise vector that is not a distribution, or ``"resample"`` when some positive holds all the noise mass;
-    ``TypeError`` for a noise vector that does not hold real numbers.
+    ``TypeError`` for a noise vector that does not hold real numbers, ``positives`` that is not a tensor or
+    a ``generator`` that is not a ``torch.Generator``.
     """
-    k = validate.integer(k, "k (negatives per positive)", low=1)
+    validate.tensor(positives, "positives", "(B,)")
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    k = validate.size(k, "k (negatives per positive)", low=1)
     validate.choice(policy, "policy", NEGATIVE_POLICIES)
     p = torch.as_tensor(validate.real_numbers(noise, "noise", "a 1-D probability vector").astype(np.float64))
     if p.ndim != 1 or not torch.isfinite(p).all() or (p < 0).any() or abs(float(p.sum()) - 1.0) > 1e-6:
@@ -289,15 +300,16 @@ def train_skipgram(
     Raises ``ValueError`` for an unknown objective or policy, non-positive ``dim``/``steps``/
     ``negatives``, ``lr`` not finite and positive, ids out of range, or a bad noise vector.
     """
-    V = validate.integer(vocab_size, "vocab_size", low=1)
+    V = validate.size(vocab_size, "vocab_size", low=1)
     P = _as_pairs(pairs, V)
-    dim = validate.integer(dim, "dim", low=1)
-    steps = validate.integer(steps, "steps", low=1)
+    dim = validate.size(dim, "dim", low=1)
+    validate.entries((V, dim), "vocab_size and dim")
+    steps = validate.size(steps, "steps", low=1)
     seed = validate.seed(seed)
     validate.choice(objective, "objective", OBJECTIVES)
     lr = validate.number(lr, "lr", gt=0)
     if objective == "negative_sampling":
-        negatives = validate.integer(negatives, "negatives", low=1)
+        negatives = validate.size(negatives, "negatives", low=1)
         validate.choice(negative_policy, "negative_policy", NEGATIVE_POLICIES)
         noise_desc = "given"
         if noise is None:

@@ -32,6 +32,7 @@ row per looked-up position, so a repeated id is stored once per occurrence.
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from dataclasses import dataclass
@@ -48,7 +49,15 @@ DISTRIBUTIONS = ("uniform", "zipf")
 
 
 def _check_betas(betas) -> Tuple[float, float]:
-    b1, b2 = betas
+    wanted = f"betas must be a pair (beta1, beta2) of numbers in [0, 1), got {betas!r}"
+    if isinstance(betas, (str, bytes)):
+        raise TypeError(wanted)
+    try:
+        b1, b2 = betas
+    except TypeError:  # not a collection: 1.0, None
+        raise TypeError(wanted) from None
+    except ValueError:  # a collection of another length
+        raise ValueError(wanted) from None
     return validate.number(b1, "betas[0]", ge=0, lt=1), validate.number(b2, "betas[1]", ge=0, lt=1)
 
 
@@ -65,7 +74,7 @@ def id_probabilities(V: int, distribution: str = "uniform", exponent: float = 1.
     >>> id_probabilities(3, "zipf")  # 1, 1/2, 1/3, normalised by 11/6
     array([0.5455, 0.2727, 0.1818])
     """
-    V = validate.integer(V, "V (vocabulary size)", low=1)
+    V = validate.size(V, "V (vocabulary size)", low=1)
     validate.choice(distribution, "distribution", DISTRIBUTIONS)
     if distribution == "uniform":
         return np.full(V, 1.0 / V)
@@ -83,7 +92,7 @@ def sample_ids(
     :func:`lib.validate.rng`). Raises like :func:`id_probabilities`, ``ValueError`` for ``batch < 1`` or a
     negative seed, and ``TypeError`` for a seed that is not an integer.
     """
-    batch = validate.integer(batch, "batch", low=1)
+    batch = validate.size(batch, "batch", low=1)
     p = id_probabilities(V, distribution, exponent)
     rng = validate.rng(seed)  # an integer seed >= 0 (or a Generator): NumPy's own errors never reach the reader
     if distribution == "uniform":
@@ -105,7 +114,7 @@ def expected_touched_fraction(V: int, batch: int, distribution: str = "uniform",
     >>> round(expected_touched_fraction(2, 2), 4)
     0.75
     """
-    batch = validate.integer(batch, "batch", low=1)
+    batch = validate.size(batch, "batch", low=1)
     p = id_probabilities(V, distribution, exponent)
     missed = np.exp(batch * np.log1p(-p)) if p.size > 1 else np.zeros(1)  # p_i < 1 when V > 1
     return float(np.sum(1.0 - missed) / p.size)
@@ -202,10 +211,10 @@ def measure_step(
     twice as much for (either) Adam's state, plus one copy of the table while counting changed rows.
     """
     validate.choice(method, "method", METHODS)
-    V = validate.integer(V, "V (vocabulary size)", low=1)
-    D = validate.integer(D, "D (embedding width)", low=1)
-    batch = validate.integer(batch, "batch", low=1)
-    steps = validate.integer(steps, "steps", low=1)
+    V = validate.size(V, "V (vocabulary size)", low=1)
+    D = validate.size(D, "D (embedding width)", low=1)
+    batch = validate.size(batch, "batch", low=1)
+    steps = validate.size(steps, "steps", low=1)
     lr = validate.number(lr, "lr", gt=0)
     if threads is not None:
         threads = validate.integer(threads, "threads", low=1)
@@ -256,6 +265,10 @@ def _measure(method, V, D, batch, steps, lr, seed) -> StepResult:
 # --- Adam and rows without gradient ----------------------------------------------------------------
 
 
+#: the most steps :func:`untouched_row_drift` runs (each is two PyTorch optimiser steps in Python)
+MAX_DRIFT_STEPS = 100_000
+
+
 def untouched_row_drift(
     steps: int = 20,
     *,
@@ -271,10 +284,11 @@ def untouched_row_drift(
     step, computed by ``torch.optim.Adam`` (dense gradient, zero on row 0) and ``torch.optim.SparseAdam``
     (row 0 absent from the gradient). Both move row 0 by about ``lr`` at step 1; afterwards Adam keeps
     moving it and SparseAdam leaves it alone (see the module docstring; closed form of step 2 in
-    :func:`adam_untouched_step_closed_form`). Raises ``ValueError`` for ``steps < 2``, ``lr <= 0`` or betas
+    :func:`adam_untouched_step_closed_form`). Raises ``ValueError`` for ``steps`` outside
+    ``[2, MAX_DRIFT_STEPS]``, ``lr <= 0`` or betas
     outside ``[0, 1)``.
     """
-    steps = validate.integer(steps, "steps", low=2)
+    steps = validate.size(steps, "steps", low=2, high=MAX_DRIFT_STEPS, hint="two optimiser steps each")
     lr = validate.number(lr, "lr", gt=0)
     b1, b2 = _check_betas(betas)
     eps = validate.number(eps, "eps", gt=0)
@@ -306,7 +320,8 @@ def adam_untouched_step_closed_form(
     From Kingma & Ba (2015), Algorithm 1: ``m_2 = β1 (1 − β1) g``, ``v_2 = β2 (1 − β2) g²``, bias-corrected
     ``m̂_2 = β1 g / (1 + β1)``, ``v̂_2 = β2 g² / (1 + β2)``; the step is ``lr · |m̂_2| / (√v̂_2 + ε)``, about
     ``0.67 lr`` for the default betas, although the row had no gradient. Raises ``ValueError`` for
-    ``lr <= 0``, betas outside ``[0, 1)`` or ``eps <= 0``.
+    ``lr <= 0``, betas outside ``[0, 1)``, ``eps <= 0`` or a ``g`` that is not finite; ``TypeError`` for a
+    ``g`` that is not a number.
 
     >>> # two thirds of a step, with no gradient
     >>> round(float(adam_untouched_step_closed_form(lr=1.0)), 4)
@@ -315,7 +330,9 @@ def adam_untouched_step_closed_form(
     lr = validate.number(lr, "lr", gt=0)
     b1, b2 = _check_betas(betas)
     eps = validate.number(eps, "eps", gt=0)
-    g = float(g)
+    g = validate.number(g, "g")
     m_hat = b1 * g / (1.0 + b1)
     v_hat = b2 * g * g / (1.0 + b2)
-    return lr * abs(m_hat) / (np.sqrt(v_hat) + eps)
+    # sqrt(v_hat) = |g| sqrt(b2 / (1 + b2)); written so where g * g overflows (|g| above about 1e154)
+    root = np.sqrt(v_hat) if math.isfinite(v_hat) else abs(g) * math.sqrt(b2 / (1.0 + b2))
+    return lr * abs(m_hat) / (root + eps)

@@ -26,8 +26,14 @@ ALIGNS = ("<", ">")
 
 
 def _check(header: Sequence[str], rows: Sequence[Sequence[str]], align) -> List[str]:
+    if isinstance(header, (str, bytes)) or not hasattr(header, "__iter__") or not all(isinstance(h, str) for h in header):
+        raise TypeError(f"header must be a sequence of strings, one per column, got {header!r}")
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be a sequence of rows of strings, got {rows!r}")
     n = len(header)
     for i, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+            raise TypeError(f"row {i} must be a sequence of strings, got {row!r}")
         if len(row) != n:
             raise ValueError(f"row {i} has {len(row)} cells, the header {n}")
         for cell in row:
@@ -46,7 +52,7 @@ def markdown(header: Sequence[str], rows: Sequence[Sequence[str]], align: Option
 
     ``header`` and every row hold one string per column; ``align`` one of ``"<"`` / ``">"`` per column
     (default all left). Raises ``ValueError`` for a row of the wrong length or an unknown alignment and
-    ``TypeError`` for a cell that is not a string.
+    ``TypeError`` for a header, a row or a cell that is not a string or a sequence of them.
 
     >>> rows = [["the", "12"], ["a|b", "3"]]
     >>> print(markdown(["word", "count"], rows, align="<>"))

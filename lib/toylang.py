@@ -224,7 +224,7 @@ def sample_sentences(n: int, seed=SEED) -> List[str]:
     sentences. Each part is drawn independently, in the order subject, verb, object, ending, with one
     vectorised ``Generator.choice`` per part. Raises ``ValueError`` for ``n < 1`` or a bad seed.
     """
-    n = validate.integer(n, "n", low=1)
+    n = validate.size(n, "n", low=1)
     rng = validate.rng(seed)
     picks = {}
     for part in PARTS:
@@ -256,7 +256,7 @@ def make_corpus(n_sentences: int = N_SENTENCES, val_fraction: float = VAL_FRACTI
     sentence is cut in two. Returns a :class:`Corpus`. Raises ``ValueError`` for ``n_sentences < 2``,
     ``val_fraction`` outside the open interval (0, 1), or a bad seed.
     """
-    n_sentences = validate.integer(n_sentences, "n_sentences", low=1)
+    n_sentences = validate.size(n_sentences, "n_sentences", low=1)
     if n_sentences < 2:
         raise ValueError(f"n_sentences must be >= 2 to leave a sentence on each side, got {n_sentences}")
     validate.number(val_fraction, "val_fraction", gt=0, lt=1)

@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
+import re
 import sys
 import textwrap
 from dataclasses import dataclass, field
@@ -47,7 +48,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from lib import embedding, positional, validate
-from lib.datasets import read_text, text_lines
+from lib.datasets import other_line_end, read_text, text_lines
 from lib.notebook import fmt
 
 MAX_WIDTH = 1024
@@ -103,16 +104,26 @@ class Command:
     args: List[str]
 
 
+_WORD_SEPARATORS = re.compile(r"[ \t]+")
+
+
 def parse(text: str) -> List[Command]:
     """Split a program into commands, checking names and argument counts. Raises :class:`TraceError`.
 
     Lines are numbered as an editor numbers them (:func:`lib.datasets.text_lines`: a line ends at
     ``\\n``, ``\\r\\n`` or ``\\r``), and a byte-order mark at the start of ``text`` is not part of the
-    first command.
+    first command. A line holding another line-end character (U+2028, NEL, VT, FF:
+    :func:`lib.datasets.other_line_end`, the benchmark readers' rule) is an error, since an editor may show
+    a line break there; words are separated by ASCII spaces and tabs only, so a no-break or ideographic
+    space is part of a word (and its error shows it escaped), never a separator that cannot be seen.
     """
     commands = []
     for number, raw in enumerate(text_lines(text), start=1):
-        words = raw.split("#", 1)[0].split()
+        problem = other_line_end(raw)
+        if problem:
+            raise TraceError(number, problem)
+        words = _WORD_SEPARATORS.split(raw.split("#", 1)[0].strip(" \t"))
+        words = [] if words == [""] else words
         if not words:
             continue
         name, args = words[0], words[1:]
@@ -204,7 +215,8 @@ SHOWN_TOKENS = 10
 def _token(state: State, cmd: Command, name: str) -> int:
     token_id = state.index.get(name)
     if token_id is None:
-        known = ", ".join(state.names[:SHOWN_TOKENS]) or "none yet"
+        # a name with an invisible character (U+200B) is shown escaped, as the unknown name is
+        known = ", ".join(n if n.isprintable() else repr(n) for n in state.names[:SHOWN_TOKENS]) or "none yet"
         if len(state.names) > SHOWN_TOKENS:
             known += f", ... ({len(state.names)} in all)"
         raise TraceError(cmd.line, f"unknown token {name!r}; defined tokens: {known}")
@@ -239,9 +251,13 @@ def run(text: str, functions: Functions = REFERENCE) -> List[str]:
     Time grows linearly with the program: a token is found by name in a dictionary, never by a scan of
     the defined names (``benchmarks/trace_interpreter.py`` measures it).
 
+    ``functions`` is a :class:`Functions` (default the reference implementation); ``TypeError`` otherwise.
+
     >>> run("WIDTH 4\\nTOKEN cat 0.5 -0.5 1 0\\nSEQUENCE cat cat cat cat\\nADD 3")
     ['ADD 3 (cat) = [0.6411, -1.4900, 1.0300, 0.9996]']
     """
+    if not isinstance(functions, Functions):
+        raise TypeError(f"functions must be a lib.trace.Functions (default the reference), got {type(functions).__name__}")
     fns, state, out = functions, State(), []
     for cmd in parse(text):
         if cmd.name == "WIDTH":

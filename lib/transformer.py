@@ -265,7 +265,8 @@ def sample_windows(stream, n_windows: int, length: int, rng: np.random.Generator
         raise TypeError(f"stream must hold integer token ids, got dtype {stream.dtype}")
     if stream.size and stream.min() < 0:
         raise ValueError(f"stream token ids must be >= 0, got {int(stream.min())}")
-    n_windows, length = validate.integer(n_windows, "n_windows", low=1), validate.integer(length, "length", low=2)
+    n_windows, length = validate.size(n_windows, "n_windows", low=1), validate.size(length, "length", low=2)
+    validate.entries((n_windows, length), "n_windows and length")
     rng = validate.rng(rng, "rng")
     if stream.size < length:
         raise ValueError(f"stream of {stream.size} tokens is shorter than one window of {length}")
@@ -290,10 +291,10 @@ class TrainConfig:
     grad_clip: float = 1.0
 
     def __post_init__(self):
-        validate.integer(self.context, "context", low=1)
-        validate.integer(self.batch_size, "batch_size", low=1)
-        validate.integer(self.steps, "steps", low=0)
-        validate.integer(self.warmup, "warmup", low=0)
+        validate.size(self.context, "context", low=1)
+        validate.size(self.batch_size, "batch_size", low=1)
+        validate.size(self.steps, "steps", low=0)
+        validate.size(self.warmup, "warmup", low=0)
         validate.number(self.lr, "lr", gt=0)
         validate.number(self.weight_decay, "weight_decay", ge=0)
         validate.number(self.grad_clip, "grad_clip", gt=0)
@@ -406,7 +407,7 @@ def position_losses(model: Transformer, windows, batch_size: int = 16) -> np.nda
                          f"got {windows.shape}")
     if windows.shape[0] == 0:
         raise ValueError(f"windows must hold at least one window (W >= 1), got shape {windows.shape}")
-    batch_size = validate.integer(batch_size, "batch_size", low=1)
+    batch_size = validate.size(batch_size, "batch_size", low=1)
     out = []
     for i in range(0, windows.shape[0], batch_size):
         chunk = torch.as_tensor(windows[i:i + batch_size])

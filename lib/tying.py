@@ -63,8 +63,9 @@ class TinyLM(torch.nn.Module):
     def __init__(self, V: int, d: int, variant: str = "untied", seed: int = 0):
         super().__init__()
         validate.choice(variant, "variant", VARIANTS)
-        V = validate.integer(V, "V (vocabulary size)", low=2)
-        d = validate.integer(d, "d (width)", low=1)
+        V = validate.size(V, "V (vocabulary size)", low=2)
+        d = validate.size(d, "d (width)", low=1)
+        validate.entries((V, d), "V and d")
         self.variant = variant
         gen = torch.Generator().manual_seed(int(seed))
         self.embed = torch.nn.Embedding(V, d, dtype=torch.float64)
@@ -103,8 +104,8 @@ def expected_parameters(V: int, d: int, variant: str) -> int:
     (650, 378)
     """
     validate.choice(variant, "variant", VARIANTS)
-    V = validate.integer(V, "V (vocabulary size)", low=2)
-    d = validate.integer(d, "d (width)", low=1)
+    V = validate.size(V, "V (vocabulary size)", low=2)
+    d = validate.size(d, "d (width)", low=1)
     tables = (2 if variant == "untied" else 1) * V * d
     hidden = 0 if variant == "tied_no_hidden" else d * d + d
     return tables + hidden + V
@@ -152,7 +153,7 @@ def train(
         raise ValueError(f"train_counts must be a square (V, V) matrix, got {tuple(train_counts.shape)}")
     if val_counts.shape != train_counts.shape:
         raise ValueError(f"val_counts must have shape {tuple(train_counts.shape)}, got {tuple(val_counts.shape)}")
-    steps = validate.integer(steps, "steps", low=1)
+    steps = validate.size(steps, "steps", low=1)
     lr = validate.number(lr, "lr", gt=0)
     model = TinyLM(train_counts.shape[0], d, variant, seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)

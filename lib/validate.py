@@ -8,8 +8,11 @@ plain type the caller computes with (``int``, ``float``, an ``int64`` array), so
 ``k = validate.integer(k, "k", low=1)`` and goes on.
 
 What counts as what: an integer is an ``int`` or a NumPy integer, never a ``bool`` (``True`` is an
-``int`` to Python, but a flag passed where a count is expected is a mistake); a number is an integer or
-a float (Python or NumPy), never a ``bool`` or a string, and must be finite.
+``int`` to Python, but a flag passed where a count is expected is a mistake) and never a NumPy
+``timedelta64`` (NumPy files a time span under its signed integers); a number is an integer or a float
+(Python or NumPy), never a ``bool``, a time or a string, and must be finite. A size (:func:`size`: a
+vocabulary, a width, a number of steps or of draws) also has an upper bound, ``MAX_SIZE``, so that an
+absurd one is refused by name before NumPy or PyTorch sees it.
 
 Kinds of error: a value of the wrong type (a float, a ``bool`` or a list where an integer is wanted, a
 string where a number is) raises ``TypeError``; a value of the right type outside the allowed range
@@ -24,6 +27,7 @@ that a number would be read or refused depending on which of them a reader happe
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Iterable, Optional, Sequence, Union
 
@@ -31,7 +35,9 @@ import numpy as np
 
 __all__ = [
     "choice",
+    "collection",
     "digits_hint",
+    "entries",
     "flag",
     "id_collection",
     "ids",
@@ -42,23 +48,31 @@ __all__ = [
     "number",
     "one_id",
     "read_number",
+    "real",
     "real_array",
     "real_dtype",
     "real_numbers",
     "rng",
     "seed",
     "shown",
+    "size",
+    "tensor",
     "vectors",
     "window",
 ]
 
 
+#: not numbers, although Python or NumPy file them as such: ``True`` is an ``int``, and a NumPy time span
+#: (``np.timedelta64``) a subclass of ``np.signedinteger``; a ``datetime64`` is refused alongside it
+_NOT_NUMBERS = (bool, np.bool_, np.timedelta64, np.datetime64)
+
+
 def _is_integer(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, (int, np.integer)) and not isinstance(value, _NOT_NUMBERS)
 
 
 def _is_number(value) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, _NOT_NUMBERS)
 
 
 def integer_dtype(dtype) -> bool:
@@ -73,8 +87,9 @@ def integer_dtype(dtype) -> bool:
 
 
 def real_dtype(dtype) -> bool:
-    """True for an integer dtype (:func:`integer_dtype`) or a floating one (``float16`` to ``float64``).
-    Not for ``bool``, complex, ``timedelta64``, ``datetime64``, strings or ``object``.
+    """True for an integer dtype (:func:`integer_dtype`) or a floating one (``float16`` to ``float64``, and
+    ``longdouble``, which :func:`real_numbers` converts to ``float64``). Not for ``bool``, complex,
+    ``timedelta64``, ``datetime64``, strings or ``object``.
 
     >>> [real_dtype(t) for t in (np.float16, np.int64, complex, "m8[s]")]
     [True, True, False, False]
@@ -142,6 +157,43 @@ def integer(value, name: str, *, low: Optional[int] = None, high: Optional[int] 
     return int(value)
 
 
+#: the largest size :func:`size` allows, and the most entries :func:`entries` lets one array hold: 2**28
+#: (268,435,456; 2 GiB of float64), far beyond anything the book computes. A size of 2**62 or 2**70 would
+#: otherwise reach NumPy or PyTorch and get their own errors ("array is too big", an overflow), and a loop
+#: or an allocation of 10**9 would not return for minutes
+MAX_SIZE = 2**28
+
+
+def size(value, name: str, *, low: int = 1, high: int = MAX_SIZE, hint: str = "") -> int:
+    """A size (a vocabulary, a width, a number of rows, steps or draws) as an ``int``: :func:`integer`
+    with ``low`` (1 unless given) and the upper bound ``high`` (``MAX_SIZE``, 2**28, unless given).
+
+    >>> size(300, "dim")
+    300
+    >>> size(2**70, "vocab_size")
+    Traceback (most recent call last):
+    ...
+    ValueError: vocab_size must be an integer in [1, 268435456], got 1180591620717411303424
+    """
+    return integer(value, name, low=low, high=high, hint=hint)
+
+
+def entries(shape: Sequence[int], names: str) -> None:
+    """Check that an array of ``shape`` (checked sizes) holds at most ``MAX_SIZE`` entries; ``ValueError``
+    naming ``names`` (the arguments that set the shape) otherwise. For a result whose sizes are each
+    allowed but whose product is not (a ``(V, V)`` matrix for ``V = 10**6``).
+
+    >>> entries((10**5, 10**5), "vocab_size")
+    Traceback (most recent call last):
+    ...
+    ValueError: vocab_size: a result of shape (100000, 100000) would hold 10000000000 entries; at most 268435456 are allowed
+    """
+    n = math.prod(int(k) for k in shape)
+    if n > MAX_SIZE:
+        raise ValueError(f"{names}: a result of shape {tuple(int(k) for k in shape)} would hold {n} entries; "
+                         f"at most {MAX_SIZE} are allowed")
+
+
 def _interval(gt, ge, lt, le) -> str:
     low = (f"({gt}", gt) if gt is not None else (f"[{ge}", ge) if ge is not None else None
     high = (f"{lt})", lt) if lt is not None else (f"{le}]", le) if le is not None else None
@@ -154,9 +206,14 @@ def _interval(gt, ge, lt, le) -> str:
     return "a finite number"
 
 
-def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = "") -> float:
+_FLOAT64_MAX = int(np.finfo(np.float64).max)
+
+
+def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = "", keep_int: bool = False):
     """``value`` as a ``float``, after checking that it is a finite number with ``value > gt``,
-    ``value >= ge``, ``value < lt`` and ``value <= le`` (each bound only when given).
+    ``value >= ge``, ``value < lt`` and ``value <= le`` (each bound only when given). With
+    ``keep_int=True`` an integer comes back as an ``int``, exact at any size, to be compared exactly
+    with other integers (a float holds integers exactly only up to 2**53).
 
     Raises ``TypeError`` for a non-number (a string, a ``bool``, ``None``) and ``ValueError``
     for NaN, infinity, a value out of range, or a Python ``int`` too large for a float (beyond 1.8e308:
@@ -180,6 +237,15 @@ def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = 
     allowed = _interval(gt, ge, lt, le) + _hint(hint)
     if not _is_number(value):
         raise TypeError(f"{name} must be {allowed}, got {value!r}")
+    if keep_int and _is_integer(value):
+        exact = int(value)
+        if not -_FLOAT64_MAX <= exact <= _FLOAT64_MAX:  # as for a float: finite means within float64's range
+            raise ValueError(f"{name} must be {allowed}, got {shown(value)} (beyond the float64 range)")
+        for bound, ok in ((gt, lambda b: exact > b), (ge, lambda b: exact >= b), (lt, lambda b: exact < b),
+                          (le, lambda b: exact <= b)):
+            if bound is not None and not ok(bound):
+                raise ValueError(f"{name} must be {allowed}, got {shown(value)}")
+        return exact
     try:
         x = float(value)
     except OverflowError:  # a Python int beyond float64 (10**400): float() cannot convert it
@@ -196,6 +262,29 @@ def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = 
     return x
 
 
+def real(value, name: str) -> float:
+    """``value`` as a ``float`` after checking that it is a number (an ``int`` or a float, Python or NumPy;
+    not a ``bool``, a time or a string), NaN and infinity allowed: for a value that is shown or formatted,
+    not computed with. ``TypeError`` for a non-number, ``ValueError`` for a finite value beyond float64's
+    range (a Python ``int`` such as ``10**400``, a ``longdouble``), which would otherwise become an
+    ``OverflowError`` or infinity.
+
+    >>> real(3, "seconds"), real(float("inf"), "ratio")
+    (3.0, inf)
+    """
+    if not _is_number(value):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    try:
+        with np.errstate(over="ignore"):
+            x = float(value)
+        beyond = not math.isfinite(x) and bool(np.isfinite(value))  # a longdouble beyond float64
+    except OverflowError:  # a Python int beyond float64 (10**400)
+        beyond = True
+    if beyond:
+        raise ValueError(f"{name} must be a real number within float64's range (about 1.8e308), got {shown(value)}")
+    return x
+
+
 def flag(value, name: str) -> bool:
     """``value`` as a ``bool`` after checking that it is ``True`` or ``False`` (a NumPy bool too);
     ``TypeError`` otherwise (``1`` is not a flag).
@@ -209,7 +298,7 @@ def flag(value, name: str) -> bool:
 
 
 def choice(value, name: str, options: Sequence, *, ignore_case: bool = False):
-    """``value`` itself after checking that it is one of ``options``; ``ValueError`` naming them otherwise.
+    """``value`` after checking that it is one of ``options``; ``ValueError`` naming them otherwise.
 
     With ``ignore_case=True`` a string matches an option whatever its case, and the option as spelled in
     ``options`` is returned (``"bca"`` gives ``"BCa"``).
@@ -222,19 +311,51 @@ def choice(value, name: str, options: Sequence, *, ignore_case: bool = False):
     ValueError: metric must be one of ('cosine', 'dot'), got 'manhattan'
     >>> choice("bca", "method", ("BCa", "percentile"), ignore_case=True)
     'BCa'
+
+    The option is returned as spelled in ``options`` (a NumPy string ``np.str_("dot")`` gives ``"dot"``).
+    An array is never an option, even of one entry: it compares entry by entry (``ValueError``).
     """
     if ignore_case and isinstance(value, str):
         for option in options:
             if isinstance(option, str) and option.casefold() == value.casefold():
                 return option
         raise ValueError(f"{name} must be one of {tuple(options)!r} (in any case), got {value!r}")
+    for option in options:
+        if _equal(value, option):
+            return option
+    case = " (in any case)" if ignore_case else ""
+    raise ValueError(f"{name} must be one of {tuple(options)!r}{case}, got {value!r}")
+
+
+def _equal(value, option) -> bool:
+    """``value == option`` when that is one truth value; False when it is an array (an array compared
+    with an option is compared entry by entry: ``np.array(["dot"]) == "dot"`` is ``array([True])``, not
+    a match) or the comparison fails."""
+    if isinstance(value, np.ndarray):
+        return False
     try:
-        known = value in options
-    except TypeError:  # an unhashable value asked of a set or dict
-        known = False
-    if not known:
-        case = " (in any case)" if ignore_case else ""
-        raise ValueError(f"{name} must be one of {tuple(options)!r}{case}, got {value!r}")
+        same = value == option
+    except Exception:  # a comparison that raises is no match
+        return False
+    return isinstance(same, (bool, np.bool_)) and bool(same)
+
+
+def tensor(value, name: str, shape: str = ""):
+    """``value`` itself after checking that it is a ``torch.Tensor``: ``TypeError`` naming ``name`` (and
+    ``shape``, the expected shape, when given) otherwise, rather than an ``AttributeError`` (a list has no
+    ``.detach``) or PyTorch's own complaint. PyTorch is imported only here, when a check is made.
+
+    >>> tensor([0.5], "logits", "(B, V)")
+    Traceback (most recent call last):
+    ...
+    TypeError: logits must be a torch.Tensor (B, V), got list
+    """
+    try:
+        import torch
+    except ImportError:  # without PyTorch nothing is a tensor
+        torch = None
+    if torch is None or not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor{' ' + shape if shape else ''}, got {type(value).__name__}")
     return value
 
 
@@ -300,8 +421,8 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
     ...
     ValueError: token id 1180591620717411303424 out of range for vocabulary of 4...
     """
-    if not _is_integer(vocab_size) or vocab_size < 1:
-        raise ValueError(f"vocabulary size must be an integer >= 1, got {vocab_size!r}")
+    if not _is_integer(vocab_size) or not 1 <= vocab_size <= MAX_SIZE:
+        raise ValueError(f"vocabulary size must be an integer in [1, {MAX_SIZE}], got {shown(vocab_size)}")
     try:
         arr = np.asarray(values)
     except ValueError:  # a ragged nesting such as [[0], 1]
@@ -401,7 +522,9 @@ def vectors(values, name: str) -> np.ndarray:
 
 
 def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.ndarray:
-    """``values`` as a NumPy array whose entries are real numbers, its integer or floating dtype kept.
+    """``values`` as a NumPy array whose entries are real numbers, its integer or floating dtype kept, except
+    that a ``longdouble`` array becomes ``float64`` (``ValueError`` for a finite entry beyond float64's
+    range, about 1.8e308: it would become infinity).
 
     ``ValueError`` for a ragged nesting (``"{name} must be {shape}, got rows of different lengths"``) and
     ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools,
@@ -422,6 +545,13 @@ def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.nd
             raise ValueError(f"{name} holds an integer too large for float64 (above about 1.8e308)") from None
     if not real_dtype(raw.dtype):
         raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:  # longdouble: float64 is the widest computed with
+        with np.errstate(over="ignore"):
+            narrow = raw.astype(np.float64)
+        beyond = np.isfinite(raw) & ~np.isfinite(narrow)
+        if beyond.any():
+            raise ValueError(f"{name} holds {raw[beyond].flat[0]!r}, beyond the float64 range (about 1.8e308)")
+        return narrow
     return raw
 
 
@@ -468,6 +598,27 @@ def real_array(values, name: str) -> np.ndarray:
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{name} contains NaN or infinity")
     return x
+
+
+def collection(values, name: str, what: str) -> list:
+    """``values`` as a ``list``, after checking that it is a collection (a list, tuple, array, generator...):
+    ``TypeError`` ``"{name} must be {what}, got {values!r}"`` for a string (one string is a common slip for
+    a list of them) or for anything that cannot be iterated (``None``, a number, a 0-d array or tensor),
+    rather than Python's "'NoneType' object is not iterable", which names no argument.
+
+    >>> collection(("a", "b"), "tokens", "a sequence of str")
+    ['a', 'b']
+    >>> collection(None, "tokens", "a sequence of str")
+    Traceback (most recent call last):
+    ...
+    TypeError: tokens must be a sequence of str, got None
+    """
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be {what}, got a single string {values!r}")
+    try:
+        return list(values)
+    except TypeError:  # not iterable, or a 0-d array or tensor
+        raise TypeError(f"{name} must be {what}, got {values!r}") from None
 
 
 def integers(values: Iterable, name: str, *, low: Optional[int] = None) -> list:

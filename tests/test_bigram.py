@@ -237,13 +237,13 @@ def test_bad_counts_are_rejected(counts, error, message):
 
 def test_bad_training_arguments_are_rejected():
     counts = random_counts()
-    with pytest.raises(ValueError, match="width d must be an integer >= 1"):
+    with pytest.raises(ValueError, match="width d must be an integer in \\[1, 268435456\\]"):
         bg.train_factored(counts, 0)
     with pytest.raises(ValueError, match="lr must be a finite number > 0"):
         bg.train_factored(counts, 2, lr=0.0)
     with pytest.raises(TypeError, match="lr must be a finite number > 0"):
         bg.train_factored(counts, 2, lr="10")
-    with pytest.raises(ValueError, match="steps must be an integer >= 0"):
+    with pytest.raises(ValueError, match="steps must be an integer in \\[0, 268435456\\]"):
         bg.train_factored(counts, 2, steps=-1)
     with pytest.raises(ValueError, match="alpha must be a finite number >= 0"):
         bg.count_table(counts, alpha=-1)
@@ -286,3 +286,27 @@ def test_parameters_and_probabilities_must_be_finite_real_numbers():
     with pytest.raises(TypeError) as info:
         bg.check_counts(np.ones((2, 2), dtype="m8[s]"))  # NumPy counts a time span as an integer
     assert str(info.value) == "counts must be numeric, got dtype timedelta64[s]"
+
+
+def test_softmax_refuses_bad_logits_by_name():
+    for bad, kind, match in [
+        (None, TypeError, "^logits must hold real numbers, got dtype object$"),  # was nan
+        ([np.nan, 1.0], ValueError, "^logits contains NaN or infinity$"),  # was [nan, nan]
+        ([np.inf, 1.0], ValueError, "^logits contains NaN or infinity$"),  # was [nan, nan] and a warning
+        ([], ValueError, r"^logits must have shape \(..., V\) with V >= 1, got \(0,\)$"),  # was NumPy's
+        ([10**400, 1], ValueError, "^logits holds an integer too large for float64"),  # was OverflowError
+        ([1.7e308, -1.7e308], ValueError, "^logits of one row differ by more than float64's range"),
+    ]:
+        for f in (bg.softmax, bg.log_softmax):
+            with pytest.raises(kind, match=match):
+                f(bad)
+    assert bg.softmax([1.7e308, 1.6e308]).tolist() == [1.0, 0.0]  # far apart, but within range
+
+
+def test_count_table_with_a_huge_alpha_is_uniform_not_zero():
+    counts = [[0, 2, 1], [1, 0, 3], [2, 1, 0]]
+    table = bg.count_table(counts, 1e308)  # the row sums overflowed: every entry was 0, with a warning
+    np.testing.assert_allclose(table, np.full((3, 3), 1 / 3), rtol=1e-15)
+    # (C + a) / (n + 3a) for a = 1e300: 1/3 to float64, each row summing to 1
+    np.testing.assert_allclose(bg.count_table(counts, 1e300).sum(axis=1), 1.0, rtol=1e-15)
+    np.testing.assert_array_equal(bg.count_table(counts, 1.0)[0], [1 / 6, 3 / 6, 2 / 6])  # the usual path

@@ -293,3 +293,32 @@ def test_bpe_counts_must_be_integers_not_coerced(counts, error, match):
     with pytest.raises(error, match=match):
         bpe.BPE(merges=((97, 98),), counts=counts)
     assert bpe.BPE(merges=((97, 98),), counts=(np.int64(3),)).counts == (3,)
+
+
+def test_merge_and_count_pairs_check_their_arguments():
+    with pytest.raises(TypeError, match="^new_id must be an integer >= 0, got None$"):
+        bpe.merge([1, 2, 1, 2], (1, 2), None)  # gave [None, None]
+    with pytest.raises(ValueError, match="^new_id must be an integer >= 0, got -1$"):
+        bpe.merge([1, 2, 1, 2], (1, 2), -1)
+    with pytest.raises(ValueError, match="^new_id 1 already occurs in ids or pair: the merged token must have an id of its own$"):
+        bpe.merge([1, 2, 1, 2], (1, 2), 1)  # gave [1, 1]
+    with pytest.raises(ValueError, match="^new_id 5 already occurs in ids or pair"):
+        bpe.merge([1, 2, 5], (1, 2), 5)
+    with pytest.raises(ValueError, match=r"^pair must be two ids \(a, b\), got 3$"):
+        bpe.merge([1, 2], (1, 2, 3), 9)
+    with pytest.raises(ValueError, match=r"^weight must be an integer >= 1 \(the number of times the word occurs\), got -1$"):
+        bpe.count_pairs([1, 2, 1], weight=-1)  # gave negative counts
+    # a NumPy weight is taken as a Python int: the second add no longer wraps around
+    counts = bpe.count_pairs([1, 2, 1, 2], weight=np.uint64(2**64 - 1))
+    assert counts == {(1, 2): 2 * (2**64 - 1), (2, 1): 2**64 - 1} and type(counts[(1, 2)]) is int
+    with pytest.raises(TypeError, match=r"^ids\[1\] must be an integer >= 0, got 2.0$"):
+        bpe.count_pairs([1, 2.0])
+    assert bpe.merge([97, 97, 97, 98], (97, 97), 256) == [256, 97, 98]
+
+
+def test_texts_that_are_not_a_collection_are_named():
+    for bad in (None, 5):
+        with pytest.raises(TypeError, match=f"^texts must be a str or a sequence of str documents, got {bad}$"):
+            bpe.chunk_counts(bad)
+        with pytest.raises(TypeError, match=f"^texts must be a str or a sequence of str documents, got {bad}$"):
+            bpe.train(bad, 300)

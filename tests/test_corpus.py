@@ -9,6 +9,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+import torch
 from gensim.utils import deaccent
 
 from lib.chapters.embeddings import animal_vehicle_corpus
@@ -16,6 +17,7 @@ from lib.corpus import (
     TOKEN_PATTERN,
     UnknownTokenError,
     Vocabulary,
+    check_sentences,
     context_pairs,
     corpus_fraction,
     corpus_hash,
@@ -555,3 +557,34 @@ def test_counts_beyond_int64_are_a_value_error_and_time_spans_a_type_error():
         keep_probability(spans)
     with pytest.raises(TypeError, match=re.escape("sentence 0 must hold integer ids, got dtype timedelta64[s]")):
         context_pairs([spans])
+
+
+def test_repeat_corpus_and_token_counts_bound_their_sizes():
+    # repeat_corpus(2**70) did not return; token_counts(2**70) raised OverflowError from inside NumPy
+    with pytest.raises(ValueError, match=r"^times must be an integer in \[1, 268435456\], got 1180591620717411303424$"):
+        repeat_corpus([["a"]], 2**70)
+    with pytest.raises(ValueError, match=r"^times and the number of documents: a result of shape \(268435456, 2\) would hold"):
+        repeat_corpus([["a"], ["b"]], 2**28)
+    with pytest.raises(TypeError, match=r"^times must be an integer in \[1, 268435456\], got np.timedelta64\(2\)$"):
+        repeat_corpus([["a"]], np.timedelta64(2))  # was [['a'], ['a']]
+    with pytest.raises(ValueError, match=r"^vocab_size must be an integer in \[1, 268435456\], got 1180591620717411303424$"):
+        token_counts([[0, 1]], 2**70)
+    assert token_counts([[0, 1, 1]], 3).tolist() == [1, 2, 0]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: check_sentences(None), "sentences must be a sequence of sentences (sequences of str), got None"),
+    (lambda: Vocabulary(None), "tokens must be a sequence of str, got None"),
+    (lambda: Vocabulary(["a"]).encode(None), "tokens must be a sequence of str tokens, got None"),
+    (lambda: Vocabulary.from_sentences(3), "sentences must be a sequence of sentences (sequences of str), got 3"),
+    (lambda: token_index(None), "vocab must be a Vocabulary or a sequence of tokens, got None"),
+    (lambda: context_pairs(None, 1), "sentences must be a sequence of id sequences, got None"),
+    (lambda: token_counts(5, 3), "sentences must be a sequence of id sequences, got 5"),
+    (lambda: corpus_hash(torch.tensor(1)), "sentences must be a sequence of sentences (sequences of str), got tensor(1)"),
+    (lambda: check_sentences(torch.tensor([1, 2])), "sentences[0] must be a sequence of str tokens, got tensor(1)"),
+    (lambda: repeat_corpus(torch.tensor([1]), 2), "docs[0] must be a sequence of str tokens, got tensor(1)"),
+])
+def test_a_collection_that_is_none_a_number_or_a_tensor_is_named(call, message):
+    # were Python's "'NoneType' object is not iterable" or torch's "iteration over a 0-d tensor"
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        call()

@@ -150,5 +150,32 @@ def test_read_documents_of_a_corpus_saved_with_a_byte_order_mark(monkeypatch, tm
 def test_read_text_refuses_utf16_saved_without_a_mark(tmp_path):
     path = tmp_path / "u16.txt"
     path.write_bytes("WIDTH 1\n".encode("utf-16-le"))  # every other byte is 0
-    with pytest.raises(UnicodeDecodeError, match="a NUL character: not text .UTF-16 without a byte-order mark"):
+    with pytest.raises(UnicodeDecodeError) as info:
         read_text(path)
+    # the NUL's byte is named (it was "position 0" for every codec but plain UTF-8)
+    assert str(info.value) == "u16.txt, line 1: a NUL character at byte 1: not UTF-8 text (UTF-16 without a byte-order mark?)"
+
+
+def test_read_text_names_the_file_line_and_byte_of_text_that_is_not_utf8(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(b"first line\ncaf\xe9\n")
+    with pytest.raises(datasets.NotTextError) as info:
+        read_text(path)
+    assert isinstance(info.value, UnicodeDecodeError) and isinstance(info.value, ValueError)
+    assert str(info.value) == "latin1.txt, line 2: not UTF-8 text (byte 0xe9 at byte 14); save the file as UTF-8"
+    path.write_bytes(codecs.BOM_UTF8 + "WIDTH 1".encode("utf-16-le"))  # a UTF-8 mark, then UTF-16 text
+    with pytest.raises(UnicodeDecodeError) as info:
+        read_text(path)
+    # the NUL is byte 4 (after the 3-byte mark and the 'W'); the message said "position 0"
+    assert str(info.value) == "latin1.txt, line 1: a NUL character at byte 4: not UTF-8 text (UTF-16 without a byte-order mark?)"
+
+
+@pytest.mark.parametrize("path", [True, 1, None, 2.5])
+def test_a_path_that_is_not_a_str_or_a_path_is_refused(path, capsys):
+    # open(True, "rb") read the process's stdout (file descriptor 1) and then closed it
+    with pytest.raises(TypeError, match=f"^path must be a str or a Path, got {type(path).__name__}$"):
+        sha256_file(path)
+    with pytest.raises(TypeError, match=f"^path must be a str or a Path, got {type(path).__name__}$"):
+        read_text(path)
+    print("stdout still open")
+    assert capsys.readouterr().out == "stdout still open\n"

@@ -8,6 +8,8 @@ worked out by hand for small cases. One process group per world size runs every 
 slow part); every rank returns its evidence and the assertions run here.
 """
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -239,3 +241,20 @@ def test_dedupe_must_be_true_or_false():
         with pytest.raises(TypeError) as info:  # checked before the process group is looked up
             RowShardedEmbedding(torch.zeros(4, 2), 4, dedupe=bad)
         assert str(info.value) == f"dedupe must be True or False, got {bad!r}"
+
+
+def test_plan_exchange_checks_the_width_and_the_itemsize():
+    ids = [[0, 1], [2, 3]]
+    for D, kind, got in [(np.uint64(2**64 - 1), ValueError, "np.uint64(18446744073709551615)"),  # wrapped around
+                         (-4, ValueError, "-4"),  # row_bytes -32
+                         (4.5, TypeError, "4.5"),  # row_bytes 36.0
+                         (np.float16(60000), TypeError, "np.float16(6e+04)")]:  # row_bytes inf, total_bytes nan
+        with pytest.raises(kind, match=rf"^D \(embedding width\) must be an integer in \[1, 268435456\], got {re.escape(got)}$"):
+            plan_exchange(ids, 10, D, "row")
+    with pytest.raises(ValueError, match=r"^itemsize \(bytes per value\) must be an integer in \[1, 268435456\], got np.uint64"):
+        plan_exchange(ids, 10, 4, "row", itemsize=np.uint64(2**63))  # row_bytes 0
+    with pytest.raises(TypeError, match="^ids_per_rank must be a sequence of id arrays, one per rank, got None$"):
+        plan_exchange(None, 10, 4)
+    # exact Python ints: rank 0 serves the 2 rows rank 1 asks for, 2 * 4 * 268435456 bytes
+    plan = plan_exchange(ids, 10, 2**28, "row", itemsize=4)
+    assert plan[0]["row_bytes"] == 2 * 4 * 2**28 and type(plan[0]["row_bytes"]) is int

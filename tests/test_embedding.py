@@ -75,8 +75,15 @@ def test_bad_table_shape(bad):
 
 
 def test_bad_vocabulary_size():
-    with pytest.raises(ValueError, match="vocabulary size must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"^vocab_size must be an integer in \[1, 268435456\], got 0$"):
         embedding.onehot([0], 0)
+    for huge in (2**62, 2**70, np.uint64(2**64 - 1)):  # were NumPy's "array is too big" / "Maximum allowed dimension"
+        with pytest.raises(ValueError, match=r"^vocab_size must be an integer in \[1, 268435456\], got "):
+            embedding.onehot([0], huge)
+        with pytest.raises(ValueError, match=r"^vocab_size must be an integer in \[1, 268435456\], got "):
+            embedding.lookup_grad([0], [[1.0]], huge)
+    with pytest.raises(ValueError, match=r"^ids and vocab_size: a result of shape \(2, 200000000\) would hold 400000000 "):
+        embedding.onehot([0, 1], 200_000_000)
 
 
 def test_lookup_grad_accumulates_repeated_ids():
@@ -265,3 +272,26 @@ def test_lookup_grad_and_check_table_name_bad_arguments():
         embedding.lookup_grad([0], [["a"]], 2)
     with pytest.raises(TypeError, match="^finite must be True or False, got 'no'$"):
         embedding.check_table([[1.0]], finite="no")
+
+
+def test_a_metric_given_as_an_array_is_refused_by_name():
+    for metric in (np.array(["dot", "cosine"]), np.array(["dot"])):  # ambiguous truth value; taken as 'dot'
+        with pytest.raises(ValueError, match=r"^metric must be one of \('cosine', 'dot', 'euclidean'\), got array"):
+            embedding.similarity([1.0], [1.0], metric)
+
+
+def test_a_time_span_is_not_a_count():
+    with pytest.raises(TypeError, match=r"^k must be an integer >= 1, got np.timedelta64\(2\)$"):
+        embedding.nearest_neighbours(np.eye(3), [1.0, 0, 0], np.timedelta64(2))  # ran with k = 2
+    with pytest.raises(TypeError, match=r"^k must be an integer >= 1, got np.timedelta64\(2,'ns'\)$"):
+        embedding.top_k([0.1, 0.5, 0.3], np.timedelta64(2, "ns"))
+    with pytest.raises(TypeError, match=r"^vocab_size must be an integer in \[1, 268435456\], got np.timedelta64\(2\)$"):
+        embedding.lookup_grad([1], [[1.0]], np.timedelta64(2))  # NumPy's "cannot be interpreted as an integer"
+
+
+def test_longdouble_beyond_float64_is_named_not_called_infinite():
+    with pytest.raises(ValueError, match=r"^x holds np.longdouble\('1e\+400'\), beyond the float64 range"):
+        embedding.similarity(np.array([np.longdouble("1e400"), 1]), [1.0, 1.0])  # was "x contains NaN or infinity"
+    with pytest.raises(ValueError, match=r"^scores holds np.longdouble\('1e\+400'\), beyond the float64 range"):
+        embedding.top_k(np.array([1, 2], dtype=np.longdouble) * np.longdouble("1e400"), 1)
+    assert embedding.similarity(np.array([3, 4], dtype=np.longdouble), [1.0, 0.0]) == 0.6

@@ -461,7 +461,7 @@ def test_analogy_file_with_a_byte_order_mark_opens_its_first_section(tmp_path, m
 
 
 @pytest.mark.parametrize("chunk, kind, match", [
-    (0, ValueError, r"chunk must be an integer >= 1 \(questions per matrix product\), got 0"),  # was range()'s error
+    (0, ValueError, r"chunk must be an integer >= 1 \(questions scored at a time\), got 0"),  # was range()'s error
     (-5, ValueError, "got -5"),
     (2.0, TypeError, "got 2.0"),
     (True, TypeError, "got True"),
@@ -748,3 +748,86 @@ def test_analogy_predictions_names_vectors_for_a_non_finite_table():
         analogy_predictions([[np.nan, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[0, 1, 2]])
     with pytest.raises(TypeError, match="vectors must hold real numbers, got dtype complex128"):
         analogy_predictions(np.ones((4, 2), dtype=complex), [[0, 1, 2]])
+
+
+# --- folding a word after splitting the line, invisible characters, files that are not UTF-8 -------------
+
+
+@pytest.mark.parametrize("line, message", [
+    # written with three words; the spacing accent decomposed to a space, and the line passed as four
+    ("father son\u00b4s mother", "expected four words, got 'father son\u00b4s mother'"),
+    # five written words, the first a lone combining accent that folded to nothing
+    ("\u0301 king queen man woman", "expected four words, got '\u0301 king queen man woman'"),
+    ("don\u00b4t b c d", "word 1 'don\u00b4t' is 'don t' after folding case and accents (lib.corpus.fold), not one word, "
+                         "in 'don\u00b4t b c d'"),
+    ("\u0301 b c d", "word 1 '\u0301' is empty after folding case and accents (lib.corpus.fold), in '\u0301 b c d'"),
+])
+def test_read_analogies_splits_the_line_before_folding_each_word(tmp_path, line, message):
+    path = tmp_path / "q.txt"
+    path.write_text(f": s\n{line}\n", encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        read_analogies(path)
+    assert str(info.value) == f"q.txt, line 2: {message}"
+
+
+def test_read_word_pairs_refuses_a_word_that_folds_to_two_words(tmp_path):
+    path = tmp_path / "p.tsv"
+    path.write_text("don\u00b4t\tdo\t5\n", encoding="utf-8")  # was ('don t', 'do', 5.0): no token can match it
+    with pytest.raises(ValueError) as info:
+        read_word_pairs(path)
+    assert str(info.value) == ("p.tsv, line 1: word 1 'don\u00b4t' is 'don t' after folding case and accents "
+                               "(lib.corpus.fold), not one word, in 'don\u00b4t\\tdo\\t5'")
+    assert read_word_pairs(path, lowercase=False) == [("don\u00b4t", "do", 5.0)]  # as written: one word
+
+
+@pytest.mark.parametrize("char, name", [("\u200b", "U+200B (ZERO WIDTH SPACE)"), ("\u2060", "U+2060 (WORD JOINER)")])
+def test_benchmark_readers_refuse_invisible_format_characters(tmp_path, char, name):
+    pairs, questions = tmp_path / "p.tsv", tmp_path / "q.txt"
+    pairs.write_text(f"x\ty\t1\n{char}a\tb\t1\n", encoding="utf-8")  # was ('\u200ba', 'b', 1.0): matches no token
+    questions.write_text(f": s\n{char}a b c d\n", encoding="utf-8")
+    for read, path, line in ((read_word_pairs, pairs, 2), (read_analogies, questions, 2)):
+        with pytest.raises(ValueError, match=f"^{path.name}, line {line}: holds the invisible format character "
+                                             f"{re.escape(name)}, which the corpus tokeniser drops"):
+            read(path)
+
+
+def test_benchmark_readers_name_the_file_and_line_of_bytes_that_are_not_utf8(tmp_path):
+    pairs, questions = tmp_path / "latin1.tsv", tmp_path / "latin1.txt"
+    pairs.write_bytes(b"a\tb\t1\ncaf\xe9\tb\t1\n")  # was a bare UnicodeDecodeError naming neither
+    questions.write_bytes(b": s\ncaf\xe9 b c d\n")
+    with pytest.raises(ValueError, match=r"^latin1.tsv, line 2: not UTF-8 text \(byte 0xe9 at byte 9\); save the file as UTF-8$"):
+        read_word_pairs(pairs)
+    with pytest.raises(ValueError, match=r"^latin1.txt, line 2: not UTF-8 text \(byte 0xe9 at byte 7\); save the file as UTF-8$"):
+        read_analogies(questions)
+
+
+def test_collections_that_are_none_or_a_number_are_named():
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)]
+    for bad in (None, 3):
+        with pytest.raises(TypeError, match=rf"^pairs must be a sequence of \(word1, word2, score\), got {bad}$"):
+            word_similarity(TABLE, TOKENS, bad)
+        with pytest.raises(TypeError, match=rf"^edges must be a sequence of at least two increasing numbers, got {bad}$"):
+            similarity_by_frequency(TABLE, TOKENS, [5, 5, 5, 5, 5], pairs, bad)
+    import torch
+
+    with pytest.raises(TypeError, match=r"^pairs\[0\] must be \(word1, word2, score\), got tensor\(1.\)$"):
+        word_similarity(TABLE, TOKENS, torch.tensor([1.0, 2.0]))  # was torch's "len() of a 0-d tensor"
+    with pytest.raises(TypeError, match=r"^the human score of pair 1 \('cat', 'car'\) must be a finite number, got np.timedelta64\(2\)$"):
+        word_similarity(TABLE, TOKENS, [pairs[0], ("cat", "car", np.timedelta64(2)), pairs[2]])  # was taken as 2.0
+
+
+def test_similarity_by_frequency_compares_counts_with_edges_exactly():
+    table = np.random.default_rng(0).standard_normal((7, 3))
+    vocab = list("abcdefg")
+    counts = [5, 5, 5, 2**53, 2**60, 2**60, 2**60]
+    pairs = [("a", "b", 1.0), ("a", "c", 2.0), ("b", "c", 3.0), ("d", "e", 1.0), ("d", "f", 2.0), ("d", "g", 3.5),
+             ("e", "f", 1.0), ("e", "g", 2.0), ("f", "g", 3.0)]
+    strata = similarity_by_frequency(table, vocab, counts, pairs, [0, 2**53 + 1, np.inf])
+    # the rarer counts are 5 (3 pairs), 2**53 (3 pairs: below the edge 2**53 + 1) and 2**60 (3 pairs); as
+    # float64 the edge was 2**53 and the label '0-9007199254740991' held 3 pairs
+    assert [(label, r.n_used) for label, r in strata] == [("0-9007199254740992", 6), ("9007199254740993+", 3)]
+
+
+def test_analogy_accuracy_sections_must_be_a_mapping():
+    with pytest.raises(TypeError, match=r"^sections must be a mapping \{section: \[\(a, b, c, d\), ...\]\} \(read_analogies\), got list$"):
+        analogy_accuracy(TABLE, TOKENS, ["a", "b"])

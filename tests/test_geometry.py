@@ -293,3 +293,31 @@ def test_geometry_flags_must_be_true_or_false(bad):
         principal_projection(TABLE, 2, normalize=bad)
     with pytest.raises(TypeError, match=f"^center must be True or False, got {shown}$"):
         anisotropy(TABLE, center=bad)
+
+
+def test_format_metric_table_checks_rows_and_digits():
+    rows = metric_table([1.0, 0.0], {"a": [1.0, 1.0]})
+    with pytest.raises(TypeError, match=r"^rows must be a sequence of MetricRow \(from metric_table\), got \['abc'\]$"):
+        format_metric_table(["abc"])  # was AttributeError: 'str' object has no attribute 'name'
+    with pytest.raises(ValueError, match=r"^digits must be an integer in \[0, 12\], got an integer of 401 digits$"):
+        format_metric_table(rows, 10**400)  # was "Too many decimal digits in format string"
+    with pytest.raises(TypeError, match=r"^digits must be an integer in \[0, 12\], got True$"):
+        format_metric_table(rows, True)  # was an error about the spec '.Truef'
+    assert format_metric_table(rows, 2).splitlines()[1].split() == ["a", "0.71", "1.00", "1.00"]
+
+
+def test_named_neighbours_word_must_be_a_str():
+    table = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]
+    for word in (["a"], 3):  # unhashable list; 3 was reported as an unknown token
+        with pytest.raises(TypeError, match=f"^word must be a str, got {re.escape(repr(word))}$"):
+            named_neighbours(table, ["a", "b", "c"], word)
+    with pytest.raises(TypeError, match="^vocab must be a Vocabulary or a sequence of tokens, got None$"):
+        named_neighbours(table, None, "a")
+
+
+def test_neighbour_overlap_tables_as_none_or_a_generator():
+    a = [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]
+    with pytest.raises(TypeError, match=r"^tables must be a sequence of \(V, D\) tables, got None$"):
+        neighbour_overlap(None, [0])
+    # a generator was "object of type 'generator' has no len()"
+    assert neighbour_overlap((t for t in (a, a)), [0, 1], k=1).tolist() == [1.0, 1.0]

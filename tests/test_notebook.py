@@ -218,3 +218,26 @@ def test_glue_display_must_be_true_or_false_and_fmt_refuses_time_spans():
     with pytest.raises(TypeError) as info:  # NumPy counts timedelta64 as a number
         notebook.fmt(np.array([1, 2], dtype="m8[s]"), ".2f")
     assert str(info.value) == "fmt formats numbers, got an array of dtype timedelta64[s]"
+
+
+def test_fmt_of_a_longdouble_a_time_and_numbers_beyond_float64():
+    assert notebook.fmt(np.longdouble("1.5")) == "1.5000"  # recursed without end
+    assert notebook.fmt(np.array(np.longdouble("0.25"))) == "0.2500"
+    assert notebook.fmt(np.array([1.5, 2.0], dtype=np.longdouble), ".1f") == "[1.5 2.0]"
+    with pytest.raises(TypeError, match="^value must be a real number, got timedelta64$"):  # was '5.0000'
+        notebook.fmt(np.timedelta64(5))
+    for big in (10**400, np.longdouble("1e400")):  # was OverflowError from float()
+        with pytest.raises(ValueError, match=r"^value must be a real number within float64's range \(about 1.8e308\), got "):
+            notebook.fmt(big)
+    with pytest.raises(ValueError, match=r"^value must be a real number within float64's range"):
+        notebook.exact(10**400)
+    with pytest.raises(ValueError, match=r"^value holds an integer too large for float64"):
+        notebook.fmt([10**400, 1])
+    with pytest.raises(ValueError, match=r"^values holds an integer too large for float64"):
+        notebook.rounded(10**400, 2)
+    with pytest.raises(ValueError, match=r"^scores holds an integer too large for float64"):
+        notebook.runner_up_gap([10**400, 1], 0)
+    for choose in (notebook.argmax, notebook.argmin):
+        with pytest.raises(ValueError, match=r"^values holds an integer too large for float64"):
+            choose([10**400, 1], "x")
+    assert notebook.runner_up_gap([2**70, 1], 0) == float(2**70) - 1.0  # large but within float64: fine

@@ -114,7 +114,7 @@ def test_table_matches_per_position_encoding():
 
 @pytest.mark.parametrize("d, kind", [(0, ValueError), (-4, ValueError), (2.5, TypeError), (True, TypeError), ("4", TypeError)])
 def test_bad_width_is_a_clear_error(d, kind):
-    with pytest.raises(kind, match="width d must be an integer >= 1"):
+    with pytest.raises(kind, match="width d must be an integer in \\[1, 268435456\\]"):
         positional.sinusoidal_encoding(3, d)
 
 
@@ -128,7 +128,7 @@ def test_negative_or_fractional_position_is_an_error():
 def test_bad_base_and_table_size():
     with pytest.raises(ValueError, match="base must be a finite number > 1"):
         positional.sinusoidal_encoding(1, 4, base=1.0)
-    with pytest.raises(ValueError, match="n_positions must be an integer >= 1"):
+    with pytest.raises(ValueError, match="n_positions must be an integer in \\[1, 268435456\\]"):
         positional.sinusoidal_table(0, 4)
 
 
@@ -181,9 +181,9 @@ def test_argument_errors_name_the_argument():
         positional.LearnedPositionTable(4, 2, seed=-1)
     with pytest.raises(ValueError, match="scale must be a finite number >= 0"):
         positional.LearnedPositionTable(4, 2, scale=float("nan"))
-    with pytest.raises(ValueError, match="sequence length n must be an integer >= 0"):
+    with pytest.raises(ValueError, match="sequence length n must be an integer in \\[0, 268435456\\]"):
         positional.LearnedPositionTable(4, 2).for_length(-1)
-    with pytest.raises(TypeError, match="sequence length n must be an integer >= 0"):
+    with pytest.raises(TypeError, match="sequence length n must be an integer in \\[0, 268435456\\]"):
         positional.LearnedPositionTable(4, 2).for_length("3")
 
 
@@ -269,7 +269,7 @@ def test_ntk_base_slows_the_slowest_pair_by_the_scale_and_keeps_the_fastest():
     (lambda: positional.ntk_base(0.5, 8), ValueError, "scale must be a finite number >= 1"),
     (lambda: positional.ntk_base(2, 2), ValueError, "width d must be an even integer >= 4 for the NTK-aware base"),
     (lambda: positional.ntk_base(2, 8, base=1.0), ValueError, "base must be a finite number > 1, got 1.0"),
-    (lambda: positional.alibi_slopes(2.0), TypeError, "n_heads must be an integer >= 1, got 2.0"),
+    (lambda: positional.alibi_slopes(2.0), TypeError, "n_heads must be an integer in \\[1, 268435456\\], got 2.0"),
 ])
 def test_rope_errors_name_the_argument(call, error, message):
     with pytest.raises(error, match=message):
@@ -307,8 +307,8 @@ def test_alibi_bias_is_the_papers_definition():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: positional.alibi_slopes(0), "n_heads must be an integer >= 1"),
-    (lambda: positional.alibi_bias(0, 4), "window length n must be an integer >= 1"),
+    (lambda: positional.alibi_slopes(0), "n_heads must be an integer in \\[1, 268435456\\]"),
+    (lambda: positional.alibi_bias(0, 4), "window length n must be an integer in \\[1, 268435456\\]"),
     (lambda: positional.alibi_bias(3, 2, slopes=[0.5]), "slopes must be 2 finite numbers >= 0"),
     (lambda: positional.alibi_bias(3, 2, slopes=[0.5, -1.0]), "slopes must be 2 finite numbers >= 0"),
     (lambda: positional.alibi_bias(3, 2, slopes=[0.5, np.nan]), "slopes must be 2 finite numbers >= 0"),
@@ -363,3 +363,18 @@ def test_positions_given_as_time_spans_are_a_type_error():
     with pytest.raises(TypeError) as info:
         positional.sinusoidal_encoding(np.array([1, 2], dtype="m8[s]"), 4)
     assert str(info.value) == "position must be an integer (or an integer array), got dtype timedelta64[s]"
+
+
+def test_tables_bound_their_sizes_and_entries():
+    # each reached NumPy with a size of 2**70 ("Maximum allowed size exceeded")
+    with pytest.raises(ValueError, match=r"^n_positions must be an integer in \[1, 268435456\], got 1180591620717411303424$"):
+        positional.sinusoidal_table(2**70, 4)
+    with pytest.raises(ValueError, match=r"^n_positions and width d: a result of shape \(100000, 4096\) would hold 409600000 entries"):
+        positional.sinusoidal_table(100_000, 4096)
+    with pytest.raises(ValueError, match=r"^max_len and width d: a result of shape \(100000, 4096\) would hold"):
+        positional.LearnedPositionTable(100_000, 4096)
+    with pytest.raises(ValueError, match=r"^n_heads and window length n: a result of shape \(8, 10000, 10000\) would hold 800000000"):
+        positional.alibi_bias(10_000, 8)
+    with pytest.raises(ValueError, match=r"^n_heads and window length n: a result of shape \(1, 20000, 20000\) would hold"):
+        positional.alibi_bias(20_000, 1, slopes=[0.5])
+    assert positional.sinusoidal_table(3, 4).shape == (3, 4)

@@ -73,7 +73,7 @@ def test_cooccurrence_rejects_bad_input():
         cooccurrence([[0, 1]], 2, 2, weighting="gaussian")
     with pytest.raises(ValueError, match="token id 2 out of range for vocabulary of 2"):
         cooccurrence([[0, 2]], 2)
-    with pytest.raises(ValueError, match="vocab_size must be an integer >= 1"):
+    with pytest.raises(ValueError, match="vocab_size must be an integer in \\[1, 268435456\\]"):
         cooccurrence([[0, 1]], 0)
 
 
@@ -444,3 +444,36 @@ def test_counts_given_as_time_spans_are_not_counts():
     with pytest.raises(TypeError) as info:
         ppmi(np.ones((2, 2), dtype="m8[s]"))
     assert str(info.value) == "counts must be numeric, got dtype timedelta64[s]"
+
+
+@pytest.mark.parametrize("alpha", [0.75, 1.0, 2.0, 1e10, 1e14, 1e15, 1e16, 1e17, 1e300])
+def test_ppmi_keeps_the_context_normaliser_for_any_alpha(alpha):
+    # equal column sums: P_alpha(c) = 1/2 for every alpha, so PMI(0, 1) = log(0.5 / (0.5 * 0.5)) = ln 2;
+    # alpha log n_c absorbed the log-sum-exp correction: 0.75 at alpha = 1e15, 1.0 at 1e16, 0.0 at 1e17
+    assert ppmi([[0.0, 2.0], [2.0, 0.0]], alpha)[0, 1] == pytest.approx(np.log(2.0), rel=1e-15)
+    sparse = ppmi(scipy.sparse.csr_array([[0.0, 2.0], [2.0, 0.0]]), alpha)
+    assert sparse[0, 1] == pytest.approx(np.log(2.0), rel=1e-15)
+
+
+def test_ppmi_refuses_sparse_counts_that_are_not_real_numbers():
+    for dtype in (complex, bool):  # complex lost its imaginary part with SciPy's ComplexWarning; bool was accepted
+        with pytest.raises(TypeError, match=f"^counts must be numeric, got dtype {np.dtype(dtype)}$"):
+            ppmi(scipy.sparse.csr_array(np.array([[0, 2], [2, 0]], dtype=dtype)))
+
+
+def test_svd_vectors_refuses_a_power_that_leaves_float64():
+    C = np.diag([4.0, 0.5, 0.0])
+    with pytest.raises(ValueError, match=r"^power=1e\+308 takes the singular value 4.0 beyond float64's range \(4.0\*\*1e\+308 overflows\)$"):
+        svd_vectors(C, 2, power=1e308)  # was inf, with an overflow warning
+    with pytest.raises(ValueError, match=r"^power=1100.0 takes the singular value 0.5 beyond float64's range \(0.5\*\*1100.0 underflows to 0\)$"):
+        svd_vectors(np.diag([1.0, 0.5, 0.0]), 2, power=1100.0)  # 1**1100 is fine, 0.5**1100 is below 5e-324
+    np.testing.assert_allclose(np.abs(svd_vectors(C, 2, power=2.0)), [[16.0, 0.0], [0.0, 0.25], [0.0, 0.0]])
+
+
+def test_cooccurrence_bounds_the_vocabulary():
+    with pytest.raises(ValueError, match=r"^vocab_size must be an integer in \[1, 268435456\], got 1000000000$"):
+        cooccurrence([[0, 1]], 10**9, sparse=True)  # did not return within seconds
+    with pytest.raises(ValueError, match=r"^vocab_size \(a dense matrix; sparse=True holds only the pairs seen\): "
+                                         r"a result of shape \(20000, 20000\) would hold 400000000 entries"):
+        cooccurrence([[0, 1]], 20_000)
+    assert cooccurrence([[0, 1]], 20_000, sparse=True).nnz == 2

@@ -74,7 +74,7 @@ def test_seen_tokens_counts_distinct_ids_and_shows_in_the_record():
         seen_tokens([[0, 7]], 7)
     with pytest.raises(TypeError, match="token ids must be integers"):
         seen_tokens([[0.5]], 7)
-    with pytest.raises(ValueError, match="vocab_size must be an integer >= 1, got 0"):
+    with pytest.raises(ValueError, match="vocab_size must be an integer in \\[1, 268435456\\], got 0"):
         seen_tokens([[0]], 0)
     rows = Provenance(vocabulary_size=7, **seen_tokens([[0, 2]], 7)).rows()
     assert rows[:3] == [("items", "vocabulary size", "7"), ("items", "tokens seen in training", "2"),

@@ -609,3 +609,17 @@ def test_alias_table_of_probabilities_that_are_not_real_numbers_is_a_type_error(
         assert str(info.value) == f"probs must hold real numbers, got dtype {dtype}"
     with pytest.raises(ValueError, match="probs must be finite, >= 0 and sum to 1"):
         alias_table([np.nan, 1.0])
+
+
+def test_alias_draw_checks_the_table_and_the_size():
+    table = alias_table([0.2, 0.8])
+    rng = np.random.default_rng(0)
+    with pytest.raises(TypeError, match="^table must be an AliasTable \\(from alias_table\\), got list$"):
+        alias_draw([0.2, 0.8], 5, rng)  # was AttributeError: 'list' object has no attribute 'accept'
+    for size, kind in (("3", TypeError), (np.timedelta64(2), TypeError), (2**70, ValueError), (-1, ValueError)):
+        with pytest.raises(kind, match=r"^size must be an integer in \[0, 268435456\], got "):
+            alias_draw(table, size, rng)  # were NumPy's UFuncTypeError / "Maximum allowed dimension exceeded"
+    with pytest.raises(ValueError, match=r"^size: a result of shape \(100000, 100000\) would hold"):
+        alias_draw(table, (100_000, 100_000), rng)
+    assert alias_draw(alias_table([0.0, 1.0]), (2, 3), rng).tolist() == [[1, 1, 1], [1, 1, 1]]
+    assert alias_draw(table, 0, rng).shape == (0,)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
+from lib import embedding
 from lib.embedding import analogy, dot_product, nearest_neighbours, similarity
 
 A, B, C = np.array([1.0, 0.0]), np.array([10.0, 10.0]), np.array([0.1, 0.01])
@@ -399,3 +400,43 @@ def test_python_integers_beyond_int64_are_numbers_and_beyond_float64_a_value_err
         similarity([10**400], [1], "dot")
     with pytest.raises(TypeError, match="real numbers"):
         similarity([2**70, "a"], [1, 1], "dot")
+
+
+def test_a_subnormal_dot_product_is_the_exact_value_rounded_once():
+    from fractions import Fraction
+
+    # 4.661086204498098e-164 * 1.854964363001483e-159 is 8.4e-323 exactly rounded (Fraction); it came out
+    # 9e-323: the product was rounded to 53 bits first, then again to the few bits of a subnormal
+    assert embedding.dot_product([4.661086204498098e-164], [1.854964363001483e-159]) == 8.4e-323
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        a, b, c = (float(rng.uniform(1, 2)) * 2.0 ** int(rng.integers(-560, -500)) for _ in range(3))
+        for x, y in (([a], [b]), ([a, -c], [b, b])):
+            exact = sum(Fraction(p) * Fraction(q) for p, q in zip(x, y))
+            if abs(exact) < Fraction(2) ** -1022:  # subnormal: the exact sum, correctly rounded (Fraction -> float)
+                assert embedding.dot_product(x, y) == float(exact)
+
+
+def test_top_k_refuses_integers_that_float64_would_round():
+    # 2**53 and 2**53 + 1 are one apart, far above the tolerance, but the same float64: the smaller came first
+    for scores in (np.array([2**53, 2**53 + 1]), [2**53 + 1, 2**53], np.array([-(2**60), 0])):
+        with pytest.raises(ValueError, match=r"^scores holds the integer -?\d+, beyond 2\*\*53: float64"):
+            embedding.top_k(scores, 1)
+    assert embedding.top_k(np.array([2**53 - 1, 2**53]), 1).tolist() == [1]  # exact in float64: fine
+
+
+def test_top_k_near_the_float64_limit_warns_nothing():
+    import warnings
+
+    top = 1.7976931348623157e308
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's "overflow encountered in subtract" was leaked
+        assert embedding.top_k([top * (1 - 3e-12), top], 2, relative=True).tolist() == [1, 0]
+        # within the tolerance of each other: one group, smaller position first
+        assert embedding.top_k([top * (1 - 1e-13), top], 2, relative=True).tolist() == [0, 1]
+
+
+def test_lookup_grad_reports_a_summed_row_beyond_float64():
+    with pytest.raises(ValueError, match=r"^the summed gradient of row 0 overflows float64 \(its true value is above 1.8e308\)$"):
+        embedding.lookup_grad([0, 0], [[1e308], [1e308]], 1)  # was inf, with NumPy's warning
+    assert embedding.lookup_grad([0, 0], [[1e308], [-1e308]], 1).tolist() == [[0.0]]

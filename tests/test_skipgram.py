@@ -221,7 +221,7 @@ def test_negative_policies_on_draws_equal_to_the_positive():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(k=0), r"k \(negatives per positive\) must be an integer >= 1"),
+        (dict(k=0), r"k \(negatives per positive\) must be an integer in \[1, 268435456\]"),
         (dict(policy="skip"), "policy must be one of"),
         (dict(noise=np.array([0.5, 0.6])), "probability vector"),
         (dict(positives=torch.tensor([2])), "positive id 2 out of range"),
@@ -262,8 +262,8 @@ def test_subsampling_and_window_reach_the_provenance(vocab):
     "kwargs, match",
     [
         (dict(objective="hierarchical_softmax"), "objective must be one of"),
-        (dict(dim=0), "dim must be an integer >= 1"),
-        (dict(steps=0), "steps must be an integer >= 1"),
+        (dict(dim=0), "dim must be an integer in \\[1, 268435456\\]"),
+        (dict(steps=0), "steps must be an integer in \\[1, 268435456\\]"),
         (dict(lr=float("nan")), "lr must be a finite number > 0"),
         (dict(lr=-1.0), "lr must be a finite number > 0"),
         (dict(seed=-3), "seed must be an integer >= 0"),
@@ -299,7 +299,7 @@ def test_pair_batches_cover_every_pair_once_and_are_seeded():
     assert [len(c) for c, _ in pair_batches(pairs, 4, drop_last=True)] == [4, 4]
     ordered = list(pair_batches(pairs, 5, shuffle=False))
     assert ordered[0][0].tolist() == [0, 1, 2, 3, 4]
-    with pytest.raises(ValueError, match="batch_size must be an integer >= 1"):
+    with pytest.raises(ValueError, match="batch_size must be an integer in \\[1, 268435456\\]"):
         list(pair_batches(pairs, 0))
     with pytest.raises(ValueError, match=">= 0"):
         list(pair_batches(np.array([[0, -1]]), 1))
@@ -336,3 +336,21 @@ def test_noise_and_counts_that_are_not_real_numbers_are_type_errors():
     with pytest.raises(TypeError) as info:
         next(pair_batches(np.array([[0, 1]], dtype="m8[s]"), 1))
     assert str(info.value) == "pair ids must be integers, got dtype timedelta64[s]"
+
+
+def test_arguments_that_are_not_tensors_are_named():
+    from lib import skipgram
+
+    g, noise = torch.Generator().manual_seed(0), np.full(4, 0.25)
+    with pytest.raises(TypeError, match=r"^positives must be a torch.Tensor \(B,\), got list$"):
+        skipgram.sample_negatives([0, 1], noise, 2, generator=g)  # was AttributeError: no attribute 'detach'
+    with pytest.raises(TypeError, match="^generator must be a torch.Generator, got int$"):
+        skipgram.sample_negatives(torch.tensor([0, 1]), noise, 2, generator=0)
+    with pytest.raises(TypeError, match=r"^logits must be a torch.Tensor \(B, V\), got ndarray$"):
+        skipgram.softmax_cross_entropy(np.zeros((2, 3)), torch.tensor([0, 1]))
+    with pytest.raises(TypeError, match=r"^targets must be a torch.Tensor \(B,\), got list$"):
+        skipgram.softmax_cross_entropy(torch.zeros((2, 3)), [0, 1])
+    with pytest.raises(TypeError, match=r"^centre must be a torch.Tensor \(B, D\), got list$"):
+        skipgram.negative_sampling_loss([0.0], torch.zeros(1, 1), torch.zeros(1, 1, 1))
+    with pytest.raises(TypeError, match=r"^mask must be a torch.Tensor \(B, K\), got list$"):
+        skipgram.negative_sampling_loss(torch.zeros(1, 1), torch.zeros(1, 1), torch.zeros(1, 1, 1), mask=[[True]])

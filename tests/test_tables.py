@@ -31,3 +31,16 @@ def test_text_widths_alignment_gaps_and_rules_by_hand():
 def test_bad_tables_are_rejected(call, kind, match):
     with pytest.raises(kind, match=match):
         call()
+
+
+def test_a_header_or_rows_that_are_not_strings_are_named():
+    import numpy as np
+
+    with pytest.raises(TypeError, match=r"^header must be a sequence of strings, one per column, got array"):
+        tables.markdown(np.eye(2), [["1", "2"]])  # was AttributeError: no attribute 'replace'
+    with pytest.raises(ValueError, match=r"^align must be one of \('<', '>'\), got array\(\[1., 0.\]\)$"):
+        tables.text(["a", "b"], [["1", "2"]], np.eye(2))  # was NumPy's "truth value ... is ambiguous"
+    with pytest.raises(TypeError, match="^rows must be a sequence of rows of strings, got None$"):
+        tables.text(["a"], None)
+    with pytest.raises(TypeError, match="^row 0 must be a sequence of strings, got 'ab'$"):
+        tables.markdown(["a", "b"], ["ab"])

@@ -306,10 +306,14 @@ def test_a_byte_order_mark_in_a_string_program():
 
 
 def test_lines_are_numbered_as_an_editor_numbers_them():
-    # a form feed or U+2028 inside a line does not start a new line (str.splitlines would count one)
+    # a form feed or U+2028 inside a line does not start a new line (str.splitlines would count one): it is
+    # refused where it stands, in a comment too (an editor may show a line break there)
     with pytest.raises(trace.TraceError) as info:
-        trace.run("WIDTH 2 \x0c\nTOKEN a 1 2 # \u2028 comment\nFOO")
-    assert info.value.line == 3
+        trace.run("WIDTH 2\nTOKEN a 1 2\n\nSEQUENCE a \x0c")
+    assert info.value.line == 4
+    with pytest.raises(trace.TraceError) as info:
+        trace.run("WIDTH 2\nTOKEN a 1 2 # \u2028 comment\nFOO")
+    assert info.value.line == 2 and "U+2028 (LINE SEPARATOR)" in info.value.message
     with pytest.raises(trace.TraceError) as info:
         trace.run("WIDTH 2\rTOKEN a 1 2\r\nFOO")  # old Mac and Windows line ends
     assert info.value.line == 3
@@ -417,3 +421,34 @@ def test_cli_names_a_file_that_is_not_text(tmp_path):
 def test_numbers_with_too_many_digits_are_a_trace_error_on_their_line(program, line):
     with pytest.raises(trace.TraceError, match=rf"^line {line}: number '9*1*\.\.\.' has \d+ digits; at most 100 are allowed"):
         trace.run(program)
+
+
+@pytest.mark.parametrize("program, line, char", [
+    ("WIDTH 2\nTOKEN a 1\u20282\nSEQUENCE a\nLOOKUP a", 2, "U+2028 (LINE SEPARATOR)"),  # ran as TOKEN a 1 2
+    ("WIDTH 2\u2028TOKEN a 1 2\nSEQUENCE a\nLOOKUP a", 1, "U+2028 (LINE SEPARATOR)"),  # "WIDTH takes 1 value, got 5"
+    ("WIDTH 2\nTOKEN a 1 2\x85\nSEQUENCE a", 2, "U+0085 (NEL)"),
+    ("WIDTH 2\nTOKEN a 1\x0b2\nSEQUENCE a", 2, "U+000B"),
+    ("WIDTH 2\nTOKEN a 1 2\x0c\nSEQUENCE a", 2, "U+000C"),
+])
+def test_a_line_end_an_editor_may_show_is_refused_as_in_the_benchmark_readers(program, line, char):
+    assert trace.run_or_error(program) == [f"error: line {line}: holds the character {char}, a line end that this reader does not "
+                                     "split at (lines end with \\n, \\r\\n or \\r); replace it with a newline"]
+
+
+def test_words_are_separated_by_ascii_spaces_and_tabs_only():
+    # a no-break or ideographic space separated words that no one can see
+    assert trace.run_or_error("WIDTH\u30002\nTOKEN a 1 2") == [
+        "error: line 1: unknown command 'WIDTH\\u30002'; expected one of WIDTH, TOKEN, SEQUENCE, LOOKUP, POSENC, ADD, SIM"]
+    assert trace.run_or_error("WIDTH 2\nTOKEN a 1\u00a02") == ["error: line 2: TOKEN a needs 2 values (the WIDTH), got 1"]
+    assert trace.run_or_error("  WIDTH 2  # c\n\tTOKEN a 1 2\t\nSEQUENCE a\nLOOKUP a\n\n") == ["LOOKUP a = [1.0000, 2.0000]"]
+
+
+def test_an_invisible_character_in_a_defined_name_is_shown_escaped():
+    # the list showed 'a' + U+200B, which reads as 'a', beside "unknown token 'a'"
+    assert trace.run_or_error("WIDTH 2\nTOKEN a\u200b 1 2\nSEQUENCE a\nLOOKUP a") == [
+        "error: line 3: unknown token 'a'; defined tokens: 'a\\u200b'"]
+
+
+def test_functions_must_be_a_functions_record():
+    with pytest.raises(TypeError, match=r"^functions must be a lib.trace.Functions \(default the reference\), got NoneType$"):
+        trace.run("WIDTH 1\nTOKEN a 1\nSEQUENCE a\nLOOKUP a", None)  # was AttributeError: no attribute 'lookup'

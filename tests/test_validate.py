@@ -111,7 +111,7 @@ def test_ids_by_kind():
         validate.ids(np.array([2**64 - 1], dtype=np.uint64), 3, "row")
     with pytest.raises(TypeError, match="token ids must be integers, got dtype float64"):
         validate.ids([0.0], 3)
-    with pytest.raises(ValueError, match="vocabulary size must be an integer >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"vocabulary size must be an integer in \[1, 268435456\], got 0"):
         validate.ids([0], 0)
 
 
@@ -315,3 +315,135 @@ def test_id_collection_takes_a_collection_never_one_id():
         validate.id_collection([3], 3, "items", "item")
     with pytest.raises(ValueError, match=r"^items must be a flat collection of ids, got shape \(1, 2\)$"):
         validate.id_collection([[0, 1]], 3, "items")
+
+
+# --- NumPy times, arrays as options, sizes, numbers shown, longdouble ---------------------------------
+
+
+@pytest.mark.parametrize("span", [np.timedelta64(2), np.timedelta64(2, "s"), np.datetime64("2020-01-01")])
+def test_a_numpy_time_is_neither_an_integer_nor_a_number(span):
+    # np.timedelta64 is a subclass of np.signedinteger: it passed as an integer (k = 2 generic time units)
+    shown = repr(span)
+    with pytest.raises(TypeError, match=f"^k must be an integer >= 1, got {re.escape(shown)}$"):
+        validate.integer(span, "k", low=1)
+    with pytest.raises(TypeError, match=f"^x must be a finite number, got {re.escape(shown)}$"):
+        validate.number(span, "x")
+    with pytest.raises(TypeError, match=f"^seed must be an integer >= 0, got {re.escape(shown)}$"):
+        validate.seed(span)
+    with pytest.raises(TypeError, match="^seed must be an integer >= 0 or a numpy.random.Generator, got "):
+        validate.rng(span)
+    with pytest.raises(TypeError, match=r"^window must be None \(the whole sentence\) or an integer >= 1, got "):
+        validate.window(span)
+    with pytest.raises(TypeError, match=f"^x must be a real number, got {re.escape(shown)}$"):
+        validate.real(span, "x")
+
+
+@pytest.mark.parametrize("value", [np.array(["dot", "cosine"]), np.array(["dot"]), np.array([]), [1], {"a": 1}])
+def test_choice_refuses_an_array_or_an_unhashable_value_by_name(value):
+    # an array was compared entry by entry: NumPy's "truth value ... is ambiguous", or a 1-element one taken
+    with pytest.raises(ValueError, match=r"^metric must be one of \('cosine', 'dot'\), got "):
+        validate.choice(value, "metric", ("cosine", "dot"))
+
+
+def test_choice_returns_the_option_as_spelled():
+    assert validate.choice(np.str_("dot"), "metric", ("cosine", "dot")) == "dot"
+    assert type(validate.choice(np.str_("dot"), "metric", ("cosine", "dot"))) is str
+
+
+def test_size_has_an_upper_bound_named_in_the_message():
+    assert validate.MAX_SIZE == 2**28
+    assert validate.size(2**28, "n") == 2**28
+    for huge, text in ((2**28 + 1, "268435457"), (2**70, "1180591620717411303424"),
+                       (np.uint64(2**64 - 1), "np.uint64(18446744073709551615)"), (10**400, "an integer of 401 digits")):
+        with pytest.raises(ValueError, match=rf"^vocab_size must be an integer in \[1, 268435456\], got {re.escape(text)}$"):
+            validate.size(huge, "vocab_size")
+    with pytest.raises(ValueError, match=r"^steps must be an integer in \[0, 10\] \(a hint\), got 11$"):
+        validate.size(11, "steps", low=0, high=10, hint="a hint")
+    validate.entries((2**14, 2**14), "n")  # exactly 2**28 entries: allowed
+    with pytest.raises(ValueError, match=r"^n: a result of shape \(16384, 16385\) would hold 268451840 entries; "
+                                         r"at most 268435456 are allowed$"):
+        validate.entries((2**14, 2**14 + 1), "n")
+
+
+def test_real_shows_any_number_and_refuses_one_beyond_float64():
+    assert validate.real(3, "x") == 3.0 and type(validate.real(3, "x")) is float
+    assert validate.real(np.float32(0.5), "x") == 0.5
+    assert np.isnan(validate.real(float("nan"), "x")) and validate.real(-np.inf, "x") == -np.inf
+    assert validate.real(np.longdouble("1.5"), "x") == 1.5
+    for big, text in ((10**400, "an integer of 401 digits"), (np.longdouble("1e400"), "np.longdouble('1e+400')")):
+        with pytest.raises(ValueError, match=rf"^x must be a real number within float64's range \(about 1.8e308\), got {re.escape(text)}$"):
+            validate.real(big, "x")
+    for bad in (True, "3", None, 1j):
+        with pytest.raises(TypeError, match="^x must be a real number, got "):
+            validate.real(bad, "x")
+
+
+def test_longdouble_arrays_become_float64_or_a_range_error():
+    out = validate.real_numbers(np.array([1.5, -2.25], dtype=np.longdouble), "x")
+    assert out.dtype == np.float64 and out.tolist() == [1.5, -2.25]
+    beyond = np.array([1.0, np.longdouble("1e400")], dtype=np.longdouble)
+    with pytest.raises(ValueError, match=r"^x holds np.longdouble\('1e\+400'\), beyond the float64 range \(about 1.8e308\)$"):
+        validate.real_numbers(beyond, "x")
+    with pytest.raises(ValueError, match="^x contains NaN or infinity$"):  # a non-finite longdouble stays that
+        validate.vectors(np.array([np.longdouble("inf")]), "x")
+
+
+def test_number_keep_int_compares_integers_exactly():
+    assert validate.number(2**53 + 1, "e", keep_int=True) == 2**53 + 1  # a float would be 2**53
+    assert type(validate.number(np.int64(7), "e", keep_int=True)) is int
+    assert validate.number(2.5, "e", keep_int=True) == 2.5
+    with pytest.raises(ValueError, match=r"^e must be a finite number > 9007199254740993, got 9007199254740993$"):
+        validate.number(2**53 + 1, "e", gt=2**53 + 1, keep_int=True)
+    with pytest.raises(ValueError, match=r"^e must be a finite number, got an integer of 401 digits \(beyond the float64 range\)$"):
+        validate.number(10**400, "e", keep_int=True)
+
+
+@pytest.mark.parametrize("call, name", [
+    ("lib.corpus:token_counts([[0, 1]], N)", "vocab_size"),
+    ("lib.corpus:repeat_corpus([['a']], N)", "times"),
+    ("lib.positional:sinusoidal_table(N, 4)", "n_positions"),
+    ("lib.positional:LearnedPositionTable(N, 2)", "max_len"),
+    ("lib.positional:alibi_slopes(N)", "n_heads"),
+    ("lib.positional:alibi_bias(N, 2)", "window length n"),
+    ("lib.toylang:make_corpus(N)", "n_sentences"),
+    ("lib.toylang:sample_sentences(N)", "n"),
+    ("lib.skipgram:train_skipgram(np.array([[0, 1]]), N)", "vocab_size"),
+    ("lib.tying:TinyLM(N, 4)", r"V \(vocabulary size\)"),
+    ("lib.sgns:alias_draw(lib.sgns.alias_table([0.2, 0.8]), N, np.random.default_rng(0))", "size"),
+    ("lib.sparse_updates:untouched_row_drift(N)", "steps"),
+    ("lib.sparse_updates:sample_ids(4, N)", "batch"),
+    ("lib.sparse_updates:id_probabilities(N)", r"V \(vocabulary size\)"),
+    ("lib.sparse_updates:expected_touched_fraction(N, 10)", r"V \(vocabulary size\)"),
+    ("lib.ppmi:cooccurrence([[0, 1]], N, sparse=True)", "vocab_size"),
+    ("lib.bigram:bigram_counts([0, 1], N)", "vocab_size"),
+    ("lib.bigram:init_params(N, 2)", "vocab_size"),
+    ("lib.bigram:train_factored(np.ones((3, 3)), N)", "width d"),
+    ("lib.provenance:seen_tokens([0, 1], N)", "vocab_size"),
+    ("lib.transformer:sample_windows(np.arange(10), N, 3, 0)", "n_windows"),
+])
+@pytest.mark.parametrize("huge", [2**70, 10**400, np.uint64(2**64 - 1), 10**9])
+def test_every_size_argument_has_an_upper_bound(call, name, huge):
+    # each reached NumPy or PyTorch ("Maximum allowed dimension exceeded", an overflow) or never returned
+    import importlib
+
+    module, expression = call.split(":")
+    namespace = {"np": np, "N": huge, "lib": importlib.import_module("lib")}
+    namespace.update(vars(importlib.import_module(module)))
+    importlib.import_module("lib.sgns")
+    with pytest.raises(ValueError, match=rf"^{name} must be an integer in \[\d+, \d+\]( \([^)]*\))?, got "):
+        eval(expression, namespace)
+
+
+def test_collection_and_tensor_name_the_argument():
+    assert validate.collection((x for x in "ab"), "tokens", "a sequence of str") == ["a", "b"]
+    for bad, shown in ((None, "None"), (3, "3"), (np.array(2.0), "array(2.)")):
+        with pytest.raises(TypeError, match=rf"^tokens must be a sequence of str, got {re.escape(shown)}$"):
+            validate.collection(bad, "tokens", "a sequence of str")
+    with pytest.raises(TypeError, match="^tokens must be a sequence of str, got a single string 'ab'$"):
+        validate.collection("ab", "tokens", "a sequence of str")
+    import torch
+
+    t = torch.zeros(2)
+    assert validate.tensor(t, "x") is t
+    with pytest.raises(TypeError, match=r"^x must be a torch.Tensor \(B,\), got ndarray$"):
+        validate.tensor(np.zeros(2), "x", "(B,)")
