@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from typing import Iterable, Optional, Sequence, Union
 
 import numpy as np
@@ -170,10 +171,10 @@ def size(value, name: str, *, low: int = 1, high: int = MAX_SIZE, hint: str = ""
 
     >>> size(300, "dim")
     300
-    >>> size(2**70, "vocab_size")
+    >>> size(2**40, "V")
     Traceback (most recent call last):
     ...
-    ValueError: vocab_size must be an integer in [1, 268435456], got 1180591620717411303424
+    ValueError: V must be an integer in [1, 268435456], got 1099511627776
     """
     return integer(value, name, low=low, high=high, hint=hint)
 
@@ -183,10 +184,10 @@ def entries(shape: Sequence[int], names: str) -> None:
     naming ``names`` (the arguments that set the shape) otherwise. For a result whose sizes are each
     allowed but whose product is not (a ``(V, V)`` matrix for ``V = 10**6``).
 
-    >>> entries((10**5, 10**5), "vocab_size")
+    >>> entries((10**5, 10**5), "V")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: vocab_size: a result of shape (100000, 100000) would hold 10000000000 entries; at most 268435456 are allowed
+    ValueError: V: a result of shape (100000, 100000) would hold 10000000000 ...
     """
     n = math.prod(int(k) for k in shape)
     if n > MAX_SIZE:
@@ -343,17 +344,15 @@ def _equal(value, option) -> bool:
 def tensor(value, name: str, shape: str = ""):
     """``value`` itself after checking that it is a ``torch.Tensor``: ``TypeError`` naming ``name`` (and
     ``shape``, the expected shape, when given) otherwise, rather than an ``AttributeError`` (a list has no
-    ``.detach``) or PyTorch's own complaint. PyTorch is imported only here, when a check is made.
+    ``.detach``) or PyTorch's own complaint. PyTorch is not imported here: until it is imported, nothing is a
+    tensor.
 
     >>> tensor([0.5], "logits", "(B, V)")
     Traceback (most recent call last):
     ...
     TypeError: logits must be a torch.Tensor (B, V), got list
     """
-    try:
-        import torch
-    except ImportError:  # without PyTorch nothing is a tensor
-        torch = None
+    torch = sys.modules.get("torch")
     if torch is None or not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor{' ' + shape if shape else ''}, got {type(value).__name__}")
     return value
