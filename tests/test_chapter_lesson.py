@@ -11,6 +11,7 @@ from lib import bigram, embedding, positional, toylang
 from lib.chapters import lesson
 
 
+# The lesson's experiment trains a model per width (tens of seconds): the tests that use it are slow.
 @pytest.fixture(scope="module")
 def exp():
     return lesson.experiment()
@@ -35,6 +36,7 @@ def test_learned_table_refuses_positions_beyond_its_length():
 # --- the embedding table ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_onehot_times_table_is_the_lookup(exp):
     E0, _ = bigram.init_params(toylang.V, 8, seed=0)
     x = exp.corpus.train[:5]
@@ -63,6 +65,7 @@ def test_lookup_gradient_accumulates_into_the_rows_used_by_finite_differences():
 # --- the width table ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_full_table_validation_loss_is_within_002_of_the_lessons(exp):
     _, _, lesson_val = lesson.LESSON_FULL_TABLE
     assert abs(exp.full_val_loss - lesson_val) < 0.02
@@ -71,12 +74,14 @@ def test_full_table_validation_loss_is_within_002_of_the_lessons(exp):
     assert abs(toylang.bigram_entropy() - lesson_val) < 0.005
 
 
+@pytest.mark.slow
 def test_width_table_has_the_lessons_widths_and_parameter_counts(exp):
     assert [r.width for r in exp.rows] == sorted(lesson.LESSON_LOSSES)
     assert [r.parameters for r in exp.rows] == [lesson.LESSON_LOSSES[w][0] for w in sorted(lesson.LESSON_LOSSES)]
     assert exp.table.size == lesson.LESSON_FULL_TABLE[0]
 
 
+@pytest.mark.slow
 def test_narrow_widths_diverge_at_lr_10_and_are_retrained_as_in_the_lesson(exp):
     for r in exp.rows:
         if r.width <= 2:
@@ -130,6 +135,7 @@ def test_the_fallback_is_stable_and_the_lessons_lr_3_is_not(exp):
     assert exp.row(1).val_loss == pytest.approx(final_loss(bigram.FALLBACK_LR, bigram.FALLBACK_STEPS, 1e-12, 1), abs=1e-9)
 
 
+@pytest.mark.slow
 def test_width_table_has_the_lessons_shape(exp):
     full = exp.full_val_loss
     w1, w2 = exp.row(1), exp.row(2)
@@ -145,6 +151,7 @@ def test_width_table_has_the_lessons_shape(exp):
     assert min(r.train_loss for r in exp.rows) >= exp.full_train_loss - 1e-9
 
 
+@pytest.mark.slow
 def test_rerunning_a_width_reproduces_the_table(exp):
     run = bigram.train_factored(exp.train_counts, 3, steps=bigram.STEPS, lr=bigram.LR, seed=0)
     assert bigram.factored_loss(run.E, run.U, exp.val_counts) == pytest.approx(exp.row(3).val_loss, abs=1e-12)
@@ -153,12 +160,14 @@ def test_rerunning_a_width_reproduces_the_table(exp):
 # --- what the vectors learned --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cosines_agree_with_scipy(exp):
     for a, b, ours, _, _ in lesson.cosine_rows(exp.E):
         ref = 1 - scipy_cosine_distance(exp.E[toylang.STOI[a]], exp.E[toylang.STOI[b]])
         assert ours == pytest.approx(ref, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_pairs_of_one_kind_are_close_and_the_others_are_not(exp):
     rows = lesson.cosine_rows(exp.E)
     kinds = toylang.next_token_kinds()
@@ -195,6 +204,7 @@ def test_cosine_summary_over_every_pair_by_brute_force(exp):
         lesson.cosine_summary(exp.E, [("cat", "zebra")])
 
 
+@pytest.mark.slow
 def test_validation_noise_is_the_standard_error_of_the_exact_grammar(exp):
     noise = lesson.validation_noise(exp)
     val = exp.corpus.val
@@ -217,6 +227,7 @@ def test_dot_product_by_offset_falls_then_rises():
         lesson.first_rise([3.0, 2.0, 1.0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("word, role", [("cat", "subject"), ("chased", "verb"), ("fish", "object"),
                                         ("quickly", "modifier")])
 def test_nearest_neighbours_share_the_role(exp, word, role):
@@ -228,6 +239,7 @@ def test_nearest_neighbours_share_the_role(exp, word, role):
     assert scores == sorted(scores, reverse=True)
 
 
+@pytest.mark.slow
 def test_cosine_matrix_is_symmetric_with_unit_diagonal(exp):
     sims, order = lesson.cosine_matrix_by_role(exp.E)
     assert sims.shape == (34, 34) and sorted(order) == sorted(toylang.VOCAB)
@@ -238,6 +250,7 @@ def test_cosine_matrix_is_symmetric_with_unit_diagonal(exp):
 # --- order blindness -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_two_sentences_are_the_same_set_of_vectors_until_positions_are_added(exp):
     a, b = "the dog chased the cat", "the cat chased the dog"
     np.testing.assert_allclose(lesson.mean_vector(exp.E, a), lesson.mean_vector(exp.E, b), atol=1e-15)
@@ -267,6 +280,7 @@ def test_same_set_of_vectors_by_hand():
 # --- the experiment object and formatting ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_experiment_is_cached_and_read_only(exp):
     assert lesson.experiment() is exp
     with pytest.raises(ValueError):
@@ -274,6 +288,7 @@ def test_experiment_is_cached_and_read_only(exp):
     assert exp.E.shape == (34, 8) and exp.U.shape == (8, 34)
 
 
+@pytest.mark.slow
 def test_tables_list_the_book_and_the_lesson_side_by_side(exp):
     text = lesson.loss_table_text(exp).splitlines()
     assert len(text) == 2 + len(exp.rows) + 1 + 1  # header, rule, widths, full table, the note on retrained widths
@@ -285,6 +300,7 @@ def test_tables_list_the_book_and_the_lesson_side_by_side(exp):
     assert len(cos) == 14 and "| cat – dog |" in cos[2] and "0.979" in cos[2] and cos[2].endswith("| same |")
 
 
+@pytest.mark.slow
 def test_bad_arguments_are_rejected(exp):
     with pytest.raises(ValueError, match="'zebra' is not in the toy vocabulary"):
         lesson.vector(exp.E, "zebra")
@@ -296,6 +312,7 @@ def test_bad_arguments_are_rejected(exp):
         exp.row(5)
 
 
+@pytest.mark.slow
 def test_attention_without_a_mask_is_permutation_equivariant_and_with_a_causal_mask_is_not(exp):
     X = lesson.input_vectors(exp.E, "the dog chased the cat")
     rng = np.random.default_rng(0)

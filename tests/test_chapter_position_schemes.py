@@ -28,6 +28,7 @@ def test_training_in_worker_processes_gives_the_same_numbers(tiny):
         ps.run_study(workers=0)
 
 
+@pytest.mark.slow
 def test_study_holds_every_run_scored_on_the_same_windows(tiny):
     assert sorted(tiny.runs) == sorted((s, 1, seed) for s in ("none", "learned", "rope", "alibi") for seed in (0, 1))
     assert tiny.windows.shape == (8, ps.LENGTHS[-1] + 1)
@@ -37,6 +38,7 @@ def test_study_holds_every_run_scored_on_the_same_windows(tiny):
     assert tiny.seeds() == (0, 1)
 
 
+@pytest.mark.slow
 def test_loss_at_a_length_is_the_loss_on_windows_cut_to_it(tiny):
     # the module's claim: one pass over the 4L windows scores the model at L and 2L as well
     for n in ps.LENGTHS:
@@ -101,6 +103,7 @@ def test_extended_configs():
         ps.extended_config("interpolation", 100)
 
 
+@pytest.mark.slow
 def test_fine_tuning_curve_starts_from_the_interpolated_model(tiny):
     curve = ps.finetune_curve(tiny, steps=(0, 2), seeds=[1])
     model = transformer.with_config(tiny.run("rope", 1, 1).model, ps.extended_config("interpolation", 64))
@@ -116,12 +119,14 @@ def test_fine_tuning_curve_starts_from_the_interpolated_model(tiny):
         ps.finetune_curve(tiny, steps=(0,), seeds=[7])
 
 
+@pytest.mark.slow
 def test_extension_losses_under_each_method(tiny):
     ext = ps.rope_extension(tiny)
     assert set(ext) == set(ps.EXTENSIONS) and all(v[64].shape == (2,) for v in ext.values())
     np.testing.assert_allclose(ext["as trained"][64], ps.losses_at(tiny, "rope", 1, 64), atol=1e-13)
 
 
+@pytest.mark.slow
 def test_learned_table_analysis(tiny):
     assert ps.untrained_rows_unchanged(tiny)
     ramp = np.outer(np.arange(32) - 15.5, np.ones(8)) + 0.01 * np.random.default_rng(0).standard_normal((32, 8))
@@ -133,6 +138,7 @@ def test_learned_table_analysis(tiny):
     assert set(summary) == {"explained", "correlation", "cos_first_last"} and summary["explained"].shape == (2,)
 
 
+@pytest.mark.slow
 def test_attention_profiles_are_distributions(tiny):
     profile = ps.attention_profile(tiny, "alibi", 40, n_windows=4)
     assert profile.shape == (4, 41)
@@ -168,6 +174,7 @@ def test_rope_identity_deviation_is_rounding_only():
     assert ps.rope_identity_deviation() < 1e-12
 
 
+@pytest.mark.slow
 def test_errors_name_what_is_wrong(tiny):
     with pytest.raises(ValueError, match="scheme must be one of"):
         ps.run_study(schemes=("relative",))

@@ -67,6 +67,7 @@ def _torch_footprint(dtype, optimizer):
     return V, D, p.nbytes, p.grad.nbytes, state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("optimizer", ["sgd", "momentum", "adam"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 def test_footprint_equals_what_torch_optim_allocates(dtype, optimizer):

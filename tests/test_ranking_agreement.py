@@ -95,6 +95,7 @@ def test_cosine_scores_of_one_query_are_those_of_any_batch():
 # -- properties: random tables with two rows at the tolerance --------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), d=st.integers(2, 12), n_filler=st.integers(3, 8), data=st.data())
 def test_neighbour_sets_agree_with_nearest_neighbours_at_near_ties(seed, d, n_filler, data):
@@ -111,6 +112,7 @@ def test_neighbour_sets_agree_with_nearest_neighbours_at_near_ties(seed, d, n_fi
         assert neighbour_sets(table, [item], k) == [got]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), d=st.integers(2, 12), n_filler=st.integers(1, 6), data=st.data())
 def test_analogy_predictions_agree_with_analogy_at_near_ties(seed, d, n_filler, data):

@@ -219,11 +219,9 @@ def cosine_summary(E, pairs=None) -> CosineSummary:
     """Summarise the cosines of ``E`` ``(34, d)`` over ``pairs`` (word pairs; default: all 561 pairs of the
     vocabulary) by kind and by role (:class:`CosineSummary`). Raises ``ValueError`` for an unknown word.
 
-    >>> s = cosine_summary(experiment().E)
-    >>> s.n_pairs, s.n_same_kind
-    (561, 79)
-    >>> s.same_kind_min[0], s.other_max[0], s.same_role_min[0]
-    ('fox–teacher', '.–followed', 'a–the')
+    >>> s = cosine_summary(np.eye(34))  # every token its own direction: every cosine is 0
+    >>> s.n_pairs, s.n_same_kind, s.other_max_abs
+    (561, 79, 0.0)
     """
     if pairs is None:
         pairs = [(toylang.VOCAB[i], toylang.VOCAB[j]) for i in range(toylang.V) for j in range(i + 1, toylang.V)]
