@@ -219,7 +219,7 @@ def cosine_summary(E, pairs=None) -> CosineSummary:
     """Summarise the cosines of ``E`` ``(34, d)`` over ``pairs`` (word pairs; default: all 561 pairs of the
     vocabulary) by kind and by role (:class:`CosineSummary`). Raises ``ValueError`` for an unknown word.
 
-    >>> s = cosine_summary(np.eye(34))  # every token its own direction: every cosine is 0
+    >>> s = cosine_summary(np.eye(34))  # one direction per token: every cosine 0
     >>> s.n_pairs, s.n_same_kind, s.other_max_abs
     (561, 79, 0.0)
     """
