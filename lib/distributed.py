@@ -188,12 +188,7 @@ def plan_exchange(
     dedupe = validate.flag(dedupe, "dedupe")
     D = validate.size(D, "D (embedding width)")
     itemsize = validate.size(itemsize, "itemsize (bytes per value)")
-    try:
-        if isinstance(ids_per_rank, (str, bytes)):
-            raise TypeError
-        ids_per_rank = list(ids_per_rank)
-    except TypeError:  # None, one int
-        raise TypeError(f"ids_per_rank must be a sequence of id arrays, one per rank, got {ids_per_rank!r}") from None
+    ids_per_rank = validate.collection(ids_per_rank, "ids_per_rank", "a sequence of id arrays, one per rank")
     W = validate.size(len(ids_per_rank), "world_size (the number of batches)", low=1)
     flat = [validate.ids(ids, V).reshape(-1) for ids in ids_per_rank]
     stats = [CommStats(count_bytes=COUNT_BYTES * (W - 1)) for _ in range(W)]

@@ -178,12 +178,7 @@ def _check_pairs(pairs) -> List[WordPair]:
     Raises ``TypeError`` for an entry that is not three values, a word that is not a string or a score
     that is not a number, and ``ValueError`` naming the pair for a score that is NaN or infinite.
     """
-    if isinstance(pairs, (str, bytes)):
-        raise TypeError("pairs must be a sequence of (word1, word2, score), got a single string")
-    try:
-        pairs = list(pairs)
-    except TypeError:  # None, a number, a 0-d array or tensor
-        raise TypeError(f"pairs must be a sequence of (word1, word2, score), got {pairs!r}") from None
+    pairs = validate.collection(pairs, "pairs", "a sequence of (word1, word2, score)")
     out = []
     for i, pair in enumerate(pairs):
         try:
@@ -428,12 +423,7 @@ def similarity_by_frequency(
         raise ValueError(f"counts must have shape ({len(index)},), got {counts.shape}")
     if (counts < 0).any():
         raise ValueError("counts must be >= 0")
-    try:
-        if isinstance(edges, (str, bytes)):
-            raise TypeError
-        edges = list(edges)
-    except TypeError:  # None, one number
-        raise TypeError(f"edges must be a sequence of at least two increasing numbers, got {edges!r}") from None
+    edges = validate.collection(edges, "edges", "a sequence of at least two increasing numbers")
     if len(edges) < 2:
         raise ValueError(f"edges must be at least two increasing numbers, got {edges}")
     last = edges[-1]

@@ -627,12 +627,7 @@ def integers(values: Iterable, name: str, *, low: Optional[int] = None) -> list:
     >>> integers((1, 2, 4), "scales", low=1)
     [1, 2, 4]
     """
-    try:
-        if isinstance(values, (str, bytes)):
-            raise TypeError
-        values = list(values)
-    except TypeError:  # None, one int, a 0-d array, a string
-        raise TypeError(f"{name} must be a collection of integers, got {values!r}") from None
+    values = collection(values, name, "a collection of integers")
     return [integer(v, f"{name}[{i}]", low=low) for i, v in enumerate(values)]
 
 
