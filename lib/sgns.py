@@ -331,21 +331,24 @@ def epoch_blocks(
     offsets = np.arange(-W, W + 1)  # (2W + 1,): band column W + o is offset o
     patterns = (offsets >= np.arange(-W, 1)[:, None, None]) & (offsets <= np.arange(W + 1)[None, :, None])
     patterns &= offsets != 0  # (W + 1, W + 1, 2W + 1): the pairs of every (lo, hi)
+    patterns = patterns.reshape((W + 1) * (W + 1), 2 * W + 1).astype(np.float32)  # row (lo + W)·(W + 1) + hi
     lr = (lr_start + (lr_stop - lr_start) * (kept / N)).astype(np.float32)  # by position in the corpus
     band = np.zeros((G * B, 2 * W + 1), dtype=np.float32)
-    np.multiply(patterns[lo + W, hi], lr[:, None], out=band[:n])
+    np.take(patterns, (lo + W) * (W + 1) + hi, axis=0, out=band[:n])
+    band[:n] *= lr[:, None]
     seq = np.zeros(G * B + 2 * W, dtype=np.int64)  # the kept tokens with W slots of padding either side
     seq[W : W + n] = ids[kept]
     span = np.lib.stride_tricks.sliding_window_view(seq, B + 2 * W)[::B]  # (G, B + 2W) views, copied below
     negatives = alias_draw(noise, (G, R), rng)
     centres = seq[W : W + G * B].reshape(G, B)
     targets = np.concatenate([centres, negatives], axis=1)  # (G, B + N)
-    negative_weight = (negatives[:, :, None] != centres[:, None, :]) * np.float32(K / R)  # (G, N, B)
+    negative_weight = np.full((G, R, B), K / R, dtype=np.float32)  # (G, N, B)
+    negative_weight[negatives[:, :, None] == centres[:, None, :]] = 0.0  # a negative that is the centre: left out
     return EpochBlocks(
         torch.from_numpy(np.ascontiguousarray(span)),
         torch.from_numpy(targets),
         torch.from_numpy(band).view(G, B, 2 * W + 1),
-        torch.from_numpy(negative_weight.astype(np.float32, copy=False)),
+        torch.from_numpy(negative_weight),
         n,
         int((hi - lo).sum()),  # every centre's range lo..hi holds offset 0, which is no pair
     )
@@ -356,17 +359,18 @@ def epoch_blocks(
 
 class Buffers(NamedTuple):
     """Preallocated work space for :func:`sgd_step` on ``G`` blocks of ``S`` span slots, ``T`` targets
-    (``B`` centres, then the negatives) and width ``D`` (``float32``): gathered rows ``x (G·S, D)`` and
-    ``y (G·T, D)``, pair weights ``weight (G, T, S)`` (zero off the band, written by each step on it) and
-    the negative rows' part ``negative_rows (G, N, S)`` (computed apart: a product into a strided view is
-    slow), scores ``g (G, T, S)``, updates ``dx (G, S, D)`` and ``dy (G, T, D)``, the labels ``label (G, T,
-    S)`` (1 in the first ``B`` rows, the centres), and for the damped step ``curvature (G, T, S)``, the
-    squared norms ``x_norms (G, S, 1)`` and ``y_norms (G, T, 1)`` and the divisors ``centre_damping (G, B,
-    1)`` and ``input_damping (G, S, 1)``. Make them with :func:`make_buffers`; ``resize`` gives
-    views for a shorter last step."""
+    (``B`` centres, then the negatives) and width ``D`` (``float32``): the gathered rows ``rows (G·S + G·T,
+    D)``, input rows first (``x``, the first ``G·S``) and output rows after them (``y``, the next ``G·T``),
+    so that one call takes every squared norm into ``norms (G·S + G·T,)``; pair weights ``weight (G, T,
+    S)`` (zero off the band, written by each step on it) and the negative rows' part ``negative_rows (G, N,
+    S)`` (computed apart: a product into a strided view is slow); scores ``g (G, T, S)``; updates ``dx (G,
+    S, D)`` and ``dy (G, T, D)``; the labels ``label (G, T, S)`` (1 in the first ``B`` rows, the centres);
+    and for the damped step ``curvature (G, T, S)`` and the divisors ``centre_damping (G, B, 1)`` and
+    ``input_damping (G, 1, S)``. Make them with :func:`make_buffers`; ``resize`` gives views for a shorter
+    last step."""
 
-    x: torch.Tensor
-    y: torch.Tensor
+    rows: torch.Tensor
+    norms: torch.Tensor
     weight: torch.Tensor
     negative_rows: torch.Tensor
     g: torch.Tensor
@@ -374,18 +378,28 @@ class Buffers(NamedTuple):
     dy: torch.Tensor
     label: torch.Tensor
     curvature: torch.Tensor
-    x_norms: torch.Tensor
-    y_norms: torch.Tensor
     centre_damping: torch.Tensor
     input_damping: torch.Tensor
+
+    @property
+    def x(self) -> torch.Tensor:
+        """The gathered input rows ``(G·S, D)``, a view of ``rows``."""
+        G, _, S = self.g.shape
+        return self.rows[: G * S]
+
+    @property
+    def y(self) -> torch.Tensor:
+        """The gathered output rows ``(G·T, D)``, a view of ``rows``."""
+        G, T, S = self.g.shape
+        return self.rows[G * S : G * (S + T)]
 
     def resize(self, G: int) -> "Buffers":
         """Views of the first ``G`` blocks' worth of every buffer (no allocation of data)."""
         S, T = self.g.shape[2], self.g.shape[1]
         return Buffers(
-            self.x[: G * S], self.y[: G * T], self.weight[:G], self.negative_rows[:G], self.g[:G], self.dx[:G],
-            self.dy[:G], self.label[:G], self.curvature[:G], self.x_norms[:G], self.y_norms[:G],
-            self.centre_damping[:G], self.input_damping[:G],
+            self.rows[: G * (S + T)], self.norms[: G * (S + T)], self.weight[:G], self.negative_rows[:G], self.g[:G],
+            self.dx[:G], self.dy[:G], self.label[:G], self.curvature[:G], self.centre_damping[:G],
+            self.input_damping[:G],
         )
 
 
@@ -395,12 +409,16 @@ def make_buffers(G: int, B: int, N: int, window: int, D: int) -> Buffers:
     S, T = B + 2 * window, B + N
     label = torch.zeros(G, T, S)
     label[:, :B] = 1.0  # the centre rows hold the observed pairs
-    x, y = torch.empty(G * S, D), torch.empty(G * T, D)
     weight, negative_rows = torch.zeros(G, T, S), torch.empty(G, N, S)
     return Buffers(
-        x, y, weight, negative_rows, torch.empty(G, T, S), torch.empty(G, S, D), torch.empty(G, T, D), label,
-        torch.empty(G, T, S), torch.empty(G, S, 1), torch.empty(G, T, 1), torch.empty(G, B, 1), torch.empty(G, S, 1),
+        torch.empty(G * (S + T), D), torch.empty(G * (S + T)), weight, negative_rows, torch.empty(G, T, S),
+        torch.empty(G, S, D), torch.empty(G, T, D), label, torch.empty(G, T, S), torch.empty(G, B, 1),
+        torch.empty(G, 1, S),
     )
+
+
+#: The 1 of the damping divisors ``1 + Σ a·σ'·|v|²``, added by the product that computes the sum.
+_ONE = torch.ones(())
 
 
 def sgd_step(
@@ -454,19 +472,20 @@ def sgd_step(
     g = buf.g.baddbmm_(y, x.transpose(1, 2), beta=0.0)  # (G, T, S) scores x·y
     g.sigmoid_()
     if damped:  # a · σ'(s) = a · (σ - σ²) of every pair, before g is overwritten
-        curvature = torch.mul(g, g, out=buf.curvature)
-        torch.sub(g, curvature, out=curvature).mul_(weight)
+        curvature = torch.addcmul(g, g, g, value=-1.0, out=buf.curvature).mul_(weight)
     torch.sub(buf.label, g, out=g)  # ℓ - σ(s)
     g.mul_(weight)
     torch.bmm(g, x, out=buf.dy)  # (G, T, D): Σ_s g·x for each output row
     torch.bmm(g.transpose(1, 2), y, out=buf.dx)  # (G, S, D): Σ_t g·y for each input row
     if damped:
-        x_norms = torch.linalg.vector_norm(x, dim=2, keepdim=True, out=buf.x_norms).square_()  # (G, S, 1) |x|²
-        y_norms = torch.linalg.vector_norm(y, dim=2, keepdim=True, out=buf.y_norms).square_()  # (G, T, 1) |y|²
-        centres = torch.bmm(curvature[:, :B], x_norms, out=buf.centre_damping).add_(1.0)  # (G, B, 1)
-        inputs = torch.bmm(curvature.transpose(1, 2), y_norms, out=buf.input_damping).add_(1.0)  # (G, S, 1)
+        norms = torch.linalg.vector_norm(buf.rows, dim=1, out=buf.norms)
+        norms.mul_(norms)  # |x|² then |y|² (square_() goes through pow and costs more than the norm)
+        x_norms, y_norms = norms[: G * S].view(G, S, 1), norms[G * S :].view(G, 1, T)
+        # 1 + Σ_s a·σ'·|x_s|² along each centre's row, 1 + Σ_t a·σ'·|y_t|² down each input's column
+        centres = torch.baddbmm(_ONE, curvature[:, :B], x_norms, out=buf.centre_damping)  # (G, B, 1)
+        inputs = torch.baddbmm(_ONE, y_norms, curvature, out=buf.input_damping)  # (G, 1, S)
         buf.dy[:, :B].div_(centres)
-        buf.dx.div_(inputs)
+        buf.dx.div_(inputs.view(G, S, 1))
     w_in.index_add_(0, span, buf.dx.view(G * S, -1))
     w_out.index_add_(0, targets, buf.dy.view(G * T, -1))
 
