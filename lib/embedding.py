@@ -570,13 +570,7 @@ def top_k(scores, k: int, *, largest: bool = True, relative: bool = False, what:
     >>> top_k([0.9, 1.1, 0.1], 2, largest=False, relative=True)  # distances
     array([2, 0])
     """
-    raw = validate.real_numbers(scores, "scores", "a 1-D array of scores")
-    inexact = (raw > 2**53) | (raw < -(2**53)) if validate.integer_dtype(raw.dtype) else None  # on the integers
-    if inexact is not None and inexact.any():
-        big = raw[inexact].flat[0]
-        raise ValueError(f"scores holds the integer {int(big)}, beyond 2**53: float64, in which scores are "
-                         "ranked, does not hold it exactly (rank such integers with np.argsort)")
-    key = raw.astype(np.float64)
+    key = validate.ranked_numbers(scores, "scores", hint=" (rank such integers with np.argsort)")
     if key.ndim != 1:
         raise ValueError(f"scores must be a 1-D array of scores, got shape {key.shape}")
     if not np.all(np.isfinite(key)):
