@@ -91,7 +91,9 @@ def compare_neighbours(
 
     ``got`` and ``published`` map a query term to ``[(token, score), ...]``; scores are rounded to
     ``digits`` places before they are compared, and "same" is ``yes`` when token and rounded score agree.
-    Raises ``ValueError`` when the two do not hold the same terms and the same number of neighbours.
+    Raises ``ValueError`` when the two do not hold the same terms and the same number of neighbours, or
+    for a score that is NaN or infinite (naming the term and rank: "nan" equal to "nan" is no agreement),
+    ``TypeError`` for a score that is not a number.
 
     >>> ours, reference = {"cat": [("dog", 0.52)]}, {"cat": [("dog", 0.52001)]}
     >>> result = compare_neighbours(ours, reference)
@@ -106,6 +108,8 @@ def compare_neighbours(
     rows, same = [], []
     for term in got:
         for rank, ((tok_a, s_a), (tok_b, s_b)) in enumerate(zip(got[term], published[term]), start=1):
+            for side, score in (("got", s_a), ("published", s_b)):
+                validate.number(score, f"{side}[{term!r}], rank {rank}: the score of {tok_a if side == 'got' else tok_b!r}")
             a, b = fmt(s_a, f".{digits}f"), fmt(s_b, f".{digits}f")  # as printed: rounded once, in lib.notebook
             same.append((tok_a, a) == (tok_b, b))
             rows.append([term, str(rank), f"{tok_a} {a}", f"{tok_b} {b}", "yes" if same[-1] else "NO"])
