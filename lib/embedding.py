@@ -626,9 +626,10 @@ def analogy(
 
     >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0],
     ...          [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
-    >>> # row 1 is row 0 plus direction y; row 2 plus y is row 3
+    >>> # row 1 is row 0 plus direction y, row 3 is row 2 plus y: row 3 answers, with a cosine below 1, since
+    >>> # the rows are scaled to unit length before b - a + c is formed
     >>> analogy(table, 0, 1, 2)
-    [(3, 1.0)]
+    [(3, 0.9586)]
     """
     table = check_table(table, finite=True)
     a, b, c = (validate.one_id(i, table.shape[0], "analogy row") for i in (a, b, c))

@@ -133,7 +133,9 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
     mark at the start removed). A line ``: name`` opens a section; every other non-blank
     line holds four words "a b c d" (a is to b as c is to d). Raises ``ValueError`` naming the line for
     a line-end character other than ``\\n``, ``\\r\\n``, ``\\r`` (U+2028, NEL), a byte-order mark after the
-    start of the file, an invisible format character (Unicode category Cf), a question before any section, a
+    start of the file, an invisible format character (Unicode category Cf), a question before any section
+    (word2vec's format has no comments: a ``#`` line is read as a question, and one before any section is
+    named as such), a
     line without exactly four words, or a word that folds to nothing or to several words, and like
     :func:`read_word_pairs` for a file that is not UTF-8. The line is split into words first and each word
     is then folded by :func:`lib.corpus.fold` (with ``lowercase=True``), the corpus tokeniser's rule.
@@ -151,7 +153,9 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
             continue
         written = line.split()  # split as written, then fold each word: folding may not change the count
         if current is None:
-            raise ValueError(f"{path.name}, line {number}: a question before the first ': section' line")
+            what = "a comment ('#' is not a comment in this format)" if line.startswith("#") else "a question"
+            raise ValueError(f"{path.name}, line {number}: {what} before the first ': section' line; a line is a "
+                             f"section (': name') or a question (four words a b c d), got {line!r}")
         if len(written) != 4:
             raise ValueError(f"{path.name}, line {number}: expected four words, got {line!r}")
         where = f"{path.name}, line {number}"

@@ -460,6 +460,11 @@ def test_analogy_file_with_a_byte_order_mark_opens_its_first_section(tmp_path, m
     path.write_bytes(MARKS[mark](": royal\nman woman king\n"))
     with pytest.raises(ValueError, match="q.txt, line 2: expected four words"):
         read_analogies(path)
+    path.write_bytes(MARKS[mark]("# header\n: royal\nman woman king queen\n"))
+    with pytest.raises(ValueError, match=re.escape(  # was "a question before the first ': section' line"
+            "q.txt, line 1: a comment ('#' is not a comment in this format) before the first ': section' line; a "
+            "line is a section (': name') or a question (four words a b c d), got '# header'")):
+        read_analogies(path)
 
 
 @pytest.mark.parametrize("chunk, kind, match", [
