@@ -449,7 +449,8 @@ def similarity_by_frequency(
 
     A usable pair falls in stratum ``i`` when the count of its *rarer* word lies in
     ``[edges[i], edges[i+1])``; ``edges`` are increasing (use ``np.inf`` as the last to close the top
-    stratum). ``counts`` ``(V,)`` are the token counts of the rows. Labels read ``"10-49"`` or ``"50+"``.
+    stratum). ``counts`` ``(V,)`` are the token counts of the rows. Labels read ``"10-49"`` or ``"50+"``
+    (a count beyond ``int64``, which no count reaches, with 6 significant digits: ``"0-1e+308"``).
     ``n_total`` of each result is the number of usable pairs in the stratum (all of them in-vocabulary).
     Raises ``ValueError`` for fewer than two edges, edges not increasing, an edge that is NaN or
     infinite (only the last may be ``np.inf``), counts of the wrong length, negative or beyond ``int64``, a human score
@@ -478,13 +479,20 @@ def similarity_by_frequency(
     out = []
     for lo, hi in zip(edges, edges[1:]):
         first = int(math.ceil(lo))  # the smallest integer count in [lo, hi): edges need not be integers
-        label = f"{first}+" if math.isinf(hi) else f"{first}-{int(math.ceil(hi)) - 1}"
+        label = f"{_count(first)}+" if math.isinf(hi) else f"{_count(first)}-{_count(int(math.ceil(hi)) - 1)}"
         chosen = [p for p, r in zip(usable, rarer) if lo <= r < hi]
         try:
             out.append((label, word_similarity(table, vocab, chosen)))
         except ValueError as err:
             raise ValueError(f"stratum {label}: {err}") from None
     return out
+
+
+def _count(n: int) -> str:
+    """A stratum's edge count for its label: all its digits within ``int64``, where every count lies (an edge
+    of 2**53 + 1 is exact), beyond that 6 significant digits (``1e+308``), not the 309 digits of the integer
+    nearest an edge of 1e308."""
+    return str(n) if abs(n) < 2**63 else f"{float(n):.6g}"
 
 
 # --- analogies ----------------------------------------------------------------------------------------------

@@ -94,6 +94,11 @@ def test_neighbour_change_compares_shared_items_only():
         neighbour_change(before[:1], ["a", "b", "c", "gone"], after, ["c", "b", "a"])
     with pytest.raises(ValueError, match=r"k must be an integer in \[1, 2\]"):
         neighbour_change(before, ["a", "b", "c", "gone"], after, ["c", "b", "a"], k=3)
+    # iterators are read once, like a list (was "object of type 'list_iterator' has no len()")
+    again = neighbour_change(iter(before), ["a", "b", "c", "gone"], iter(after), ["c", "b", "a"], k=1)
+    assert again.items == change.items and all(np.array_equal(x, y) for x, y in zip(again[1:], change[1:]))
+    with pytest.raises(TypeError, match=r"^after must be a sequence of \(V, d\) tables, one per seed, got None$"):
+        neighbour_change(before, ["a", "b", "c", "gone"], None, ["c", "b", "a"], k=1)
 
 
 def test_overlap_by_count_against_scipy_bootstrap():

@@ -928,3 +928,11 @@ def test_a_float32_confidence_is_kept_as_written():
     got = spearman_interval(predicted, human, confidence=np.float32(0.95), n_resamples=200)
     assert got.confidence == 0.95  # was 0.949999988079071
     assert got == spearman_interval(predicted, human, confidence=0.95, n_resamples=200)
+
+
+def test_similarity_by_frequency_labels_a_huge_edge_briefly():
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5), ("dog", "pet", 3.0)]
+    got = similarity_by_frequency(TABLE, TOKENS, [1, 2, 3, 4, 5], pairs, [0, 1e308])
+    assert [label for label, _ in got] == ["0-1e+308"]  # was '0-' and the 309 digits of int(1e308) - 1
+    got = similarity_by_frequency(TABLE, TOKENS, [1, 2, 3, 4, 5], pairs, [0, 10**19])
+    assert got[0][0] == "0-1e+19"  # beyond int64, where no count lies; within it every digit (the test above)

@@ -151,8 +151,9 @@ def neighbour_change(before, before_vocab, after, after_vocab, k: int = 3) -> Ne
     neighbours, so that an item removed from one corpus cannot count as a change. ``within_*`` averages
     the overlap ``|N_a ∩ N_b| / k`` over all pairs of seeds of one corpus; ``across`` averages it over
     every run of ``before`` against every run of ``after``. A change caused by the corpus shows as
-    ``across`` below both ``within`` values. Raises ``ValueError`` for fewer than two tables on a side,
-    fewer than ``k + 1`` shared items, or ``k < 1``.
+    ``across`` below both ``within`` values. ``before`` and ``after`` may be iterators (read once). Raises
+    ``ValueError`` for fewer than two tables on a side, fewer than ``k + 1`` shared items, or ``k < 1``;
+    ``TypeError`` naming ``before`` or ``after`` when it is not a collection of tables (``None``, one number).
 
     >>> a = [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]
     >>> b = [[1.0, 0.0], [0.0, 1.0], [0.1, 1.0]]
@@ -162,6 +163,9 @@ def neighbour_change(before, before_vocab, after, after_vocab, k: int = 3) -> Ne
     >>> change.within_before, change.within_after, change.across
     (array([1., 1., 1.]), array([1., 1., 1.]), array([0., 0., 1.]))
     """
+    # a generator or an iterator is read once, as lib.geometry.neighbour_overlap reads its tables
+    before = validate.collection(before, "before", "a sequence of (V, d) tables, one per seed")
+    after = validate.collection(after, "after", "a sequence of (V, d) tables, one per seed")
     if len(before) < 2 or len(after) < 2:
         raise ValueError(f"neighbour_change needs at least two tables on each side, got {len(before)} and {len(after)}")
     after_index = token_index(after_vocab)
