@@ -45,6 +45,7 @@ import hashlib
 import importlib.util
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -307,6 +308,39 @@ def other_line_end(line: str) -> str:
     return ""
 
 
+def stray_byte_order_mark(text: str) -> str:
+    """The one rule for a byte-order mark (U+FEFF) that is not at the start of a file, in every reader (benchmark
+    files, trace programs) and every function given words: ``""`` when ``text`` holds none, else the problem to
+    report after the place (file and line, or the argument). At the start of a file the mark is removed
+    (:func:`read_text`, :func:`text_lines`); anywhere else it is an invisible character glued to a word.
+
+    >>> stray_byte_order_mark("cat"), stray_byte_order_mark("\ufeffcat").split(",")[0]
+    ('', 'holds a byte-order mark (U+FEFF)')
+    """
+    if "\ufeff" not in text:
+        return ""
+    return ("holds a byte-order mark (U+FEFF), allowed only at the start of a file (were two files joined, or a "
+            "file read with encoding='utf-8' rather than 'utf-8-sig'?); remove it")
+
+
+def hidden_character(text: str) -> str:
+    """``""`` when ``text`` holds no invisible format character (Unicode category Cf: U+200B ZERO WIDTH SPACE,
+    U+2060 WORD JOINER, U+FEFF), else the problem to report: the corpus tokeniser drops such a character, so
+    a word holding it would match no token. A byte-order mark is reported as :func:`stray_byte_order_mark` does.
+
+    >>> hidden_character("cat"), hidden_character("c\u200bat").split(" (")[0]
+    ('', 'holds the invisible format character U+200B')
+    """
+    mark = stray_byte_order_mark(text)
+    if mark:
+        return mark
+    hidden = next((c for c in text if unicodedata.category(c) == "Cf"), None)
+    if hidden is None:
+        return ""
+    return (f"holds the invisible format character U+{ord(hidden):04X} ({unicodedata.name(hidden, 'unnamed')}), "
+            "which the corpus tokeniser drops, so a word holding it would match no token; remove it")
+
+
 def read_documents(name: str = "lee") -> List[str]:
     """The documents of a corpus file: one ``str`` per non-empty line, in file order (:func:`read_text`).
 
@@ -331,6 +365,7 @@ __all__ = [
     "data_path",
     "dataset_hashes",
     "gensim_test_data_dir",
+    "hidden_character",
     "load_corpus",
     "locate",
     "other_line_end",
@@ -338,5 +373,6 @@ __all__ = [
     "read_documents",
     "read_text",
     "sha256_file",
+    "stray_byte_order_mark",
     "text_lines",
 ]

@@ -36,6 +36,7 @@ import math
 from typing import Iterable, List, Sequence, Tuple
 
 import numpy as np
+from scipy.spatial.distance import cdist
 
 from lib import validate
 from lib.notebook import logging_numbers, record_gap
@@ -164,7 +165,9 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     it is representable: ``euclidean_distance([3e-200, 0], [0, 4e-200])`` is ``5e-200``. A dot product
     has the error of a float64 dot product (about ``d * 2**-53 * sum(|x_i y_i|)``) where the plain
     product is a normal float64, and is the exact sum rounded once where the plain product would
-    overflow, underflow or cancel to 0; one that underflows is rounded (to 0 below about 5e-324). Raises ``ValueError`` for an unknown
+    overflow, underflow or cancel to 0; one that underflows is rounded (to 0 below about 5e-324). Distances
+    take memory for the ``(n, m)`` result only (SciPy's ``cdist`` on rows scaled together by a power of two,
+    see :func:`_distances`), never an ``(n, m, d)`` array. Raises ``ValueError`` for an unknown
     metric, mismatched widths, non-finite input, or a score too large for float64 (a dot product or a
     distance beyond about 1.8e308); ``TypeError`` for entries that are not numbers.
 
@@ -183,8 +186,7 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     with np.errstate(over="ignore", under="ignore"):  # an overflow is reported below as a ValueError
         out = _dot_values(X, Y) if metric == "dot" else _scores(X, Y, metric)
     if not np.all(np.isfinite(out)):
-        what = {"dot": "dot product", "euclidean": "Euclidean distance"}[metric]
-        raise ValueError(f"the {what} of these vectors overflows float64 (its true value is above 1.8e308)")
+        raise _overflow(metric)
     if xa.ndim == 1:
         out = out[0]
     if ya.ndim == 1:
@@ -192,18 +194,62 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     return float(out) if np.ndim(out) == 0 else out
 
 
+def _overflow(metric: str) -> ValueError:
+    """The error for a score beyond float64, which every function that returns one raises."""
+    what = {"dot": "dot product", "euclidean": "Euclidean distance"}[metric]
+    return ValueError(f"the {what} of these vectors overflows float64 (its true value is above 1.8e308)")
+
+
 def _scores(X, Y, metric: str) -> np.ndarray:
     """``(n, m)`` cosines or distances of rows ``X (n, d)`` against rows ``Y (m, d)`` (checked by
-    :func:`similarity`); ``inf`` where a distance overflows."""
+    :func:`similarity`); ``inf`` where a distance is beyond float64."""
     if metric == "cosine":
         return np.clip(normalize_rows(X) @ normalize_rows(Y).T, -1.0, 1.0)
-    with np.errstate(over="ignore"):  # a difference beyond float64 is reported by the caller
-        diff = X[:, None, :] - Y[None, :, :]  # (n, m, d)
-        # each difference scaled by the power of two that puts its largest |entry| in [0.5, 1) before it is
-        # squared: exact (a power of two changes no rounding), and no square can overflow or underflow
-        e = np.frexp(np.max(np.abs(diff), axis=-1, keepdims=True))[1]  # (n, m, 1)
+    return _distances(X, Y)
+
+
+#: a distance below this, computed on inputs scaled into [-1, 1], may have lost bits to underflow (a squared
+#: difference below 2**-1022) or to the scaling itself (an entry that became subnormal): it is recomputed
+_RECOMPUTE_BELOW = 2.0**-450
+#: entries (pairs times width) of differences held at once where distances are recomputed pair by pair
+_BLOCK = 2**20
+
+
+def _distances(X, Y) -> np.ndarray:
+    """``(n, m)`` Euclidean distances of rows ``X (n, d)`` and ``Y (m, d)``, float64, ``inf`` where a
+    distance is beyond float64; memory ``O(n m)``, never ``O(n m d)``.
+
+    Both sides are scaled by one power of two ``2**-e`` that puts their largest ``|entry|`` in [0.5, 1)
+    (exact, barring entries that become subnormal), so that no difference or square can overflow; the
+    distances of the scaled rows are SciPy's ``cdist`` (each pair summed on its own, as
+    ``sqrt(sum((x - y)**2))``, not the cancelling Gram form ``|x|² + |y|² - 2 x·y``), and ``2**e`` goes
+    back on at the end. A scaled distance below ``_RECOMPUTE_BELOW`` (2**-450: near rows of a table that
+    also holds far larger ones, or equal rows) may have lost bits to underflow, so it is recomputed from
+    the unscaled rows, each difference scaled by its own power of two before it is squared (:func:`_pair_distances`).
+    """
+    top = max(float(np.max(np.abs(X))), float(np.max(np.abs(Y))))
+    e = int(np.frexp(top)[1]) if top > 0 else 0
+    with np.errstate(under="ignore"):
+        scaled = cdist(np.ldexp(X, -e), np.ldexp(Y, -e))
+    rows, cols = np.nonzero(scaled < _RECOMPUTE_BELOW)
+    with np.errstate(over="ignore"):  # beyond float64: inf, reported by the caller
+        out = np.ldexp(scaled, e)
+    step = max(1, _BLOCK // X.shape[1])
+    for start in range(0, rows.size, step):
+        i, j = rows[start : start + step], cols[start : start + step]
+        out[i, j] = _pair_distances(X[i], Y[j])
+    return out
+
+
+def _pair_distances(A, B) -> np.ndarray:
+    """Row-wise distances ``(k,)`` of ``A`` and ``B`` ``(k, d)``, each difference scaled by the power of two that
+    puts its largest ``|entry|`` in [0.5, 1) before it is squared: no square overflows or underflows, and the
+    power goes back on at the end (``inf`` where the difference or the distance is beyond float64)."""
+    with np.errstate(over="ignore"):
+        diff = A - B
+        e = np.frexp(np.max(np.abs(diff), axis=1, keepdims=True))[1]  # (k, 1)
         scaled = np.ldexp(diff, -e)
-        return np.ldexp(np.sqrt(np.einsum("nmd,nmd->nm", scaled, scaled)), e[..., 0])
+        return np.ldexp(np.sqrt(np.einsum("kd,kd->k", scaled, scaled)), e[:, 0])
 
 
 #: float64's smallest normal number: a dot product below it may have lost bits to underflow
@@ -427,8 +473,12 @@ def nearest_neighbours(
       Hence the returned scores are sorted up to ``TIE_RTOL`` (a later score is never better by more
       than the tolerance), and scores exactly equal always go to the smaller row.
 
-    Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row ids, non-finite input or a score beyond
-    float64; ``TypeError`` when ``candidates`` or ``exclude`` is one int (or a 0-d array) rather than a
+    A row whose score is beyond float64 (a distance above about 1.8e308, a dot product below about
+    -1.8e308 or above 1.8e308) ranks by its true value, after (or, for a dot product above 1.8e308,
+    before) every representable one: it is an error only when it is among the ``k`` returned.
+
+    Raises ``ValueError`` for ``k < 1``, an unknown metric, bad row ids, non-finite input or a returned
+    score beyond float64; ``TypeError`` when ``candidates`` or ``exclude`` is one int (or a 0-d array) rather than a
     collection of row ids, or ``normalize`` is not ``True`` or ``False``.
 
     >>> table = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]
@@ -441,6 +491,7 @@ def nearest_neighbours(
     """
     table = check_table(table, finite=True)
     k = validate.integer(k, "k", low=1)
+    validate.choice(metric, "metric", METRICS)
     normalize = validate.flag(normalize, "normalize")
     query = validate.vectors(query, "query")
     if query.ndim != 1 or query.shape[0] != table.shape[1]:
@@ -457,24 +508,32 @@ def nearest_neighbours(
     rows = table[cand]
     if normalize:
         rows, query = normalize_rows(rows), normalize_rows(query)
+    what = f"nearest_neighbours: order of the {k} nearest ({metric})"
     if metric == "cosine":  # the one computation of a cosine that every ranking shares
         scores = cosine_scores(rows, query)
+        order = top_k(scores, k, what=what)  # cand is sorted, so a position's order is its row's order
+    elif metric == "euclidean":
+        with np.errstate(under="ignore"):
+            scores = _distances(rows, query[None, :])[:, 0]  # inf: beyond float64, ranked after every finite one
+        near = np.flatnonzero(np.isfinite(scores))
+        order = near[top_k(scores[near], k, largest=False, relative=True, what=what)] if near.size else near
+        order = np.concatenate([order, np.flatnonzero(~np.isfinite(scores))])[:k]
     else:
-        scores = np.atleast_1d(similarity(rows, query, metric))
-    what = f"nearest_neighbours: order of the {k} nearest ({metric})"
-    if metric != "dot":  # cand is sorted, so a position's order is its row's order
-        distance = metric == "euclidean"
-        order = top_k(scores, k, largest=not distance, relative=distance, what=what)
-        return [(int(cand[i]), float(scores[i])) for i in order]
-    # dot: rank by the exact products, so that products which underflow to 0 do not tie; equal: smaller row
-    ranked = np.lexsort((cand,) + _descending(*(part[:, 0] for part in _dot(rows, query[None, :]))))
-    order = ranked[:k]
-    if logging_numbers():  # how close the order of the k best (and the k-th place) came to another order
-        scale = float(np.abs(scores).max())
-        steps = np.abs(np.diff(scores[ranked[: k + 1]]))
-        apart = steps[steps > TIE_RTOL * scale]
-        if apart.size:
-            record_gap(what, apart.min(), scale)
+        # dot: rank by the exact products, so that products which underflow to 0 (or overflow) do not tie;
+        # equal products: the smaller row
+        with np.errstate(over="ignore", under="ignore"):
+            scores = _dot_values(rows, query[None, :])[:, 0]  # ±inf: beyond float64
+        ranked = np.lexsort((cand,) + _descending(*(part[:, 0] for part in _dot(rows, query[None, :]))))
+        order = ranked[:k]
+        shown = scores[ranked[: k + 1]]
+        if logging_numbers() and np.all(np.isfinite(shown)):  # how close the k best came to another order
+            scale = float(np.abs(shown).max())
+            steps = np.abs(np.diff(shown))
+            apart = steps[steps > TIE_RTOL * scale]
+            if apart.size:
+                record_gap(what, apart.min(), scale)
+    if not np.all(np.isfinite(scores[order])):  # a score it returns is beyond float64, not one it leaves out
+        raise _overflow(metric)
     return [(int(cand[i]), float(scores[i])) for i in order]
 
 
@@ -511,13 +570,7 @@ def top_k(scores, k: int, *, largest: bool = True, relative: bool = False, what:
     >>> top_k([0.9, 1.1, 0.1], 2, largest=False, relative=True)  # distances
     array([2, 0])
     """
-    raw = validate.real_numbers(scores, "scores", "a 1-D array of scores")
-    inexact = (raw > 2**53) | (raw < -(2**53)) if validate.integer_dtype(raw.dtype) else None  # on the integers
-    if inexact is not None and inexact.any():
-        big = raw[inexact].flat[0]
-        raise ValueError(f"scores holds the integer {int(big)}, beyond 2**53: float64, in which scores are "
-                         "ranked, does not hold it exactly (rank such integers with np.argsort)")
-    key = raw.astype(np.float64)
+    key = validate.ranked_numbers(scores, "scores", hint=" (rank such integers with np.argsort)")
     if key.ndim != 1:
         raise ValueError(f"scores must be a 1-D array of scores, got shape {key.shape}")
     if not np.all(np.isfinite(key)):
@@ -573,9 +626,10 @@ def analogy(
 
     >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0],
     ...          [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
-    >>> # row 1 is row 0 plus direction y; row 2 plus y is row 3
+    >>> # row 1 is row 0 plus direction y, row 3 is row 2 plus y: row 3 answers, with a cosine below 1, since
+    >>> # the rows are scaled to unit length before b - a + c is formed
     >>> analogy(table, 0, 1, 2)
-    [(3, 1.0)]
+    [(3, 0.9586)]
     """
     table = check_table(table, finite=True)
     a, b, c = (validate.one_id(i, table.shape[0], "analogy row") for i in (a, b, c))

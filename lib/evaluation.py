@@ -12,7 +12,10 @@ have no vector and a score over the few pairs left can look better or worse than
   without any variation, raise a ``ValueError`` that says so, instead of SciPy's NaN and warning. A human
   score that is not a finite number (NaN, infinity) is an error naming the pair, not a pair dropped
   and counted like an OOV pair: a word without a vector is expected on a small corpus, a NaN in a
-  benchmark is a broken file, and a ρ over the pairs left would hide it.
+  benchmark is a broken file, and a ρ over the pairs left would hide it. The same holds for a word that
+  is not a ``str`` or holds an invisible format character (a byte-order mark glued to the first word of a
+  file read with ``encoding="utf-8"``): an error naming the pair, in :func:`analogy_accuracy` too, never a
+  pair or question counted like an out-of-vocabulary one.
 - **analogies** (:func:`analogy_accuracy`): "a is to b as c is to ?" answered by 3CosAdd, the word
   whose unit vector is closest in cosine to ``b̂ - â + ĉ`` with the three query words excluded
   (Mikolov et al. 2013a, §4.1; the rule of :func:`lib.embedding.analogy`, batched here), over the
@@ -34,7 +37,6 @@ given as a :class:`lib.corpus.Vocabulary` or as the sequence of tokens of the ta
 from __future__ import annotations
 
 import math
-import unicodedata
 import warnings
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Sequence, Tuple
@@ -44,7 +46,7 @@ import scipy.stats
 
 from lib import validate
 from lib.corpus import fold
-from lib.datasets import locate, other_line_end, read_text, text_lines
+from lib.datasets import hidden_character, locate, other_line_end, read_text, text_lines
 from lib.embedding import check_table, cosine_scores, normalize_rows, top_k
 from lib.geometry import vocabulary_table
 from lib.notebook import logging_numbers, record_gap
@@ -63,21 +65,9 @@ def _file_lines(path):
     start (two files joined together): either would silently join lines or glue the mark to a word."""
     for number, line in enumerate(text_lines(read_text(path)), start=1):
         line = line.strip()  # such a character at either end joins nothing
-        problem = other_line_end(line)
+        problem = other_line_end(line) or hidden_character(line)
         if problem:
             raise ValueError(f"{path.name}, line {number}: {problem}")
-        if "\ufeff" in line:
-            raise ValueError(
-                f"{path.name}, line {number}: holds a byte-order mark (U+FEFF), allowed only at the start of the "
-                "file (were two files joined?); remove it"
-            )
-        hidden = next((c for c in line if unicodedata.category(c) == "Cf"), None)
-        if hidden is not None:
-            raise ValueError(
-                f"{path.name}, line {number}: holds the invisible format character U+{ord(hidden):04X} "
-                f"({unicodedata.name(hidden, 'unnamed')}), which the corpus tokeniser drops, so a word holding it "
-                "would match no token; remove it"
-            )
         yield number, line
 
 
@@ -127,7 +117,8 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
             )
         if not math.isfinite(score):
             raise ValueError(
-                f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is not finite: {parts[2]!r}"
+                f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is "
+                f"{validate.non_finite_text(parts[2])}: {parts[2]!r}"
             )
         where = f"{path.name}, line {number}"
         words = [_word(written, lowercase, where, which, line) for which, written in enumerate(parts[:2], start=1)]
@@ -142,7 +133,9 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
     mark at the start removed). A line ``: name`` opens a section; every other non-blank
     line holds four words "a b c d" (a is to b as c is to d). Raises ``ValueError`` naming the line for
     a line-end character other than ``\\n``, ``\\r\\n``, ``\\r`` (U+2028, NEL), a byte-order mark after the
-    start of the file, an invisible format character (Unicode category Cf), a question before any section, a
+    start of the file, an invisible format character (Unicode category Cf), a question before any section
+    (word2vec's format has no comments: a ``#`` line is read as a question, and one before any section is
+    named as such), a
     line without exactly four words, or a word that folds to nothing or to several words, and like
     :func:`read_word_pairs` for a file that is not UTF-8. The line is split into words first and each word
     is then folded by :func:`lib.corpus.fold` (with ``lowercase=True``), the corpus tokeniser's rule.
@@ -160,7 +153,9 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
             continue
         written = line.split()  # split as written, then fold each word: folding may not change the count
         if current is None:
-            raise ValueError(f"{path.name}, line {number}: a question before the first ': section' line")
+            what = "a comment ('#' is not a comment in this format)" if line.startswith("#") else "a question"
+            raise ValueError(f"{path.name}, line {number}: {what} before the first ': section' line; a line is a "
+                             f"section (': name') or a question (four words a b c d), got {line!r}")
         if len(written) != 4:
             raise ValueError(f"{path.name}, line {number}: expected four words, got {line!r}")
         where = f"{path.name}, line {number}"
@@ -172,11 +167,32 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
 # --- word similarity --------------------------------------------------------------------------------------
 
 
+def _check_word(word, where: str) -> str:
+    """``word`` after checking that it is a ``str`` (``TypeError`` naming ``where`` otherwise: ``None``, a
+    number, a NaN that pandas reads from an empty cell) without an invisible format character
+    (``ValueError`` naming ``where`` and the word: a byte-order mark glued to the first word of a file read
+    with ``encoding="utf-8"``, a U+200B), the rule of the file readers
+    (:func:`lib.datasets.hidden_character`). Such a word could match no token, and would be counted like an
+    out-of-vocabulary word, lowering the coverage without a word said."""
+    if not isinstance(word, str):
+        raise TypeError(f"{where} must be a str, got {word!r}")
+    problem = hidden_character(word)
+    if problem:
+        raise ValueError(f"{where} {word!r} {problem}")
+    return word
+
+
+#: the largest integer a float64 holds exactly together with its neighbours: human scores are ranked as float64
+_EXACT_INTEGERS = 2**53
+
+
 def _check_pairs(pairs) -> List[WordPair]:
     """``pairs`` as a list of ``(word1, word2, score)`` with ``str`` words and a finite ``float`` score.
 
     Raises ``TypeError`` for an entry that is not three values, a word that is not a string or a score
-    that is not a number, and ``ValueError`` naming the pair for a score that is NaN or infinite.
+    that is not an ``int`` or a float (Python or NumPy), and ``ValueError`` naming the pair for a word
+    holding an invisible format character (:func:`_check_word`), a score that is NaN or infinite, or an
+    integer score beyond 2**53, which float64 (in which scores are ranked) would merge with its neighbours.
     """
     pairs = validate.collection(pairs, "pairs", "a sequence of (word1, word2, score)")
     out = []
@@ -190,9 +206,22 @@ def _check_pairs(pairs) -> List[WordPair]:
         a, b, score = pair
         if not (isinstance(a, str) and isinstance(b, str)):
             raise TypeError(f"pairs[{i}] must have two str words, got {a!r} and {b!r}")
-        out.append((a, b, validate.number(score, f"the human score of pair {i} ({a!r}, {b!r})")))
+        for which, word in enumerate((a, b), start=1):
+            _check_word(word, f"pairs[{i}] ({a!r}, {b!r}): word {which}")
+        name = f"the human score of pair {i} ({a!r}, {b!r})"
+        try:
+            value = validate.number(score, name, keep_int=True)
+        except TypeError:  # a Fraction, a Decimal, a 0-d array or tensor: numbers, but not of the accepted types
+            raise TypeError(f"{name} must be an int or a float (Python or NumPy), got {score!r} "
+                            f"of type {type(score).__name__}") from None
+        if isinstance(value, int) and abs(value) > _EXACT_INTEGERS:
+            written = validate.shown(value)  # the digits, or "an integer of 301 digits"
+            written = f"the integer {written}" if written[-1].isdigit() else written
+            raise ValueError(f"{name} is {written}, beyond 2**53: float64, in which "
+                             "scores are ranked, does not hold it exactly, so it could tie with its neighbours; "
+                             "give the scores as floats or on a smaller scale")
+        out.append((a, b, float(value)))
     return out
-
 
 
 @dataclass(frozen=True)
@@ -217,9 +246,12 @@ def word_similarity(vectors, vocab, pairs: Sequence[WordPair]) -> SimilarityResu
     cosine of a zero vector is 0 (:func:`lib.embedding.similarity`). ρ is SciPy's ``spearmanr`` (ties
     get average ranks). Raises ``ValueError`` when fewer than 2 pairs are usable ("2 of 353 pairs ...")
     or when the human scores or the cosines of the usable pairs are all equal (ρ undefined), for a human
-    score that is NaN or infinite (naming the pair, whether or not its words have rows), and for a table
-    that does not match the vocabulary or holds NaN; ``TypeError`` for a pair that is not
-    ``(str, str, number)``.
+    score that is NaN or infinite or an integer beyond 2**53 (refused, not rounded: float64, in which scores
+    are ranked, would merge 2**60 and 2**60 + 1), for a word holding an invisible format character such as
+    a byte-order mark (U+FEFF; the readers' rule, :func:`lib.datasets.hidden_character`), each naming the
+    pair whether or not its words have rows, and for a table that does not match the vocabulary or holds
+    NaN; ``TypeError`` for a pair that is not ``(str, str, number)``, the number an ``int`` or a float
+    (Python or NumPy: a ``Fraction``, a ``Decimal`` or a 0-d array is named with its type).
 
     >>> table = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]
     >>> pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)]
@@ -245,7 +277,8 @@ def pair_cosines(vectors, vocab, pairs: Sequence[WordPair]) -> Tuple[np.ndarray,
     human (m,) float64, used (n,) bool)``, ``used[k]`` saying whether pair ``k`` of ``pairs`` is among the
     ``m``. Arguments as for :func:`word_similarity`. Raises ``ValueError`` for no pairs, a table that does
     not match the vocabulary, or NaN in it, and
-    for a non-finite human score; ``TypeError`` for a pair that is not ``(str, str, number)``.
+    for pairs as :func:`word_similarity` does (a non-finite score, an integer score beyond 2**53, a word
+    holding an invisible format character); ``TypeError`` for a pair that is not ``(str, str, number)``.
 
     >>> table = [[1.0, 0.0], [0.0, 2.0]]
     >>> pairs = [("cat", "car", 1.0), ("cat", "dog", 5.0)]
@@ -348,8 +381,11 @@ def spearman_interval(
     the resamples (and BCa's jackknife) are drawn in batches of ``BOOTSTRAP_BATCH // n`` to bound the
     memory, which draws different resamples from the same seed than one batch would.
 
-    Raises ``ValueError`` for inputs of different lengths, fewer than 3 pairs, non-finite scores,
-    ``confidence`` outside (0, 1), ``n_resamples`` outside ``[100, 10**7]``, a negative ``seed``, an
+    ``confidence`` is kept as written: a float32 ``np.float32(0.95)`` is read as the shortest decimal that
+    rounds to it (0.95), not as its binary value 0.949999988079071.
+
+    Raises ``ValueError`` for inputs of different lengths, fewer than 3 pairs, non-finite scores, integer
+    scores beyond 2**53 (float64, in which they are ranked, would merge neighbours), ``confidence`` outside (0, 1), ``n_resamples`` outside ``[100, 10**7]``, a negative ``seed``, an
     unknown ``method``, or a bootstrap interval that is undefined: ρ the same in every resample (perfectly
     monotone pairs give ±1 in every one), or undefined in some (too few distinct pairs: a resample that
     repeats one pair has no ranks to correlate); ``TypeError`` for scores that are not real numbers
@@ -358,7 +394,7 @@ def spearman_interval(
     """
     names = ["predicted", "human"] + (["baseline"] if baseline is not None else [])
     given = [predicted, human] + ([baseline] if baseline is not None else [])
-    arrays = [validate.real_numbers(a, name, "a 1-D array of scores").astype(np.float64) for a, name in zip(given, names)]
+    arrays = [validate.ranked_numbers(a, name) for a, name in zip(given, names)]
     n = arrays[0].shape[0] if arrays[0].ndim == 1 else -1
     if any(a.ndim != 1 or a.shape[0] != n for a in arrays):
         raise ValueError(f"predicted, human (and baseline) must be 1-D of one length, got shapes {[a.shape for a in arrays]}")
@@ -367,7 +403,10 @@ def spearman_interval(
     for a, name in zip(arrays, names):
         if not np.isfinite(a).all():
             raise ValueError(f"{name} scores must be finite (no NaN or infinity)")
+    written = np.format_float_positional(confidence) if isinstance(confidence, (np.float16, np.float32)) else None
     confidence = validate.number(confidence, "confidence", gt=0, lt=1)
+    if written is not None:  # np.float32(0.95): 0.95, the decimal it was written as, not 0.949999988079071
+        confidence = float(written)
     n_resamples = validate.integer(n_resamples, "n_resamples", low=100, high=MAX_RESAMPLES)
     seed = validate.seed(seed)
     method = validate.choice(method, "method", BOOTSTRAP_METHODS, ignore_case=True)
@@ -410,7 +449,8 @@ def similarity_by_frequency(
 
     A usable pair falls in stratum ``i`` when the count of its *rarer* word lies in
     ``[edges[i], edges[i+1])``; ``edges`` are increasing (use ``np.inf`` as the last to close the top
-    stratum). ``counts`` ``(V,)`` are the token counts of the rows. Labels read ``"10-49"`` or ``"50+"``.
+    stratum). ``counts`` ``(V,)`` are the token counts of the rows. Labels read ``"10-49"`` or ``"50+"``
+    (a count beyond ``int64``, which no count reaches, with 6 significant digits: ``"0-1e+308"``).
     ``n_total`` of each result is the number of usable pairs in the stratum (all of them in-vocabulary).
     Raises ``ValueError`` for fewer than two edges, edges not increasing, an edge that is NaN or
     infinite (only the last may be ``np.inf``), counts of the wrong length, negative or beyond ``int64``, a human score
@@ -439,13 +479,20 @@ def similarity_by_frequency(
     out = []
     for lo, hi in zip(edges, edges[1:]):
         first = int(math.ceil(lo))  # the smallest integer count in [lo, hi): edges need not be integers
-        label = f"{first}+" if math.isinf(hi) else f"{first}-{int(math.ceil(hi)) - 1}"
+        label = f"{_count(first)}+" if math.isinf(hi) else f"{_count(first)}-{_count(int(math.ceil(hi)) - 1)}"
         chosen = [p for p, r in zip(usable, rarer) if lo <= r < hi]
         try:
             out.append((label, word_similarity(table, vocab, chosen)))
         except ValueError as err:
             raise ValueError(f"stratum {label}: {err}") from None
     return out
+
+
+def _count(n: int) -> str:
+    """A stratum's edge count for its label: all its digits within ``int64``, where every count lies (an edge
+    of 2**53 + 1 is exact), beyond that 6 significant digits (``1e+308``), not the 309 digits of the integer
+    nearest an edge of 1e308."""
+    return str(n) if abs(n) < 2**63 else f"{float(n):.6g}"
 
 
 # --- analogies ----------------------------------------------------------------------------------------------
@@ -530,13 +577,42 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     return answers
 
 
+def _check_questions(questions, section) -> List[Question]:
+    """The questions of ``section`` as a list of four-``str`` tuples (see :func:`analogy_accuracy`)."""
+    questions = validate.collection(questions, f"section {section!r}", "a sequence of questions (a, b, c, d)")
+    out = []
+    for i, question in enumerate(questions):
+        where = f"section {section!r}, question {i}"
+        if isinstance(question, (str, bytes)):
+            raise TypeError(f"{where} must be four words (a, b, c, d), got the single string {question!r}")
+        try:
+            words = tuple(question)
+        except TypeError:  # not iterable: None, a number
+            raise TypeError(f"{where} must be four words (a, b, c, d), got {question!r}") from None
+        if len(words) != 4:
+            raise ValueError(f"{where} must be four words (a, b, c, d), got {len(words)}: {question!r}")
+        out.append(tuple(_check_word(w, f"{where}, word {which}") for which, w in enumerate(words, start=1)))
+    return out
+
+
 def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]]) -> AnalogyResult:
     """3CosAdd accuracy and coverage over analogy ``sections`` (:func:`read_analogies`).
 
-    A question is attempted when all four words have a row; it is correct when
-    :func:`analogy_predictions` returns the row of the fourth word. Raises ``ValueError`` when no
-    question is attempted (accuracy undefined), and for a table that does not match the vocabulary;
-    ``TypeError`` for ``sections`` that is not a mapping.
+    ``sections`` maps a section's name to its questions, each four ``str`` words ``(a, b, c, d)``. A
+    question is attempted when all four words have a row; it is correct when :func:`analogy_predictions`
+    returns the row of the fourth word. Every question is checked before any is answered, as
+    :func:`word_similarity` checks its pairs: a word that is not a ``str`` (``None``, a number, the NaN
+    that pandas reads from an empty cell) is an error, never a question counted like an out-of-vocabulary
+    one. Raises ``TypeError`` for ``sections`` that is not a mapping, a section that is not a sequence of
+    questions, a question that is not a sequence (one string ``"abcd"`` is not four words) or a word that is
+    not a ``str``, each naming the section and the question; ``ValueError`` naming them for a question
+    without exactly four words or a word holding an invisible format character such as a byte-order mark
+    (U+FEFF; the rule of :func:`read_analogies`), when no question is attempted (accuracy undefined), and
+    for a table that does not match the vocabulary.
+
+    >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
+    >>> analogy_accuracy(table, list("abcde"), {"s": [("a", "b", "c", "d"), ("a", "b", "c", "z")]})
+    AnalogyResult(correct=1, attempted=1, total=2, by_section={'s': (1, 1, 2)})
     """
     table, index = vocabulary_table(vectors, vocab)
     if not isinstance(sections, Mapping):
@@ -545,9 +621,10 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
     rows, expected, owner = [], [], []
     by_section: Dict[str, Tuple[int, int, int]] = {}
     names = list(sections)
-    totals = {name: len(sections[name]) for name in names}
+    questions = {name: _check_questions(sections[name], name) for name in names}
+    totals = {name: len(questions[name]) for name in names}
     for name in names:
-        for a, b, c, d in sections[name]:
+        for a, b, c, d in questions[name]:
             if a in index and b in index and c in index and d in index:
                 rows.append((index[a], index[b], index[c]))
                 expected.append(index[d])

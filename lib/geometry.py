@@ -56,7 +56,9 @@ def metric_table(reference, vectors: Mapping[str, Sequence[float]]) -> List[Metr
     ``vectors`` maps names to ``(d,)`` vectors; rows come back in the mapping's order. A vector equal to
     the reference by name *and* value is still listed (callers drop it if they like). Raises
     ``ValueError`` naming the entry (``vectors['a']``) for a vector that is not ``(d,)`` or holds NaN or
-    infinity, and for a score beyond float64 (see :func:`lib.embedding.similarity`); ``TypeError`` when
+    infinity, and for a score beyond float64 (see :func:`lib.embedding.similarity`), naming the entry: a
+    row holds all three scores, so a dot product beyond float64 fails its row although the cosine and
+    the distance fit (compute those with :func:`lib.embedding.similarity`); ``TypeError`` when
     ``vectors`` is not a mapping or an entry does not hold real numbers.
 
     >>> metric_table([1.0, 0.0], {"twice": [2.0, 0.0]})
@@ -73,14 +75,20 @@ def metric_table(reference, vectors: Mapping[str, Sequence[float]]) -> List[Metr
         v = validate.real_array(v, where)
         if v.shape != ref.shape:
             raise ValueError(f"{where} must be a vector {ref.shape} like the reference, got shape {v.shape}")
-        rows.append(MetricRow(str(name), *(float(similarity(ref, v, m)) for m in ("cosine", "euclidean", "dot"))))
+        try:
+            rows.append(MetricRow(str(name), *(float(similarity(ref, v, m)) for m in ("cosine", "euclidean", "dot"))))
+        except ValueError as err:  # a score beyond float64: name the entry
+            raise ValueError(f"{where}: {err}") from None
     return rows
 
 
 def format_metric_table(rows: Sequence[MetricRow], digits: int = 4) -> str:
     """``rows`` as a plain-text table with a header, values rounded to ``digits`` places.
 
-    ``rows`` are :class:`MetricRow` (:func:`metric_table`); ``digits`` an integer in [0, 12]. Raises
+    ``rows`` are :class:`MetricRow` (:func:`metric_table`); ``digits`` an integer in [0, 12]. Cosines (in
+    [-1, 1]) are printed with ``digits`` decimals; a distance or a dot product too (``1.0000``), unless it is
+    1e9 or more in size, or nonzero but below half a unit of the last decimal (it would show as ``0.0000``):
+    those are printed in exponent form with ``digits`` decimals (``1.4142e+300``, ``1.4142e-300``). Raises
     ``TypeError`` for another row or a ``digits`` that is not an integer, ``ValueError`` for one out of range.
 
     >>> print(format_metric_table(metric_table([1.0, 0.0], {"same": [2.0, 0.0]})))
@@ -91,10 +99,11 @@ def format_metric_table(rows: Sequence[MetricRow], digits: int = 4) -> str:
     rows = list(rows) if not isinstance(rows, (str, bytes)) and hasattr(rows, "__iter__") else rows
     if not isinstance(rows, list) or not all(isinstance(r, MetricRow) for r in rows):
         raise TypeError(f"rows must be a sequence of MetricRow (from metric_table), got {rows!r}")
-    cells = [
-        [r.name] + [fmt(x, f".{digits}f") for x in (r.cosine, r.euclidean, r.dot)]  # fmt: no "-0.0000"
-        for r in rows
-    ]
+    def scaled(x: float) -> str:  # a distance or a dot product, in the vectors' units: any size
+        fixed = x == 0 or 0.5 * 10.0**-digits <= abs(x) < 1e9
+        return fmt(x, f".{digits}{'f' if fixed else 'e'}")
+
+    cells = [[r.name, fmt(r.cosine, f".{digits}f"), scaled(r.euclidean), scaled(r.dot)] for r in rows]  # fmt: no "-0.0000"
     return tables.text(["vector", "cosine", "Euclidean", "dot"], cells, align="<>>>", widths=[0, 9, 9, 9])
 
 

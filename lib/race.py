@@ -528,15 +528,23 @@ def paired_ratios(runs: Sequence[RaceRun], method: str = "book SGNS") -> List[Pa
 # --- measured values, in the forms tests/nbval_sanitize.cfg masks ----------------------------------------
 
 
+def _fixed(value: float) -> str:
+    """``value`` with two decimals by :func:`lib.notebook.fmt` (a value that rounds to zero shows no minus
+    sign: ``-0.001`` is ``0.00``), logging nothing: measured values differ from run to run by design."""
+    with unlogged():
+        return fmt(value, ".2f")
+
+
 def format_seconds(seconds: float) -> str:
     """A measured duration as ``"2.41 s"``. ``TypeError`` for a non-number, ``ValueError`` for one beyond
-    float64 (:func:`lib.validate.real`); so for the other ``format_`` functions.
+    float64 (:func:`lib.validate.real`); so for the other ``format_`` functions, which print two decimals
+    and no minus sign on a value that rounds to zero (``format_rate(-0.001)`` is ``"0.00 M words/s"``).
 
     >>> format_seconds(2.414)
     '2.41 s'
     """
     seconds = validate.real(seconds, "seconds")
-    return f"{seconds:.2f} s"
+    return f"{_fixed(seconds)} s"
 
 
 def format_ratio(ratio: float) -> str:
@@ -546,7 +554,7 @@ def format_ratio(ratio: float) -> str:
     '1.43×'
     """
     ratio = validate.real(ratio, "ratio")
-    return f"{ratio:.2f}×"
+    return f"{_fixed(ratio)}×"
 
 
 def format_rate(words_per_second: float) -> str:
@@ -556,7 +564,7 @@ def format_rate(words_per_second: float) -> str:
     '0.49 M words/s'
     """
     words_per_second = validate.real(words_per_second, "words_per_second")
-    return f"{words_per_second / 1e6:.2f} M words/s"
+    return f"{_fixed(words_per_second / 1e6)} M words/s"
 
 
 def format_cost(us_per_word: float) -> str:
@@ -566,7 +574,7 @@ def format_cost(us_per_word: float) -> str:
     '2.05 µs/word'
     """
     us_per_word = validate.real(us_per_word, "us_per_word")
-    return f"{us_per_word:.2f} µs/word"
+    return f"{_fixed(us_per_word)} µs/word"
 
 
 def race_table(summaries: Sequence[RaceSummary], *, markdown: bool = True, compact: bool = False) -> str:

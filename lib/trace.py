@@ -48,7 +48,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from lib import embedding, positional, validate
-from lib.datasets import other_line_end, read_text, text_lines
+from lib.datasets import other_line_end, read_text, stray_byte_order_mark, text_lines
 from lib.notebook import fmt
 
 MAX_WIDTH = 1024
@@ -112,14 +112,15 @@ def parse(text: str) -> List[Command]:
 
     Lines are numbered as an editor numbers them (:func:`lib.datasets.text_lines`: a line ends at
     ``\\n``, ``\\r\\n`` or ``\\r``), and a byte-order mark at the start of ``text`` is not part of the
-    first command. A line holding another line-end character (U+2028, NEL, VT, FF:
+    first command; one anywhere else (two programs joined) is an error naming the line, the benchmark readers'
+    rule (:func:`lib.datasets.stray_byte_order_mark`). A line holding another line-end character (U+2028, NEL, VT, FF:
     :func:`lib.datasets.other_line_end`, the benchmark readers' rule) is an error, since an editor may show
     a line break there; words are separated by ASCII spaces and tabs only, so a no-break or ideographic
     space is part of a word (and its error shows it escaped), never a separator that cannot be seen.
     """
     commands = []
     for number, raw in enumerate(text_lines(text), start=1):
-        problem = other_line_end(raw)
+        problem = other_line_end(raw) or stray_byte_order_mark(raw)
         if problem:
             raise TraceError(number, problem)
         words = _WORD_SEPARATORS.split(raw.split("#", 1)[0].strip(" \t"))
@@ -169,7 +170,8 @@ def _number(cmd: Command, text: str) -> float:
     if value is None:
         raise TraceError(cmd.line, f"expected a number, got {text!r}{validate.digits_hint(text)}")
     if not math.isfinite(value):
-        raise TraceError(cmd.line, f"expected a finite number, got {text!r}")
+        why = validate.non_finite_text(text)
+        raise TraceError(cmd.line, f"expected a finite number, got {text!r}" + ("" if why == "not finite" else f", {why}"))
     return value
 
 

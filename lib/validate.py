@@ -38,6 +38,7 @@ __all__ = [
     "choice",
     "collection",
     "digits_hint",
+    "non_finite_text",
     "entries",
     "flag",
     "id_collection",
@@ -52,6 +53,7 @@ __all__ = [
     "real",
     "real_array",
     "real_dtype",
+    "ranked_numbers",
     "real_numbers",
     "rng",
     "seed",
@@ -554,6 +556,32 @@ def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.nd
     return raw
 
 
+def ranked_numbers(values, name: str, shape: str = "a 1-D array of scores", hint: str = "") -> np.ndarray:
+    """``values`` as a ``float64`` array of real numbers that are ranked (compared with each other): as
+    :func:`real_numbers`, and ``ValueError`` for an integer beyond 2**53 in size, which float64 does not hold
+    exactly (2**53 + 1 becomes 2**53, so two distinct integers would tie). ``hint`` ends that message.
+
+    >>> ranked_numbers([3, 1], "scores")
+    array([3., 1.])
+    >>> ranked_numbers([2**53 + 1, 2**53], "scores")
+    Traceback (most recent call last):
+    ...
+    ValueError: scores holds the integer 9007199254740993, beyond 2**53: float64, in which scores are ranked, does not hold it exactly
+    """
+    try:
+        raw = np.asarray(values)
+    except ValueError:  # ragged: real_numbers names it
+        raw = None
+    if raw is not None and (integer_dtype(raw.dtype) or raw.dtype == object):
+        big = next((v for v in raw.flat if _is_integer(v) and abs(int(v)) > 2**53), None)
+        if big is not None:
+            written = shown(int(big))  # the digits, or "an integer of 301 digits"
+            written = f"the integer {written}" if written[-1].isdigit() else written
+            raise ValueError(f"{name} holds {written}, beyond 2**53: float64, in which {name} "
+                             f"are ranked, does not hold it exactly{hint}")
+    return real_numbers(values, name, shape).astype(np.float64)
+
+
 def integer_array(values, name: str, shape: str = "an array of integers") -> np.ndarray:
     """``values`` as a NumPy array of integers, its integer dtype kept (``int64`` for an empty list).
 
@@ -672,6 +700,19 @@ def read_number(text: str, *, integer: bool = False) -> Union[int, float, None]:
     if _NUMBER_TEXT.fullmatch(text) or _NON_FINITE_TEXT.fullmatch(text):
         return float(text)
     return None
+
+
+def non_finite_text(text: str) -> str:
+    """Why the number written in ``text``, which :func:`read_number` read as NaN or infinity, is refused:
+    ``"beyond float64's range (about 1.8e308)"`` for one written with digits (``1e999``, ``2e308``: a finite
+    number too large for float64), ``"not finite"`` for ``nan`` or ``inf``.
+
+    >>> non_finite_text("2e308"), non_finite_text("-inf")
+    ("beyond float64's range (about 1.8e308)", 'not finite')
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return "beyond float64's range (about 1.8e308)" if _NUMBER_TEXT.fullmatch(text) else "not finite"
 
 
 def digits_hint(text: str) -> str:

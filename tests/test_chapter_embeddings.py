@@ -56,6 +56,17 @@ def test_compare_neighbours_by_hand():
         compare_neighbours(got, {"b": got["a"]})
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), np.float32("nan")])
+def test_compare_neighbours_never_calls_a_non_finite_score_the_same(bad):
+    """Two NaN scores both printed "nan", so the row said "yes" and all_same was True."""
+    with pytest.raises(ValueError, match=r"^got\['c'\], rank 1: the score of 'd' must be a finite number, got "):
+        compare_neighbours({"c": [("d", bad)]}, {"c": [("d", bad)]})
+    with pytest.raises(ValueError, match=r"^published\['c'\], rank 2: the score of 'f' must be a finite number"):
+        compare_neighbours({"c": [("d", 0.5), ("e", 0.4)]}, {"c": [("d", 0.5), ("f", bad)]})
+    with pytest.raises(TypeError, match=r"^got\['c'\], rank 1: the score of 'd' must be a finite number, got '0.5'$"):
+        compare_neighbours({"c": [("d", "0.5")]}, {"c": [("d", 0.5)]})
+
+
 def test_neighbour_change_by_hand():
     # before: x-y close, z apart; after: y and z swap places, so x's neighbour moves from y to z
     before = [np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])] * 2
@@ -83,6 +94,11 @@ def test_neighbour_change_compares_shared_items_only():
         neighbour_change(before[:1], ["a", "b", "c", "gone"], after, ["c", "b", "a"])
     with pytest.raises(ValueError, match=r"k must be an integer in \[1, 2\]"):
         neighbour_change(before, ["a", "b", "c", "gone"], after, ["c", "b", "a"], k=3)
+    # iterators are read once, like a list (was "object of type 'list_iterator' has no len()")
+    again = neighbour_change(iter(before), ["a", "b", "c", "gone"], iter(after), ["c", "b", "a"], k=1)
+    assert again.items == change.items and all(np.array_equal(x, y) for x, y in zip(again[1:], change[1:]))
+    with pytest.raises(TypeError, match=r"^after must be a sequence of \(V, d\) tables, one per seed, got None$"):
+        neighbour_change(before, ["a", "b", "c", "gone"], None, ["c", "b", "a"], k=1)
 
 
 def test_overlap_by_count_against_scipy_bootstrap():

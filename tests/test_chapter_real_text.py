@@ -223,6 +223,20 @@ def test_excludes_zero_and_format_interval_by_hand():
     assert real_text.excludes_zero(Interval(-0.2, -0.3, -0.06, 0.95, 50, 1000))
 
 
+def test_format_interval_checks_its_decimals():
+    from lib.evaluation import Interval
+
+    interval = Interval(0.123, -0.04, 0.2, 0.95, 10, 2000)
+    for bad in (2.7, "2", True):  # 2.7 and "2" were truncated by int() to 2
+        with pytest.raises(TypeError, match=r"^decimals must be an integer in \[0, 12\], got "):
+            real_text.format_interval(interval, bad)
+    with pytest.raises(ValueError, match=r"^decimals must be an integer in \[0, 12\], got -1$"):
+        real_text.format_interval(interval, -1)  # was notebook's spec error "got '.-1f'"
+    with pytest.raises(ValueError, match=r"^end_decimals must be an integer in \[0, 12\], got 13$"):
+        real_text.format_interval(interval, 2, 13)
+    assert real_text.format_interval(interval, 3, 2) == "0.123 (-0.04 to 0.20)"
+
+
 def test_method_differences_pair_every_seed_and_fill_the_table():
     _, words, a = _pair_models()
     rng = np.random.default_rng(2)

@@ -2,6 +2,7 @@
 formats, the sharding check on local processes and under torchrun, and the data of its exchange figure."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -56,8 +57,27 @@ def test_measured_value_formats():
     assert scale.format_fold(0.01, 0.02) == "<1-fold"
     with pytest.raises(ValueError, match="seconds must be a finite number >= 0"):
         scale.format_duration(-1)
-    with pytest.raises(ValueError, match="fast > 0"):
+    with pytest.raises(ValueError, match="fast must be a finite number > 0, got 0.0"):
         scale.format_fold(1.0, 0.0)
+
+
+def test_measured_value_formats_refuse_what_would_print_inf_or_a_string():
+    """format_duration(1e306) printed 'inf ms' and format_fold(1e308, 1e-10) 'inf-fold'; strings and bools went
+    through float(): format_duration("5") was '5000.0 ms', format_duration(True) '1000.0 ms'."""
+    with pytest.raises(ValueError, match=r"^seconds must be at most about 1.8e305 \(its milliseconds must fit in float64\), got 1e\+306$"):
+        scale.format_duration(1e306)
+    assert scale.format_duration(1e305) == f"{1e308:.1f} ms"  # 1e305 s in ms: representable, printed in full
+    with pytest.raises(ValueError, match=r"^the ratio slow / fast is beyond float64 \(about 1.8e308\), got slow=1e\+308, fast=1e-10$"):
+        scale.format_fold(1e308, 1e-10)
+    for bad in ("5", True, None):
+        with pytest.raises(TypeError, match=rf"^seconds must be a finite number >= 0, got {re.escape(repr(bad))}$"):
+            scale.format_duration(bad)
+    with pytest.raises(TypeError, match=r"^slow must be a finite number >= 0, got '3'$"):
+        scale.format_fold("3", "1")
+    with pytest.raises(TypeError, match=r"^fast must be a finite number > 0, got True$"):
+        scale.format_fold(3, True)
+    with pytest.raises(ValueError, match=r"^seconds must be a finite number >= 0, got nan$"):
+        scale.format_duration(float("nan"))
 
 
 def test_tying_table_rounds_the_losses_by_hand():

@@ -363,13 +363,15 @@ def test_a_human_score_or_edge_beyond_float64_is_a_value_error():
     assert str(info.value) == (
         "the last edge must be a finite number (or np.inf), got an integer of 401 digits (beyond the float64 range)"
     )
-    assert word_similarity(tab, voc, pairs + [("cow", "cat", 10**300)]).n_used == 4  # large but finite: fine
+    assert word_similarity(tab, voc, pairs + [("cow", "cat", 1e300)]).n_used == 4  # large but finite: fine
+    with pytest.raises(ValueError, match=r"^the human score of pair 3 \('cow', 'cat'\) is an integer of 301 digits, beyond 2"):
+        word_similarity(tab, voc, pairs + [("cow", "cat", 10**300)])  # an int beyond 2**53: see the test below
 
 
 @pytest.mark.parametrize(
     "pairs, match",
     [
-        ([("cat", "dog", "9.0"), ("car", "truck", 1.0)], r"human score of pair 0 \('cat', 'dog'\) must be a finite number, got '9.0'"),
+        ([("cat", "dog", "9.0"), ("car", "truck", 1.0)], r"human score of pair 0 \('cat', 'dog'\) must be an int or a float \(Python or NumPy\), got '9.0' of type str$"),
         ([("cat", "dog", None), ("car", "truck", 1.0)], "got None"),
         ([("cat", "dog", True), ("car", "truck", 1.0)], "got True"),
         ([("cat", "dog"), ("car", "truck", 1.0)], r"pairs\[0\] must be \(word1, word2, score\)"),
@@ -389,7 +391,7 @@ def test_numpy_scores_are_accepted_and_give_scipys_rho():
     assert word_similarity(TABLE, TOKENS, pairs).rho == pytest.approx(scipy.stats.spearmanr(cos, [9, 1, 8.5]).statistic)
 
 
-@pytest.mark.parametrize("text", ["a\tb\tnan\n", "a\tb\tinf\n", "a\tb\t-Infinity\n", "a\tb\t1e999\n"])
+@pytest.mark.parametrize("text", ["a\tb\tnan\n", "a\tb\tinf\n", "a\tb\t-Infinity\n"])
 def test_word_pair_reader_names_the_pair_of_a_non_finite_score(tmp_path, text):
     path = tmp_path / "pairs.tsv"
     path.write_text("x\ty\t1.0\n" + text)
@@ -457,6 +459,11 @@ def test_analogy_file_with_a_byte_order_mark_opens_its_first_section(tmp_path, m
     assert read_analogies(path) == {"royal": [("man", "woman", "king", "queen")], "other": [("a", "b", "c", "d")]}
     path.write_bytes(MARKS[mark](": royal\nman woman king\n"))
     with pytest.raises(ValueError, match="q.txt, line 2: expected four words"):
+        read_analogies(path)
+    path.write_bytes(MARKS[mark]("# header\n: royal\nman woman king queen\n"))
+    with pytest.raises(ValueError, match=re.escape(  # was "a question before the first ': section' line"
+            "q.txt, line 1: a comment ('#' is not a comment in this format) before the first ': section' line; a "
+            "line is a section (': name') or a question (four words a b c d), got '# header'")):
         read_analogies(path)
 
 
@@ -812,7 +819,7 @@ def test_collections_that_are_none_or_a_number_are_named():
 
     with pytest.raises(TypeError, match=r"^pairs\[0\] must be \(word1, word2, score\), got tensor\(1.\)$"):
         word_similarity(TABLE, TOKENS, torch.tensor([1.0, 2.0]))  # was torch's "len() of a 0-d tensor"
-    with pytest.raises(TypeError, match=r"^the human score of pair 1 \('cat', 'car'\) must be a finite number, got np.timedelta64\(2\)$"):
+    with pytest.raises(TypeError, match=r"^the human score of pair 1 \('cat', 'car'\) must be an int or a float \(Python or NumPy\), got np.timedelta64\(2\) of type timedelta64$"):
         word_similarity(TABLE, TOKENS, [pairs[0], ("cat", "car", np.timedelta64(2)), pairs[2]])  # was taken as 2.0
 
 
@@ -831,3 +838,101 @@ def test_similarity_by_frequency_compares_counts_with_edges_exactly():
 def test_analogy_accuracy_sections_must_be_a_mapping():
     with pytest.raises(TypeError, match=r"^sections must be a mapping \{section: \[\(a, b, c, d\), ...\]\} \(read_analogies\), got list$"):
         analogy_accuracy(TABLE, TOKENS, ["a", "b"])
+
+
+# --- questions and words given to functions follow the readers' rules -----------------------------------------
+
+ANALOGY_TABLE = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.5, 0.5]])
+
+
+@pytest.mark.parametrize("question, kind, match", [
+    (("a", "b", float("nan"), "d"), TypeError, r"^section 's', question 1, word 3 must be a str, got nan$"),
+    (("a", "b", None, "d"), TypeError, r"^section 's', question 1, word 3 must be a str, got None$"),
+    (("a", "b", 3, "d"), TypeError, r"^section 's', question 1, word 3 must be a str, got 3$"),
+    ("abcd", TypeError, r"^section 's', question 1 must be four words \(a, b, c, d\), got the single string 'abcd'$"),
+    (None, TypeError, r"^section 's', question 1 must be four words \(a, b, c, d\), got None$"),
+    (("a", "b", "c"), ValueError, r"^section 's', question 1 must be four words \(a, b, c, d\), got 3: \('a', 'b', 'c'\)$"),
+    (("\ufeffa", "b", "c", "d"), ValueError, r"^section 's', question 1, word 1 '\\ufeffa' holds a byte-order mark \(U\+FEFF\)"),
+    (("a", "b\u200b", "c", "d"), ValueError, r"question 1, word 2 'b\\u200b' holds the invisible format character U\+200B"),
+])
+def test_analogy_accuracy_checks_every_question(question, kind, match):
+    """A NaN (pandas' empty cell), None or a number was counted like an out-of-vocabulary question (coverage 0.25
+    instead of an error), a string was unpacked into four one-letter words, and three words gave Python's
+    "not enough values to unpack"."""
+    with pytest.raises(kind, match=match):
+        analogy_accuracy(ANALOGY_TABLE, list("abcd"), {"s": [("a", "b", "c", "d"), question]})
+    with pytest.raises(TypeError, match=r"^section 's' must be a sequence of questions \(a, b, c, d\), got None$"):
+        analogy_accuracy(ANALOGY_TABLE, list("abcd"), {"s": None})
+    result = analogy_accuracy(ANALOGY_TABLE, list("abcd"), {"s": [("a", "b", "c", "d"), ("a", "b", "c", "zebra")]})
+    assert (result.correct, result.attempted, result.total) == (1, 1, 2)  # d: 0.9·... the only row left; zebra: OOV
+
+
+def test_integer_human_scores_beyond_2_53_are_refused_not_merged():
+    """2**60, 2**60 + 1 and 2**60 + 2 are one float64: rho was -0.7746 instead of -0.4, and three distinct
+    scores were called "all equal"."""
+    voc = list("abcd")
+    big = [("a", "b", 1), ("a", "c", 2**60), ("b", "d", 2**60 + 1), ("c", "d", 2**60 + 2)]
+    with pytest.raises(ValueError, match=re.escape(
+            "the human score of pair 1 ('a', 'c') is the integer 1152921504606846976, beyond 2**53: float64, in which "
+            "scores are ranked, does not hold it exactly")):
+        word_similarity(ANALOGY_TABLE, voc, big)
+    with pytest.raises(ValueError, match=r"pair 0 \('a', 'b'\) is the integer 1152921504606846977, beyond 2\*\*53"):
+        word_similarity(ANALOGY_TABLE, voc, [("a", "b", 2**60 + 1), ("a", "c", 2**60), ("b", "d", 2**60 + 2)])
+    with pytest.raises(ValueError, match=r"pair 0 \('a', 'b'\) is the integer -9007199254740993"):
+        pair_cosines(ANALOGY_TABLE, voc, [("a", "b", np.int64(-(2**53) - 1)), ("a", "c", 1)])
+    # up to 2**53 float64 is exact: the same rho as the small ranks 0..3 (SciPy on exact scores)
+    exact = [("a", "b", 1), ("a", "c", 2**53 - 2), ("b", "d", 2**53 - 1), ("c", "d", 2**53)]
+    small = [(x, y, i) for i, (x, y, _) in enumerate(exact)]
+    assert word_similarity(ANALOGY_TABLE, voc, exact).rho == word_similarity(ANALOGY_TABLE, voc, small).rho
+    # the bootstrap interval ranks the same scores: the same rule
+    with pytest.raises(ValueError, match=r"^human holds the integer 1152921504606846977, beyond 2\*\*53"):
+        spearman_interval([1.0, 2.0, 3.0], np.array([1, 2**60 + 1, 2**60]))
+
+
+@pytest.mark.parametrize("score", [__import__("fractions").Fraction(1, 3), __import__("decimal").Decimal("5"), np.array(5.0)])
+def test_a_human_score_of_another_number_type_says_which_types_are_accepted(score):
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", score)]
+    with pytest.raises(TypeError, match=r"^the human score of pair 2 \('car', 'truck'\) must be an int or a float "
+                                        r"\(Python or NumPy\), got .* of type (Fraction|Decimal|ndarray)$"):
+        word_similarity(TABLE, TOKENS, pairs)  # was "must be a finite number", which the value is
+
+
+def test_a_word_glued_to_a_byte_order_mark_is_an_error_in_every_function_given_pairs():
+    """A file read with open(..., encoding="utf-8") keeps the mark on its first word: the pair was dropped as
+    out-of-vocabulary (rho on 2 of 3 pairs). The readers' rule: refused, naming the pair and the word."""
+    pairs = [("\ufeffcat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)]
+    message = (r"^pairs\[0\] \('\\ufeffcat', 'dog'\): word 1 '\\ufeffcat' holds a byte-order mark \(U\+FEFF\), allowed "
+               r"only at the start of a file \(were two files joined, or a file read with encoding='utf-8' rather "
+               r"than 'utf-8-sig'\?\); remove it$")
+    for call in (lambda: word_similarity(TABLE, TOKENS, pairs), lambda: pair_cosines(TABLE, TOKENS, pairs),
+                 lambda: similarity_by_frequency(TABLE, TOKENS, np.array([5, 5, 50, 50, 5]), pairs, [0, np.inf])):
+        with pytest.raises(ValueError, match=message):
+            call()
+    with pytest.raises(ValueError, match=r"pairs\[1\] \('cat', 'car\\u2060'\): word 2 'car\\u2060' holds the "
+                                         r"invisible format character U\+2060 \(WORD JOINER\)"):
+        word_similarity(TABLE, TOKENS, [("cat", "dog", 9.0), ("cat", "car\u2060", 1.0), ("dog", "car", 2.0)])
+
+
+def test_a_score_written_beyond_float64_is_not_called_not_finite(tmp_path):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("x\ty\t1.0\na\tb\t2e308\n")  # and 1e999: both were "not finite"
+    with pytest.raises(ValueError, match=re.escape("pairs.tsv, line 2: the score of ('a', 'b') is beyond float64's "
+                                                   "range (about 1.8e308): '2e308'")):
+        read_word_pairs(path)
+
+
+def test_a_float32_confidence_is_kept_as_written():
+    rng = np.random.default_rng(0)
+    human = rng.normal(size=40)
+    predicted = human + rng.normal(size=40)
+    got = spearman_interval(predicted, human, confidence=np.float32(0.95), n_resamples=200)
+    assert got.confidence == 0.95  # was 0.949999988079071
+    assert got == spearman_interval(predicted, human, confidence=0.95, n_resamples=200)
+
+
+def test_similarity_by_frequency_labels_a_huge_edge_briefly():
+    pairs = [("cat", "dog", 9.0), ("cat", "car", 1.0), ("car", "truck", 8.5), ("dog", "pet", 3.0)]
+    got = similarity_by_frequency(TABLE, TOKENS, [1, 2, 3, 4, 5], pairs, [0, 1e308])
+    assert [label for label, _ in got] == ["0-1e+308"]  # was '0-' and the 309 digits of int(1e308) - 1
+    got = similarity_by_frequency(TABLE, TOKENS, [1, 2, 3, 4, 5], pairs, [0, 10**19])
+    assert got[0][0] == "0-1e+19"  # beyond int64, where no count lies; within it every digit (the test above)

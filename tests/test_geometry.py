@@ -258,8 +258,22 @@ def test_metric_table_names_the_entry_that_is_not_a_vector_like_the_reference():
     assert error({"d": ["x", "y"]}) == (TypeError, "vectors['d'] must hold real numbers, got dtype <U1")
     assert error([("a", [1.0, 0.0])]) == (TypeError, "vectors must be a mapping of names to vectors (d,), got list")
     # a score beyond float64 still names what overflowed
-    with pytest.raises(ValueError, match="the dot product of these vectors overflows float64"):
+    with pytest.raises(ValueError, match=r"^vectors\['huge'\]: the dot product of these vectors overflows float64"):
         metric_table([1e200, 0.0], {"huge": [1e200, 0.0]})
+
+
+def test_format_metric_table_prints_distances_and_products_of_any_size():
+    """A distance of 1.4e300 was printed as a 301-digit fixed-point number, and one of 1.4e-300 as 0.0000."""
+    lines = format_metric_table(metric_table([1e300, 0.0], {"a": [0.0, 1e300]})).splitlines()
+    assert lines[1].split() == ["a", "0.0000", f"{math.sqrt(2) * 1e300:.4e}", "0.0000"]  # 1.4142e+300
+    lines = format_metric_table(metric_table([1e-300, 0.0], {"a": [2e-300, 0.0]}), digits=2).splitlines()
+    assert lines[1].split() == ["a", "1.00", "1.00e-300", "0.00"]  # the product 2e-600 is 0 in float64
+    lines = format_metric_table(metric_table([3e-6, 0.0], {"a": [0.0, 4e-6]})).splitlines()
+    assert lines[1].split() == ["a", "0.0000", "5.0000e-06", "0.0000"]
+    lines = format_metric_table(metric_table([3e-5, 0.0], {"a": [0.0, 4e-5]})).splitlines()
+    assert lines[1].split() == ["a", "0.0000", "0.0001", "0.0000"]  # 5e-5 rounds to 0.0001: fixed
+    lines = format_metric_table(metric_table([1e5, 0.0], {"a": [2e4, 0.0]})).splitlines()
+    assert lines[1].split() == ["a", "1.0000", "80000.0000", "2.0000e+09"]  # 1e9 and above: exponent form
 
 
 @pytest.mark.parametrize("one", [0, np.int64(1), np.array(0)])

@@ -259,3 +259,12 @@ def test_format_functions_check_their_number():
             fn("3")  # was "Unknown format code 'f' for object of type 'str'"
     assert race.format_seconds(2**70) == "1180591620717411303424.00 s"
     assert race.format_rate(np.float32(487_000)) == "0.49 M words/s"
+
+
+def test_format_functions_print_no_negative_zero():
+    # was '-0.00 M words/s', '-0.00×', '-0.00 µs/word', '-0.00 s'
+    assert race.format_rate(-1000) == "0.00 M words/s"
+    assert race.format_ratio(-0.001) == "0.00×"
+    assert race.format_cost(-0.004) == "0.00 µs/word"
+    assert race.format_seconds(-0.004) == "0.00 s"
+    assert race.format_cost(-0.006) == "-0.01 µs/word"  # rounds away from zero: the sign stays

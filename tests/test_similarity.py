@@ -440,3 +440,58 @@ def test_lookup_grad_reports_a_summed_row_beyond_float64():
     with pytest.raises(ValueError, match=r"^the summed gradient of row 0 overflows float64 \(its true value is above 1.8e308\)$"):
         embedding.lookup_grad([0, 0], [[1e308], [1e308]], 1)  # was inf, with NumPy's warning
     assert embedding.lookup_grad([0, 0], [[1e308], [-1e308]], 1).tolist() == [[0.0]]
+
+
+# --- a ranking fails only for a score it returns; distances in O(n m) memory --------------------------------
+
+
+def test_a_row_beyond_float64_that_is_not_returned_does_not_fail_the_ranking():
+    """The far row's distance (2e308) or product (-1e310) is beyond float64, but the k answers are not: they come
+    back, and the far row ranks last; asking for it too is the overflow error."""
+    assert nearest_neighbours([[1e308], [-1e308]], [1e308], 1, metric="euclidean") == [(0, 0.0)]
+    assert nearest_neighbours([[1.0], [-1e300]], [1e10], 1, metric="dot") == [(0, 1e10)]
+    assert nearest_neighbours([[-1e300], [1.0]], [1e10], 1, metric="dot") == [(1, 1e10)]
+    got = named_neighbours([[1e308], [9e307], [-1e308]], ["a", "b", "c"], "a", 1, metric="euclidean")
+    assert got == [("b", exact_distance([1e308], [9e307]))]
+    # the far row after every representable one, whatever its index
+    assert [i for i, _ in nearest_neighbours([[-1e308], [1e308], [0.0]], [1e308], 2, metric="euclidean")] == [1, 2]
+    with pytest.raises(ValueError, match="the Euclidean distance of these vectors overflows float64"):
+        nearest_neighbours([[1e308], [-1e308]], [1e308], 2, metric="euclidean")
+    with pytest.raises(ValueError, match="the dot product of these vectors overflows float64"):
+        nearest_neighbours([[1.0], [-1e300]], [1e10], 2, metric="dot")
+    # a product above float64 ranks first: returning it is the error
+    with pytest.raises(ValueError, match="the dot product of these vectors overflows float64"):
+        nearest_neighbours([[1.0], [1e300]], [1e10], 1, metric="dot")
+
+
+def test_euclidean_similarity_needs_no_n_by_m_by_d_array():
+    """similarity(X, Y, "euclidean") built the (n, m, d) differences (894 GiB for 20000 x 300 rows against
+    themselves); blockwise it holds O(n m + block). Measured with tracemalloc, which sees NumPy's buffers: the
+    peak stays far below the n * m * d floats (19.2 MB here) while the result is right (SciPy's cdist, exact)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(3)
+    X, Y = rng.standard_normal((300, 40)), rng.standard_normal((200, 40))
+    tracemalloc.start()
+    try:
+        got = similarity(X, Y, "euclidean")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 300 * 200 * 40 * 8 / 4, f"peak {peak} bytes"
+    np.testing.assert_allclose(got, cdist(X, Y), rtol=4e-16, atol=0)
+    for i, j in ((0, 0), (17, 123), (299, 199)):
+        assert got[i, j] == pytest.approx(exact_distance(X[i], Y[j]), rel=4e-16)
+    assert np.all(np.diag(similarity(X, X, "euclidean")) == 0.0)  # equal rows: exactly 0
+
+
+def test_near_rows_beside_huge_ones_keep_their_distance():
+    """Scaled together with a row of size 1e308, rows of size 1e-300 become subnormal or 0: their distances are
+    recomputed from the unscaled rows, exactly as when the huge row is absent."""
+    table = np.array([[1e308, 0.0], [3e-300, 0.0], [0.0, 4e-300], [5e-324, 0.0], [1e-323, 0.0]])
+    D = similarity(table, table, "euclidean")
+    assert D[1, 2] == pytest.approx(exact_distance(table[1], table[2]), rel=4e-16)  # 5e-300
+    assert D[3, 4] == 5e-324 and D[1, 3] == pytest.approx(exact_distance(table[1], table[3]), rel=4e-16)
+    assert D[0, 1] == 1e308
+    got = nearest_neighbours(table, [0.0, 0.0], 5, metric="euclidean")
+    assert [i for i, _ in got] == [3, 4, 1, 2, 0]

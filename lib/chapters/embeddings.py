@@ -91,7 +91,9 @@ def compare_neighbours(
 
     ``got`` and ``published`` map a query term to ``[(token, score), ...]``; scores are rounded to
     ``digits`` places before they are compared, and "same" is ``yes`` when token and rounded score agree.
-    Raises ``ValueError`` when the two do not hold the same terms and the same number of neighbours.
+    Raises ``ValueError`` when the two do not hold the same terms and the same number of neighbours, or
+    for a score that is NaN or infinite (naming the term and rank: "nan" equal to "nan" is no agreement),
+    ``TypeError`` for a score that is not a number.
 
     >>> ours, reference = {"cat": [("dog", 0.52)]}, {"cat": [("dog", 0.52001)]}
     >>> result = compare_neighbours(ours, reference)
@@ -106,6 +108,8 @@ def compare_neighbours(
     rows, same = [], []
     for term in got:
         for rank, ((tok_a, s_a), (tok_b, s_b)) in enumerate(zip(got[term], published[term]), start=1):
+            for side, score in (("got", s_a), ("published", s_b)):
+                validate.number(score, f"{side}[{term!r}], rank {rank}: the score of {tok_a if side == 'got' else tok_b!r}")
             a, b = fmt(s_a, f".{digits}f"), fmt(s_b, f".{digits}f")  # as printed: rounded once, in lib.notebook
             same.append((tok_a, a) == (tok_b, b))
             rows.append([term, str(rank), f"{tok_a} {a}", f"{tok_b} {b}", "yes" if same[-1] else "NO"])
@@ -147,8 +151,9 @@ def neighbour_change(before, before_vocab, after, after_vocab, k: int = 3) -> Ne
     neighbours, so that an item removed from one corpus cannot count as a change. ``within_*`` averages
     the overlap ``|N_a ∩ N_b| / k`` over all pairs of seeds of one corpus; ``across`` averages it over
     every run of ``before`` against every run of ``after``. A change caused by the corpus shows as
-    ``across`` below both ``within`` values. Raises ``ValueError`` for fewer than two tables on a side,
-    fewer than ``k + 1`` shared items, or ``k < 1``.
+    ``across`` below both ``within`` values. ``before`` and ``after`` may be iterators (read once). Raises
+    ``ValueError`` for fewer than two tables on a side, fewer than ``k + 1`` shared items, or ``k < 1``;
+    ``TypeError`` naming ``before`` or ``after`` when it is not a collection of tables (``None``, one number).
 
     >>> a = [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]
     >>> b = [[1.0, 0.0], [0.0, 1.0], [0.1, 1.0]]
@@ -158,6 +163,9 @@ def neighbour_change(before, before_vocab, after, after_vocab, k: int = 3) -> Ne
     >>> change.within_before, change.within_after, change.across
     (array([1., 1., 1.]), array([1., 1., 1.]), array([0., 0., 1.]))
     """
+    # a generator or an iterator is read once, as lib.geometry.neighbour_overlap reads its tables
+    before = validate.collection(before, "before", "a sequence of (V, d) tables, one per seed")
+    after = validate.collection(after, "after", "a sequence of (V, d) tables, one per seed")
     if len(before) < 2 or len(after) < 2:
         raise ValueError(f"neighbour_change needs at least two tables on each side, got {len(before)} and {len(after)}")
     after_index = token_index(after_vocab)

@@ -337,10 +337,15 @@ def format_interval(interval: Interval, decimals: int = 2, end_decimals: int = 1
     ``end_decimals`` (:func:`lib.notebook.fmt`). The ends get one decimal: a BCa end from 2,000 resamples
     carries a Monte Carlo error of about 0.01, so its second decimal could not be defended.
 
+    ``decimals`` and ``end_decimals`` are integers in [0, 12]: ``TypeError`` for another type (``2.7``,
+    ``"2"``: no silent truncation), ``ValueError`` naming the argument for one out of range.
+
     >>> format_interval(Interval(0.123, -0.0049, 0.2461, 0.95, 133, 2000))
     '0.12 (0.0 to 0.2)'
     """
-    spec, end = f".{int(decimals)}f", f".{int(end_decimals)}f"
+    decimals = validate.integer(decimals, "decimals", low=0, high=12)
+    end_decimals = validate.integer(end_decimals, "end_decimals", low=0, high=12)
+    spec, end = f".{decimals}f", f".{end_decimals}f"
     return f"{fmt(interval.statistic, spec)} ({fmt(interval.low, end)} to {fmt(interval.high, end)})"
 
 

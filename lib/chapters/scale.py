@@ -140,24 +140,38 @@ def format_duration(seconds: float) -> str:
     """A measured duration as ``"12.3 ms"`` (milliseconds, one decimal).
 
     Every duration the book prints or glues has this form, which is left out when a re-executed chapter is
-    compared with its stored outputs. Raises ``ValueError`` for a negative or non-finite value.
+    compared with its stored outputs. Raises ``TypeError`` for a value that is not a number (a string such
+    as ``"5"``, a ``bool``) and ``ValueError`` for a negative or non-finite value or one whose milliseconds
+    are beyond float64 (above about 1.8e305 s), which would print ``inf ms``.
+
+    >>> format_duration(0.0123)
+    '12.3 ms'
     """
-    seconds = float(seconds)
-    if not np.isfinite(seconds) or seconds < 0:
-        raise ValueError(f"seconds must be a finite number >= 0, got {seconds}")
-    return f"{seconds * 1e3:.1f} ms"
+    seconds = validate.number(seconds, "seconds", ge=0)
+    with np.errstate(over="ignore"):
+        ms = seconds * 1e3
+    if not np.isfinite(ms):
+        raise ValueError(f"seconds must be at most about 1.8e305 (its milliseconds must fit in float64), got {seconds}")
+    return f"{ms:.1f} ms"
 
 
 def format_fold(slow: float, fast: float) -> str:
     """How many times ``slow`` is ``fast``, as ``"37-fold"`` (whole number; ``"<1-fold"`` below one).
 
-    The ``-fold`` form of a measured ratio is left out of that comparison like a duration.
-    Raises ``ValueError`` unless both are finite and ``fast > 0``.
+    The ``-fold`` form of a measured ratio is left out of that comparison like a duration. Raises
+    ``TypeError`` when either is not a number (a string, a ``bool``), ``ValueError`` unless both are finite,
+    ``slow >= 0`` and ``fast > 0``, and for a ratio beyond float64 (``format_fold(1e308, 1e-10)``), which
+    would print ``inf-fold``.
+
+    >>> format_fold(3.7, 0.1)
+    '37-fold'
     """
-    slow, fast = float(slow), float(fast)
-    if not (np.isfinite(slow) and np.isfinite(fast)) or fast <= 0 or slow < 0:
-        raise ValueError(f"need finite slow >= 0 and fast > 0, got slow={slow}, fast={fast}")
-    ratio = slow / fast
+    slow = validate.number(slow, "slow", ge=0)
+    fast = validate.number(fast, "fast", gt=0)
+    with np.errstate(over="ignore"):
+        ratio = slow / fast
+    if not np.isfinite(ratio):
+        raise ValueError(f"the ratio slow / fast is beyond float64 (about 1.8e308), got slow={slow}, fast={fast}")
     return f"{ratio:.0f}-fold" if ratio >= 1 else "<1-fold"
 
 
