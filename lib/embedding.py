@@ -626,8 +626,9 @@ def analogy(
 
     >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0],
     ...          [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
-    >>> # row 1 is row 0 plus direction y, row 3 is row 2 plus y: row 3 answers, with a cosine below 1, since
-    >>> # the rows are scaled to unit length before b - a + c is formed
+    >>> # row 1 is row 0 plus direction y, row 3 is row 2 plus y: row 3 answers,
+    >>> # with a cosine below 1, since the rows are scaled to unit length before
+    >>> # b - a + c is formed
     >>> analogy(table, 0, 1, 2)
     [(3, 0.9586)]
     """

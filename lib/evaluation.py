@@ -610,8 +610,10 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
     (U+FEFF; the rule of :func:`read_analogies`), when no question is attempted (accuracy undefined), and
     for a table that does not match the vocabulary.
 
-    >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
-    >>> analogy_accuracy(table, list("abcde"), {"s": [("a", "b", "c", "d"), ("a", "b", "c", "z")]})
+    >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0],
+    ...          [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
+    >>> questions = {"s": [("a", "b", "c", "d"), ("a", "b", "c", "z")]}
+    >>> analogy_accuracy(table, list("abcde"), questions)
     AnalogyResult(correct=1, attempted=1, total=2, by_section={'s': (1, 1, 2)})
     """
     table, index = vocabulary_table(vectors, vocab)

@@ -563,10 +563,10 @@ def ranked_numbers(values, name: str, shape: str = "a 1-D array of scores", hint
 
     >>> ranked_numbers([3, 1], "scores")
     array([3., 1.])
-    >>> ranked_numbers([2**53 + 1, 2**53], "scores")
+    >>> ranked_numbers([2**53 + 1, 2**53], "scores")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: scores holds the integer 9007199254740993, beyond 2**53: float64, in which scores are ranked, does not hold it exactly
+    ValueError: scores holds the integer 9007199254740993, beyond 2**53: ...
     """
     try:
         raw = np.asarray(values)
