@@ -84,7 +84,10 @@ number of windows per step (64 to 1024) nor the block's shape changes ``m`` for 
 neither moves ρ. Halving the learning rate raises ρ at 4× by 0.012 ± 0.006 but lowers it at 1× by 0.145.
 The damping divides each summed step by one plus its own size: with the same settings it raises ρ at 4×
 by 0.018 ± 0.007 (7 seeds), leaves 16× where it was (+0.002 ± 0.015, 5 seeds) with a narrower spread,
-and costs 0.006 ± 0.003 at 1× (6 seeds), where the plain step was level with gensim.
+and costs 0.006 ± 0.003 at 1× (6 seeds), where the plain step was level with gensim. At 16× the number of
+windows one step sums matters as well: 256 instead of 512 raise ρ by 0.014 ± 0.007 (4 seeds; no change at
+1× and 4×), at about a third more time per word, so the gap at 16× is left open; damping by each row's
+totals over the whole step lowers ρ instead (``benchmarks/README.md``).
 """
 
 from __future__ import annotations
