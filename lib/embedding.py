@@ -20,7 +20,9 @@ Where this departs from a plain ``E[ids]``:
   a vector is divided by its largest ``|entry|`` (cosine) or scaled by the power of two that brings that
   entry into [0.5, 1) (distance), and the powers go back on at the end. So the distance of two vectors
   of size 1e-200 is not 0, that of two of size 1e+200 does not overflow, and cosines and distances are
-  right to float64 rounding wherever they are representable in float64.
+  right to float64 rounding wherever they are representable in float64. A cosine near ±1 is recomputed
+  from the difference of the two unit rows, so parallel vectors have cosine exactly 1 (antiparallel -1),
+  and every function that computes cosines gives the same bits there.
 - a dot product of ordinary size is the plain float64 one (BLAS), whose error is at most about
   ``d * 2**-53 * sum(|x_i y_i|)``, as for any floating-point dot product: terms that cancel can leave
   that error large beside the result. A dot product that the plain computation overflows, underflows or
@@ -162,7 +164,12 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     ``"euclidean"`` (the distance ‖x − y‖: smaller is closer). Vectors ``(d,)`` are treated as one row and
     the matching axis is dropped, so two vectors give a scalar ``float``. Every metric is scale-robust
     (see the module docstring): a cosine or a distance is right, to float64 rounding, at any scale where
-    it is representable: ``euclidean_distance([3e-200, 0], [0, 4e-200])`` is ``5e-200``. A dot product
+    it is representable: ``euclidean_distance([3e-200, 0], [0, 4e-200])`` is ``5e-200``. A cosine is a
+    matrix product of the unit rows (error at most about ``d * 2**-53``), except within 2**-10 of ±1,
+    where it is recomputed from the difference of the two unit rows (:func:`_parallel_cosines`, error
+    relative to ``1 - cosine``): parallel vectors give exactly 1.0 (antiparallel -1.0) at any scale, and
+    there every cosine path in ``lib`` (:func:`cosine_scores`, :func:`lib.evaluation.pair_cosines`) gives
+    the same bits. A dot product
     has the error of a float64 dot product (about ``d * 2**-53 * sum(|x_i y_i|)``) where the plain
     product is a normal float64, and is the exact sum rounded once where the plain product would
     overflow, underflow or cancel to 0; one that underflows is rounded (to 0 below about 5e-324). Distances
@@ -204,8 +211,75 @@ def _scores(X, Y, metric: str) -> np.ndarray:
     """``(n, m)`` cosines or distances of rows ``X (n, d)`` against rows ``Y (m, d)`` (checked by
     :func:`similarity`); ``inf`` where a distance is beyond float64."""
     if metric == "cosine":
-        return np.clip(normalize_rows(X) @ normalize_rows(Y).T, -1.0, 1.0)
+        UX, UY = normalize_rows(X), normalize_rows(Y)
+        return _near_parallel(UX @ UY.T, UX, UY)
     return _distances(X, Y)
+
+
+#: a cosine closer than this to ±1 is recomputed from the difference (sum) of the unit rows (:func:`_near_parallel`)
+_NEAR_PARALLEL = 2.0**-10
+
+
+def _ordered_dot(A, B) -> np.ndarray:
+    """``sum(A[k] * B[k] for k in range(len(A)))`` over the first axis (the coordinates) of ``A`` and ``B``
+    (broadcast against each other), the ``d`` products added in one fixed order, first coordinate to last,
+    with elementwise NumPy operations only: a sum's rounding depends only on its own two vectors, never on
+    which others are computed with it (as a matrix product's blocking would)."""
+    acc = A[0] * B[0]
+    term = np.empty_like(acc)
+    for j in range(1, A.shape[0]):
+        np.multiply(A[j], B[j], out=term)
+        acc += term
+    return acc
+
+
+def _near_parallel(cosine, UX, UY, rows=None, cols=None) -> np.ndarray:
+    """``cosine``, the cosines of unit rows ``UX[rows]`` and ``UY[cols]`` (``(n, m)`` for all pairs of
+    ``UX (n, d)`` and ``UY (m, d)`` when ``rows``, ``cols`` are not given; ``(k,)`` for the pairs
+    ``(rows[p], cols[p])`` when they are), with those within 2**-10 of ±1 recomputed by
+    :func:`_parallel_cosines` and all clipped to [-1, 1], in place."""
+    flat = cosine.reshape(-1)  # a view: cosine is contiguous
+    near = np.flatnonzero(np.abs(flat) > 1.0 - _NEAR_PARALLEL)
+    i, j = np.divmod(near, UY.shape[0]) if rows is None else (rows[near], cols[near])
+    step = max(1, _BLOCK // max(1, UX.shape[1]))  # pairs at a time: about 8 MB of differences
+    for start in range(0, near.size, step):
+        p, a, b = near[start : start + step], i[start : start + step], j[start : start + step]
+        flat[p] = _parallel_cosines(flat[p], UX[a], UY[b])
+    return np.clip(cosine, -1.0, 1.0, out=cosine)
+
+
+def _parallel_cosines(cosine, A, B) -> np.ndarray:
+    """Cosines ``(k,)`` near ±1 of the unit rows ``A`` and ``B`` ``(k, d)`` recomputed from their first
+    values ``cosine`` ``(k,)``: the one rule for cosines near ±1 that :func:`similarity`,
+    :func:`cosine_scores` and :func:`unit_pair_cosines` (so :func:`lib.evaluation.pair_cosines`) share.
+
+    A dot product of two unit rows that point the same way but were rounded at different scales (``v``,
+    ``v * 1e-300``) is 1 give or take a few ulps. It is recomputed as ``1 - |a - b|²/2``
+    (``|a + b|²/2 - 1`` for a negative cosine), summed by :func:`_ordered_dot`: the error is relative to
+    the tiny ``|a - b|²``, so parallel rows give exactly 1.0 (-1.0), and every path gives the same bits
+    for the same two rows, however it computed the first value (which only decides the sign).
+    """
+    sign = np.where(cosine < 0, -1.0, 1.0)
+    gap = (A - sign[:, None] * B).T  # (d, k)
+    return sign * (1.0 - _ordered_dot(gap, gap) / 2.0)
+
+
+def unit_pair_cosines(A, B) -> np.ndarray:
+    """Row-wise cosines ``(k,)`` of unit rows ``A`` and ``B`` ``(k, d)`` (from :func:`normalize_rows`),
+    float64 in [-1, 1]: each the sum of its ``d`` products in one fixed order (:func:`_ordered_dot`),
+    recomputed where it is within 2**-10 of ±1 (:func:`_parallel_cosines`), so that parallel rows give
+    exactly ±1. Bit for bit :func:`cosine_scores`'s value for the same two rows; :func:`similarity`'s
+    (a matrix product) is the same bits near ±1 and within about ``d * 2**-53`` elsewhere. Used by
+    :func:`lib.evaluation.pair_cosines`; the rows are not checked.
+
+    >>> unit_pair_cosines(normalize_rows([[1.0, 1.0], [1.0, 0.0]]), normalize_rows([[1e-300, 1e-300], [0.0, 2.0]]))
+    array([1., 0.])
+    """
+    A, B = np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64)
+    if A.shape[0] == 0:
+        return np.zeros(0)
+    pairs = np.arange(A.shape[0])
+    return _near_parallel(_ordered_dot(A.T, B.T), A, B, pairs, pairs)
 
 
 #: a distance below this, computed on inputs scaled into [-1, 1], may have lost bits to underflow (a squared
@@ -402,11 +476,15 @@ def cosine_scores(rows, queries) -> np.ndarray:
 
     Both sides are scaled to unit length (:func:`normalize_rows`, a zero row stays zero and scores 0), and
     each cosine is the sum of its ``d`` products taken in one fixed order, first coordinate to last, with
-    elementwise NumPy operations only. A matrix product (BLAS) would be faster, but it sums a product in an
-    order that depends on the shapes and the blocking of the whole call, so one query's cosines would
-    change in their last bit with the batch, and a near-tie at ``TIE_RTOL`` (:func:`top_k`) would go one
-    way or the other. The error is that of a plain float64 sum: at most about ``d * 2**-53`` for unit
-    vectors. Equal to :func:`similarity`'s cosines up to that rounding. Raises like
+    elementwise NumPy operations only (:func:`_ordered_dot`). A matrix product (BLAS) would be faster, but
+    it sums a product in an order that depends on the shapes and the blocking of the whole call, so one
+    query's cosines would change in their last bit with the batch, and a near-tie at ``TIE_RTOL``
+    (:func:`top_k`) would go one way or the other. The error is that of a plain float64 sum: at most about
+    ``d * 2**-53`` for unit vectors. A cosine within 2**-10 of ±1 is recomputed from the difference of
+    the two unit rows, as every cosine path does (:func:`_parallel_cosines`), so parallel rows score
+    exactly 1.0 (antiparallel -1.0), and near ±1 the value is bit for bit :func:`similarity`'s and
+    :func:`lib.evaluation.pair_cosines`'s; elsewhere it equals :func:`similarity`'s up to the rounding
+    above and :func:`unit_pair_cosines`'s (so ``pair_cosines``'s) bit for bit. Raises like
     :func:`lib.validate.vectors` (``TypeError`` for entries that are not numbers, ``ValueError`` for another
     shape, NaN or infinity) and ``ValueError`` for mismatched widths.
 
@@ -422,14 +500,9 @@ def cosine_scores(rows, queries) -> np.ndarray:
     out = np.empty((m, n), dtype=np.float64)
     step = max(1, 2**20 // n)  # queries at a time: about 8 MB of partial sums
     for start in range(0, m, step):
-        w = W[start : start + step]
-        acc = w[:, :1] * units[0]  # (step, n); the same elementwise operations for one query or many
-        term = np.empty_like(acc)
-        for j in range(1, units.shape[0]):
-            np.multiply(w[:, j : j + 1], units[j], out=term)
-            acc += term
-        out[start : start + step] = acc
-    np.clip(out, -1.0, 1.0, out=out)
+        w = W[start : start + step].T[:, :, None]  # (d, step, 1) against (d, 1, n)
+        out[start : start + step] = _ordered_dot(w, units[:, None, :])  # the same operations for one query or many
+    _near_parallel(out, W, units.T)  # exactly ±1 for parallel rows, as in every cosine path
     if Q.ndim == 1:
         out = out[0]
     if X.ndim == 1:

@@ -47,7 +47,7 @@ import scipy.stats
 from lib import validate
 from lib.corpus import fold
 from lib.datasets import hidden_character, locate, other_line_end, read_text, text_lines
-from lib.embedding import check_table, cosine_scores, normalize_rows, top_k
+from lib.embedding import check_table, cosine_scores, normalize_rows, top_k, unit_pair_cosines
 from lib.geometry import vocabulary_table
 from lib.notebook import logging_numbers, record_gap
 
@@ -275,8 +275,11 @@ def word_similarity(vectors, vocab, pairs: Sequence[WordPair]) -> SimilarityResu
 def pair_cosines(vectors, vocab, pairs: Sequence[WordPair]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The cosines and human scores of the pairs whose two words have a row: ``(cosine (m,) float64,
     human (m,) float64, used (n,) bool)``, ``used[k]`` saying whether pair ``k`` of ``pairs`` is among the
-    ``m``. Arguments as for :func:`word_similarity`. Raises ``ValueError`` for no pairs, a table that does
-    not match the vocabulary, or NaN in it, and
+    ``m``. Arguments as for :func:`word_similarity`. The cosines are
+    :func:`lib.embedding.unit_pair_cosines` of the unit rows: parallel rows give exactly 1.0 (antiparallel
+    -1.0) at any scale, the same bits as :func:`lib.embedding.similarity` and
+    :func:`lib.embedding.cosine_scores` give near ±1, and within about ``d * 2**-53`` of ``similarity``'s
+    elsewhere. Raises ``ValueError`` for no pairs, a table that does not match the vocabulary, or NaN in it, and
     for pairs as :func:`word_similarity` does (a non-finite score, an integer score beyond 2**53, a word
     holding an invisible format character); ``TypeError`` for a pair that is not ``(str, str, number)``.
 
@@ -295,30 +298,8 @@ def pair_cosines(vectors, vocab, pairs: Sequence[WordPair]) -> Tuple[np.ndarray,
     ib = np.array([index[b] for (a, b, _), u in zip(pairs, used) if u], dtype=np.int64)
     human = np.array([s for (_, _, s), u in zip(pairs, used) if u], dtype=np.float64)
     unit = normalize_rows(table)  # scale-robust: each row divided by its largest |entry| first
-    cosine = _unit_cosines(unit[ia], unit[ib]) if ia.size else np.zeros(0)
+    cosine = unit_pair_cosines(unit[ia], unit[ib])  # exactly ±1 for parallel rows, as similarity's
     return cosine.astype(np.float64), human, used
-
-
-#: how close to ±1 a cosine must be for :func:`_unit_cosines` to recompute it from the difference (sum)
-_NEAR_PARALLEL = 2.0**-10
-
-
-def _unit_cosines(a, b) -> np.ndarray:
-    """Row-wise cosines of unit rows ``a`` and ``b`` ``(m, d)``, exact for parallel rows.
-
-    The plain dot product ``a·b`` of two rows that point the same way but were rounded at different
-    scales (``v``, ``v * 1e-300``) is 1 give or take a few ulps, so equal true cosines would compare
-    unequal and Spearman's ρ would rank rounding noise. Near ±1 the cosine is recomputed as
-    ``1 - |a - b|²/2`` (``|a + b|²/2 - 1``), whose error is relative to the tiny ``|a - b|²``: parallel
-    rows give exactly 1.0 (-1.0). Elsewhere the dot product is kept as it was; the result lies in [-1, 1].
-    """
-    cosine = np.einsum("nd,nd->n", a, b)
-    near = np.abs(cosine) > 1.0 - _NEAR_PARALLEL
-    if near.any():
-        sign = np.sign(cosine[near])[:, None]
-        gap = a[near] - sign * b[near]
-        cosine[near] = sign[:, 0] * (1.0 - np.einsum("nd,nd->n", gap, gap) / 2.0)
-    return np.clip(cosine, -1.0, 1.0)
 
 
 # --- bootstrap intervals ------------------------------------------------------------------------------------

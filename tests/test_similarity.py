@@ -495,3 +495,52 @@ def test_near_rows_beside_huge_ones_keep_their_distance():
     assert D[0, 1] == 1e308
     got = nearest_neighbours(table, [0.0, 0.0], 5, metric="euclidean")
     assert [i for i, _ in got] == [3, 4, 1, 2, 0]
+
+
+def test_parallel_vectors_have_cosine_exactly_one_in_every_cosine_path():
+    """The cosine of two parallel vectors is exactly 1 (antiparallel: -1) at any scale, and similarity,
+    cosine_scores and evaluation.pair_cosines give the same bits near ±1: all recompute a cosine within
+    2**-10 of ±1 from the difference of the unit rows. (Before, similarity's matrix product gave
+    0.9999999999999998 for [1, 1] and [1, 1] while pair_cosines gave 1.0.)"""
+    from lib.evaluation import pair_cosines
+
+    big = 8.98846567431158e307
+    assert embedding.cosine_similarity([1.0, 1.0], [1.0, 1.0]) == 1.0
+    assert embedding.cosine_similarity([1e-300, 1e-300], [1.0, 1.0]) == 1.0
+    assert embedding.cosine_similarity([big, big], [-big, -big]) == -1.0
+    assert embedding.cosine_scores([[1.0, 1.0], [-big, -big]], [1e-300, 1e-300]).tolist() == [1.0, -1.0]
+    cos, _, _ = pair_cosines([[1.0, 1.0], [1e-300, 1e-300], [-big, -big]], list("abc"), [("a", "b", 1), ("a", "c", 2)])
+    assert cos.tolist() == [1.0, -1.0]
+    rng = np.random.default_rng(11)
+    for d in (2, 7, 50, 300):
+        v = rng.standard_normal(d)
+        X = np.array([v, v * 1e-300, v * 3e300, -v * 5e-7])
+        assert np.all(np.abs(similarity(X, X)) == 1.0) and np.all(np.abs(embedding.cosine_scores(X, X)) == 1.0)
+        # near-parallel rows: every path gives the same bits, right to about 1 ulp of the exact cosine
+        Y = X + rng.standard_normal(X.shape) * np.abs(X).max(axis=1, keepdims=True) * 1e-4
+        S, Q = similarity(X, Y), embedding.cosine_scores(Y, X)
+        words = [f"x{i}" for i in range(4)] + [f"y{i}" for i in range(4)]
+        pairs = [(f"x{i}", f"y{j}", 1.0) for i in range(4) for j in range(4)]
+        P = pair_cosines(np.vstack([X, Y]), words, pairs)[0].reshape(4, 4)
+        assert np.all(np.abs(S) > 1 - 2.0**-10)
+        assert S.tolist() == Q.tolist() == P.tolist()
+        for i in range(4):
+            for j in range(4):
+                assert S[i, j] == pytest.approx(exact_cosine(X[i], Y[j]), rel=0, abs=2.3e-16)
+
+
+def test_cosine_paths_agree_to_rounding_away_from_one():
+    """Away from ±1 similarity is a matrix product (BLAS) and cosine_scores and pair_cosines sum in one fixed
+    order: the last two are the same bits, similarity is within d * 2**-53 of them and of the exact cosine."""
+    from lib.evaluation import pair_cosines
+
+    rng = np.random.default_rng(12)
+    X, Y = rng.standard_normal((6, 40)), rng.standard_normal((5, 40))
+    S, Q = similarity(X, Y), embedding.cosine_scores(Y, X)
+    words = [f"x{i}" for i in range(6)] + [f"y{j}" for j in range(5)]
+    pairs = [(f"x{i}", f"y{j}", 1.0) for i in range(6) for j in range(5)]
+    P = pair_cosines(np.vstack([X, Y]), words, pairs)[0].reshape(6, 5)
+    assert Q.tolist() == P.tolist()
+    np.testing.assert_allclose(S, Q, rtol=0, atol=40 * 2.0**-53)
+    for i, j in ((0, 0), (3, 2), (5, 4)):
+        assert S[i, j] == pytest.approx(exact_cosine(X[i], Y[j]), rel=0, abs=40 * 2.0**-53)
