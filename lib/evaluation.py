@@ -97,7 +97,8 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     after the start of the file, an invisible format character (Unicode category Cf: U+200B ZERO WIDTH
     SPACE, U+2060 WORD JOINER), a malformed line, an empty word (also one that folds to nothing, such as a
     lone combining accent, or to two words, such as ``don´t``) or a score that is not a finite number
-    (naming the pair for NaN or infinity), ``FileNotFoundError`` for a missing file and
+    (naming the pair for NaN or infinity; for a score that holds a character other than ASCII, naming
+    that character by code point and what to write instead, :func:`lib.validate.digits_hint`), ``FileNotFoundError`` for a missing file and
     :class:`lib.datasets.NotTextError` (a ``ValueError``) naming the line for a file that is not UTF-8. With
     ``lowercase=True`` each word is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
     """

@@ -15,7 +15,10 @@ A program is plain text, one command per line; ``#`` starts a comment; blank lin
 
 Numbers are written with the ASCII digits 0-9: an integer (``WIDTH``, positions) as optional sign and
 digits, a value of ``TOKEN`` also with a decimal point and an exponent (``-0.5``, ``1e-3``); the digits
-of other scripts (``٣``, ``३``, ``３``) are an error naming the line, wherever they stand.
+of other scripts (``٣``, ``३``, ``３``) are an error naming the line, wherever they stand. The error names
+the first character that is not ASCII by code point and says what to write instead (``U+2212 MINUS SIGN
+is not ASCII: write '-'``, ``the invisible character U+200B ZERO WIDTH SPACE: remove it``;
+:func:`lib.validate.digits_hint`).
 
 Each query prints one line with values to 4 decimals, e.g. ``ADD 3 (cat) = [0.6411, -1.4900, 1.0300,
 0.9996]``. The interpreter (the exercise's "starter") parses and checks everything and calls two

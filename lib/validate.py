@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+import unicodedata
 from typing import Iterable, Optional, Sequence, Union
 
 import numpy as np
@@ -716,13 +717,55 @@ def non_finite_text(text: str) -> str:
 
 
 def digits_hint(text: str) -> str:
-    """A hint to append to an error about ``text`` that is not a number: empty for ASCII text, and
-    ``" (numbers are written with the ASCII digits 0-9)"`` when ``text`` holds another character (a
-    digit of another script, a superscript, a full-width digit).
+    """A hint to append to an error about ``text`` that is not a number: empty for ASCII text; otherwise it
+    names the first character of ``text`` that is not ASCII, by code point and Unicode name, and says what
+    to write instead:
 
+    - a digit of another script, a superscript, a full-width or mathematical digit: the ASCII digit
+      (``" (numbers are written with the ASCII digits 0-9: '٣' is U+0663 ARABIC-INDIC DIGIT THREE, write 3)"``);
+    - a sign or a decimal point that only looks like ASCII (U+2212 MINUS SIGN, a dash, a full-width plus
+      or full stop, the Arabic decimal separator): the ASCII one, ``-``, ``+`` or ``.``;
+    - an invisible character (a zero-width space, a byte-order mark, a control character), a space
+      character other than the ASCII space (a no-break space) or a combining mark: remove it;
+    - anything else: that numbers are written with ASCII characters only.
+
+    Raises ``TypeError`` when ``text`` is not a ``str``.
+
+    >>> digits_hint("12")
+    ''
     >>> digits_hint("٣")
-    ' (numbers are written with the ASCII digits 0-9)'
+    " (numbers are written with the ASCII digits 0-9: '٣' is U+0663 ARABIC-INDIC DIGIT THREE, write 3)"
+    >>> digits_hint("\u22121")
+    " (U+2212 MINUS SIGN is not ASCII: write '-')"
+    >>> digits_hint("\u200b2")
+    ' (it holds the invisible character U+200B ZERO WIDTH SPACE: remove it)'
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return "" if text.isascii() else " (numbers are written with the ASCII digits 0-9)"
+    odd = next((c for c in text if not c.isascii()), None)
+    if odd is None:
+        return ""
+    name = unicodedata.name(odd, "")
+    code = f"U+{ord(odd):04X}" + (f" {name}" if name else "")
+    digit = unicodedata.digit(odd, None)
+    if digit is not None:
+        return f" (numbers are written with the ASCII digits 0-9: {odd!r} is {code}, write {digit})"
+    category = unicodedata.category(odd)
+    if category in ("Cc", "Cf", "Zl", "Zp", "Cn", "Co", "Cs"):
+        return f" (it holds the invisible character {code}: remove it)"
+    if category == "Zs":
+        return f" (it holds the space character {code}: remove it)"
+    if category.startswith("M"):
+        return f" (it holds the combining mark {code}: remove it)"
+    folded = unicodedata.normalize("NFKC", odd)
+    if folded in ("+", "-", "."):
+        ascii_form = folded
+    elif any(word in name for word in ("MINUS", "HYPHEN", "DASH")):
+        ascii_form = "-"
+    elif "PLUS SIGN" in name:
+        ascii_form = "+"
+    elif "DECIMAL SEPARATOR" in name or "FULL STOP" in name:
+        ascii_form = "."
+    else:
+        return f" (numbers are written with ASCII characters only: a sign, the digits 0-9, '.' and 'e'; {odd!r} is {code})"
+    return f" ({code} is not ASCII: write {ascii_form!r})"

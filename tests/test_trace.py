@@ -338,6 +338,22 @@ NOT_ASCII_DIGITS = {
     "minus sign U+2212": "\u22121",
     "full-width minus": "\uff0d1",
 }
+THREE = " (numbers are written with the ASCII digits 0-9: {!r} is U+{}, write 3)"
+NOT_ASCII_HINTS = {  # the first character that is not ASCII, named, and what to write instead
+    "Arabic-Indic": THREE.format("\u0663", "0663 ARABIC-INDIC DIGIT THREE"),
+    "extended Arabic-Indic": THREE.format("\u06f3", "06F3 EXTENDED ARABIC-INDIC DIGIT THREE"),
+    "Devanagari": THREE.format("\u0969", "0969 DEVANAGARI DIGIT THREE"),
+    "Bengali": THREE.format("\u09e9", "09E9 BENGALI DIGIT THREE"),
+    "Thai": THREE.format("\u0e53", "0E53 THAI DIGIT THREE"),
+    "full-width": THREE.format("\uff13", "FF13 FULLWIDTH DIGIT THREE"),
+    "superscript": THREE.format("\u00b3", "00B3 SUPERSCRIPT THREE"),
+    "subscript": THREE.format("\u2083", "2083 SUBSCRIPT THREE"),
+    "mathematical bold": THREE.format("\U0001d7d1", "1D7D1 MATHEMATICAL BOLD DIGIT THREE"),
+    "mixed with ASCII": THREE.format("\u0663", "0663 ARABIC-INDIC DIGIT THREE"),
+    "Arabic decimal separator": THREE.format("\u0663", "0663 ARABIC-INDIC DIGIT THREE"),
+    "minus sign U+2212": " (U+2212 MINUS SIGN is not ASCII: write '-')",
+    "full-width minus": " (U+FF0D FULLWIDTH HYPHEN-MINUS is not ASCII: write '-')",
+}
 FIELDS = {  # where a number stands in a program: (program, line, message)
     "WIDTH": ("WIDTH {}", 1, "width must be an integer, got {!r}"),
     "TOKEN value": ("WIDTH 2\nTOKEN a 1 {}", 2, "expected a number, got {!r}"),
@@ -356,7 +372,26 @@ def test_digits_of_other_scripts_are_refused_in_every_number(field, script):
     with pytest.raises(trace.TraceError) as info:  # TOKEN used to accept them (float("٣") is 3.0)
         trace.run(template.format(text))
     assert info.value.line == line
-    assert info.value.message == message.format(text) + " (numbers are written with the ASCII digits 0-9)"
+    assert info.value.message == message.format(text) + NOT_ASCII_HINTS[script]
+
+
+ASCII_DIGITS_ODD_CHARACTER = {  # the digits are ASCII: the hint names the character that is not, not the digits
+    "\u22121": " (U+2212 MINUS SIGN is not ASCII: write '-')",
+    "\uff0b2": " (U+FF0B FULLWIDTH PLUS SIGN is not ASCII: write '+')",
+    "1\u066b5": " (U+066B ARABIC DECIMAL SEPARATOR is not ASCII: write '.')",
+    "2\u00a0": " (it holds the space character U+00A0 NO-BREAK SPACE: remove it)",
+    "\u200b2": " (it holds the invisible character U+200B ZERO WIDTH SPACE: remove it)",
+    "1\u0301": " (it holds the combining mark U+0301 COMBINING ACUTE ACCENT: remove it)",
+}
+
+
+@pytest.mark.parametrize("field", sorted(FIELDS))
+@pytest.mark.parametrize("text", sorted(ASCII_DIGITS_ODD_CHARACTER))
+def test_a_number_with_ascii_digits_names_the_character_that_is_not_ascii(field, text):
+    template, line, message = FIELDS[field]
+    with pytest.raises(trace.TraceError) as info:
+        trace.run(template.format(text))
+    assert (info.value.line, info.value.message) == (line, message.format(text) + ASCII_DIGITS_ODD_CHARACTER[text])
 
 
 @pytest.mark.parametrize("field", sorted(FIELDS))
@@ -388,7 +423,7 @@ def test_cli_reports_a_foreign_digit_on_one_line(tmp_path):
     path.write_text("WIDTH 2\nTOKEN a 1 \u0663\n", encoding="utf-8")
     result = _cli(str(path))
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.strip() == f"{path}:2: error: expected a number, got '\u0663' (numbers are written with the ASCII digits 0-9)"
+    assert result.stderr.strip() == f"{path}:2: error: expected a number, got '\u0663'" + NOT_ASCII_HINTS["Arabic-Indic"]
 
 
 def test_an_unknown_token_among_many_lists_the_first_ten():

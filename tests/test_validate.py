@@ -228,7 +228,12 @@ def test_read_number_integers_and_non_finite_spellings():
         assert validate.read_number(text, integer=True) is None
     assert np.isnan(validate.read_number("NaN")) and validate.read_number("-Infinity") == -np.inf
     assert validate.read_number("1e999") == np.inf  # too large for float64: the caller refuses it as not finite
-    assert validate.digits_hint("12") == "" and "ASCII digits 0-9" in validate.digits_hint("\uff11\uff12")
+    assert validate.digits_hint("12") == ""
+    assert validate.digits_hint("\uff11\uff12") == (
+        " (numbers are written with the ASCII digits 0-9: '\uff11' is U+FF11 FULLWIDTH DIGIT ONE, write 1)")
+    assert validate.digits_hint("1\ufeff") == " (it holds the invisible character U+FEFF ZERO WIDTH NO-BREAK SPACE: remove it)"
+    assert validate.digits_hint("\u216b") == (" (numbers are written with ASCII characters only: a sign, the digits 0-9, "
+                                              "'.' and 'e'; '\u216b' is U+216B ROMAN NUMERAL TWELVE)")
     with pytest.raises(TypeError, match="text must be a str"):
         validate.read_number(3)
 
