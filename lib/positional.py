@@ -57,13 +57,25 @@ MAX_POSITION = 2**53  # positions above it are not exact in the float64 angle po
 
 
 def _check_positions(pos, name: str = "position") -> np.ndarray:
-    arr = np.asarray(pos)
+    """``pos`` (an int or an integer array) as ``int64``, after checking every entry is in
+    ``[0, MAX_POSITION]``. ``TypeError`` for entries that are not integers; ``ValueError`` naming ``name``
+    for one outside the range, also for a Python ``int`` beyond ``int64`` (``10**300``, ``[0, 2**70]``,
+    which NumPy holds as objects): it is an integer, out of range."""
+    try:
+        arr = np.asarray(pos)
+    except ValueError:  # a ragged nesting such as [[0], 1]
+        raise TypeError(f"{name} must be an integer (or an integer array), got {pos!r}") from None
     if not validate.integer_dtype(arr.dtype):
-        raise TypeError(f"{name} must be an integer (or an integer array), got dtype {arr.dtype}")
+        # Python ints beyond int64 become an object array, and a mix of negative and uint64-only ones
+        # ([-1, 2**63]) a float64 one: integers all the same, so a range error
+        big = validate._python_integers(pos) if arr.dtype.kind not in "mM" else []
+        arr = np.array(big, dtype=object)
+        if not big:
+            raise TypeError(f"{name} must be an integer (or an integer array), got dtype {np.asarray(pos).dtype}")
     if (arr < 0).any():
-        raise ValueError(f"{name} must be >= 0, got {int(arr[arr < 0].flat[0])}")
+        raise ValueError(f"{name} must be >= 0, got {validate.shown(int(arr[arr < 0].flat[0]))}")
     if (arr > MAX_POSITION).any():  # checked before the int64 cast, so a uint64 cannot wrap around
-        raise ValueError(f"{name} must be <= 2**53 (exact in a float64 angle), got {int(arr.max())}")
+        raise ValueError(f"{name} must be <= 2**53 (exact in a float64 angle), got {validate.shown(int(arr.max()))}")
     return arr.astype(np.int64)
 
 
@@ -83,9 +95,11 @@ def angular_frequencies(d: int, base: float = BASE) -> np.ndarray:
 def sinusoidal_encoding(pos, d: int, base: float = BASE) -> np.ndarray:
     """Sinusoidal encoding of ``pos``: ``(d,)`` float64 for an int, ``pos.shape + (d,)`` for an array.
 
-    Vaswani et al. (2017), §3.5, with ``pair = k // 2``. ``pos`` is a non-negative integer with no upper
-    limit (no parameters are involved). Raises ``TypeError`` for a non-integer position and ``ValueError``
-    for a negative one, for ``d < 1`` or ``base <= 1``.
+    Vaswani et al. (2017), §3.5, with ``pair = k // 2``. ``pos`` is an integer in ``[0, 2**53]``
+    (``MAX_POSITION``: no parameters are involved, and every such position is exact in the float64 angle
+    ``pos * ω``). Raises ``TypeError`` for a non-integer position and ``ValueError`` for one outside
+    ``[0, 2**53]`` (also a Python ``int`` beyond ``int64``, such as ``10**300``), for ``d < 1`` or
+    ``base <= 1``.
 
     >>> sinusoidal_encoding(3, 4)  # [sin 3, cos 3, sin 0.03, cos 0.03]
     array([ 0.1411, -0.99  ,  0.03  ,  0.9996])
@@ -153,13 +167,15 @@ def dot_by_offset(start: int, offsets, d: int, base: float = BASE) -> np.ndarray
     """``PE[start] · PE[start + o]`` for each offset ``o``: ``(len(offsets),)`` float64.
 
     For even ``d`` this equals ``Σ_i cos(o ω_i)``, the same for every ``start``; at ``o = 0`` it is ``d/2``.
+    ``start``, the offsets and ``start + o`` are integers in ``[0, 2**53]``: ``ValueError`` outside it (also
+    for a Python ``int`` beyond ``int64``), ``TypeError`` for one that is not an integer.
 
     >>> # d / 2 = 2 at offset 0; cos 1 + cos 0.01 at offset 1
     >>> dot_by_offset(10, [0, 1], 4)
     array([2.    , 1.5402])
     """
     start = int(_check_positions(start, "start"))
-    offsets = np.atleast_1d(_check_positions(np.asarray(offsets), "offset"))
+    offsets = np.atleast_1d(_check_positions(offsets, "offset"))
     here = sinusoidal_encoding(start, d, base)
     there = sinusoidal_encoding(start + offsets, d, base)  # (n, d)
     return there @ here
@@ -169,8 +185,10 @@ def add_positions(vectors, start: int = 0, base: float = BASE) -> np.ndarray:
     """Return ``vectors + PE[start : start + N]`` for token vectors ``(N, d)``, as a new array.
 
     The input is never modified (adding in place to looked-up rows that alias the table would change the
-    table itself). Raises ``ValueError`` unless ``vectors`` is 2-D and finite, or when the sum overflows
-    float64; ``TypeError`` for entries that are not real numbers.
+    table itself). Raises ``ValueError`` unless ``vectors`` is 2-D and finite, when the sum overflows
+    float64, or for a ``start`` outside ``[0, 2**53]`` (exact in a float64 angle; also a Python ``int``
+    beyond ``int64``); ``TypeError`` for entries that are not real numbers or a ``start`` that is not an
+    integer.
 
     >>> add_positions([[0.5, -0.5, 1.0, 0.0]], start=3)
     array([[ 0.6411, -1.49  ,  1.03  ,  0.9996]])
@@ -250,7 +268,8 @@ def rope_angles(positions, d: int, base: float = BASE, interpolation: float = 1.
     frequencies of the sinusoidal table, :func:`angular_frequencies`). ``interpolation = s >= 1`` divides
     every position by ``s``, position interpolation (Chen et al. 2023), so that positions
     ``0 .. sL - 1`` get the angles that ``0 .. L - 1`` had. Raises ``TypeError`` for non-integer positions,
-    ``ValueError`` for a negative position, an odd ``d``, ``base <= 1`` or ``interpolation < 1``.
+    ``ValueError`` for a position outside ``[0, 2**53]`` (exact in a float64 angle; also a Python ``int``
+    beyond ``int64``), an odd ``d``, ``base <= 1`` or ``interpolation < 1``.
 
     >>> rope_angles(3, 4)  # the trace exercise's angles: 3 rad and 0.03 rad
     array([3.  , 0.03])
@@ -281,7 +300,7 @@ def rope(x, positions, base: float = BASE, interpolation: float = 1.0) -> np.nda
     array([[-0.99  ,  0.1411,  0.9996,  0.03  ]])
     """
     x = validate.real_array(x, "x")
-    positions = np.atleast_1d(_check_positions(np.asarray(positions), "positions"))
+    positions = np.atleast_1d(_check_positions(positions, "positions"))
     if x.ndim < 2 or positions.ndim != 1 or x.shape[-2] != positions.shape[0]:
         raise ValueError(f"x must have shape (..., n, d) with n = len(positions) = {positions.shape[0]}, "
                          f"got {x.shape}")

@@ -172,6 +172,29 @@ def test_huge_and_unsigned_positions_are_errors_not_wraparounds():
     assert positional.sinusoidal_encoding(2**53, 2).shape == (2,)
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda: positional.sinusoidal_encoding(10**300, 4),
+     "position must be <= 2**53 (exact in a float64 angle), got an integer of 301 digits"),
+    (lambda: positional.add_positions(np.ones((2, 4)), start=10**300),
+     "start must be <= 2**53 (exact in a float64 angle), got an integer of 301 digits"),
+    (lambda: positional.rope(np.ones((2, 4)), [0, 10**20]),
+     "positions must be <= 2**53 (exact in a float64 angle), got 100000000000000000000"),
+    (lambda: positional.rope(np.ones((2, 4)), [-1, 2**63]), "positions must be >= 0, got -1"),  # NumPy: float64
+    (lambda: positional.rope_angles([0, -10**30], 4), "position must be >= 0, got -1000000000000000000000000000000"),
+    (lambda: positional.dot_by_offset(0, [2**64], 4),
+     "offset must be <= 2**53 (exact in a float64 angle), got 18446744073709551616"),
+    (lambda: positional.LearnedPositionTable(4, 2)(2**70),
+     "position must be <= 2**53 (exact in a float64 angle), got 1180591620717411303424"),
+])
+def test_integers_beyond_int64_are_out_of_range_not_a_type_error(call, message):
+    # NumPy holds them as objects (or, mixed with negatives, as float64): integers all the same
+    with pytest.raises(ValueError) as info:
+        call()
+    assert str(info.value) == message
+    with pytest.raises(TypeError, match=r"^position must be an integer \(or an integer array\), got dtype float64$"):
+        positional.sinusoidal_encoding([1.0, 10.0**20], 4)  # a float stays a type error
+
+
 def test_argument_errors_name_the_argument():
     with pytest.raises(TypeError, match="base must be a finite number > 1, got 'x'"):
         positional.sinusoidal_encoding(3, 4, base="x")
