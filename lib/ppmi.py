@@ -110,14 +110,24 @@ def _pmi_values(vals, i, j, row, col, alpha):
 
     Computed with logarithms throughout (log P(w, c) = log n_wc - log N, and the smoothed context
     distribution as α log n_c minus its log-sum-exp), so that huge or tiny counts neither overflow nor
-    underflow. Raises ``ValueError`` when the counts' sum overflows float64.
+    underflow. ``row`` and ``col`` are the plain sums of the counts; where one of them, or their total,
+    overflows float64 (counts near 1.8e308), every log is taken instead of the counts divided by
+    ``2**E``, ``E`` the exponent of the largest count (:func:`_log_sums`; ``log N`` is the log-sum-exp of
+    the rows'): PMI does not change when every count is scaled alike, so it is right at any finite scale,
+    and ``E log 2`` never enters the result (parallel rows of 1e308 give exactly 0, not a rounding of 710).
     """
     with np.errstate(over="ignore"):
         total = row.sum()
-    if not (np.all(np.isfinite(row)) and np.all(np.isfinite(col)) and np.isfinite(total)):
-        raise ValueError("counts are too large: their sum overflows float64")
-    log_total = np.log(total)
-    log_col = np.log(col, where=col > 0, out=np.zeros_like(col))
+    if np.all(np.isfinite(row)) and np.all(np.isfinite(col)) and np.isfinite(total):
+        log_total, log_vals = np.log(total), np.log(vals)
+        log_row = np.log(row, where=row > 0, out=np.zeros_like(row))
+        log_col = np.log(col, where=col > 0, out=np.zeros_like(col))
+    else:
+        E = int(np.frexp(vals.max())[1])
+        mantissa, exponent = np.frexp(vals)
+        log_vals = np.log(mantissa) + (exponent - E) * np.log(2.0)
+        log_row, log_col = _log_sums(vals, i, row.shape[0], E), _log_sums(vals, j, col.shape[0], E)
+        log_total = scipy.special.logsumexp(log_row[row > 0])
     # alpha log n_c relative to the largest (<= 0): P_alpha(c) is unchanged, and for a large alpha the log-sum-exp
     # correction is not absorbed by alpha log n_c itself (1e16 * log 2 has no room for a log 2 beside it)
     top = log_col[col > 0].max()
@@ -125,7 +135,21 @@ def _pmi_values(vals, i, j, row, col, alpha):
     np.multiply(alpha, log_col - top, out=log_col_a, where=col > 0)
     log_z = scipy.special.logsumexp(log_col_a[col > 0])
     log_p_c = log_col_a - log_z
-    return (np.log(vals) - log_total) - (np.log(row[i]) - log_total) - log_p_c[j]
+    return (log_vals - log_total) - (log_row[i] - log_total) - log_p_c[j]
+
+
+def _log_sums(vals, index, n: int, E: int) -> np.ndarray:
+    """``log(sum of vals[index == k] / 2**E)`` for each ``k`` in ``range(n)`` (0 where there is none), for
+    positive ``vals`` of any finite size: each group is scaled by the power of two ``2**-e`` that puts its
+    largest value in [0.5, 1) before it is summed (so no sum overflows; a value that underflows in the
+    scaling is more than 2**1073 times smaller than the largest and changes nothing), and ``(e - E) log 2``
+    is added back (0 for a group whose largest value shares the exponent ``E``)."""
+    top = np.zeros(n)
+    np.maximum.at(top, index, vals)
+    e = np.frexp(top)[1]
+    with np.errstate(under="ignore"):
+        sums = np.bincount(index, weights=np.ldexp(vals, -e[index]), minlength=n)
+    return np.log(sums, where=sums > 0, out=np.zeros(n)) + (e - E) * np.log(2.0)
 
 
 def ppmi(counts, alpha: float = 1.0):
@@ -136,7 +160,10 @@ def ppmi(counts, alpha: float = 1.0):
     context distribution raised to ``alpha`` and renormalised (Levy et al. 2015, §3.2); ``alpha=1`` is
     plain PPMI. Entries with a zero count are 0 (their PMI is ``-inf``, clipped); so are empty rows and
     columns and an all-zero matrix: no NaN, no ``-inf`` and no warning. A sparse input gives a
-    ``csr_array`` holding only the positive entries, equal to the dense result.
+    ``csr_array`` holding only the positive entries, equal to the dense result. Counts of any finite size
+    are allowed: where their sums would overflow float64 (counts near 1.8e308), the logs are taken of
+    counts scaled by a power of two (PMI does not change when all counts are scaled alike), so the result
+    is that of the scaled-down counts, to float64 rounding.
 
     Raises ``ValueError`` for a matrix that is not 2-D, has negative or non-finite entries, or for
     ``alpha`` not finite and positive; ``TypeError`` for counts that are not real numbers (``bool``,
@@ -164,7 +191,7 @@ def ppmi(counts, alpha: float = 1.0):
         m.sort_indices()
         out = m.copy()
         if m.nnz:
-            with np.errstate(over="ignore"):  # an overflowing sum is reported by _pmi_values, not warned
+            with np.errstate(over="ignore"):  # a sum beyond float64 (inf) makes _pmi_values scale the counts
                 row = np.asarray(m.sum(axis=1)).ravel()
                 col = np.asarray(m.sum(axis=0)).ravel()
             i = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
@@ -185,7 +212,7 @@ def ppmi(counts, alpha: float = 1.0):
     nz = C > 0
     if nz.any():
         i, j = np.nonzero(nz)
-        with np.errstate(over="ignore"):  # an overflowing sum is reported by _pmi_values, not warned
+        with np.errstate(over="ignore"):  # a sum beyond float64 (inf) makes _pmi_values scale the counts
             row, col = C.sum(axis=1), C.sum(axis=0)
         out[i, j] = np.maximum(_pmi_values(C[i, j], i, j, row, col, alpha), 0.0)
     return out

@@ -1,6 +1,8 @@
 """lib.ppmi: co-occurrence counts, PPMI with context smoothing (Levy et al. 2015), truncated SVD."""
 
+import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -240,13 +242,40 @@ def test_ppmi_svd_embedding_on_the_corpus_separates_the_two_groups(corpus_ids):
     assert dense.provenance.context == "every other word of the sentence"
 
 
+def _exact_ppmi(counts) -> np.ndarray:
+    """PPMI (alpha = 1) of integer counts from the closed form: each ratio n_wc N / (n_w n_c) an exact
+    Python fraction whose log is taken once."""
+    C = [[int(v) for v in row] for row in counts]
+    rows, cols = [sum(r) for r in C], [sum(c) for c in zip(*C)]
+    total = sum(rows)
+    return np.array([[max(0.0, math.log(Fraction(n * total, rows[w] * cols[c]))) if n else 0.0
+                      for c, n in enumerate(row)] for w, row in enumerate(C)])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("scale", [2.0**1021, 1.7e308 / 4])
+def test_counts_whose_sums_overflow_float64_give_the_ppmi_of_the_scaled_counts(sparse, scale):
+    """PMI does not change when every count is scaled alike: counts near 1.8e308, whose sums overflow float64,
+    give the closed-form PPMI of the integer counts (before: "counts are too large: their sum overflows")."""
+    counts = np.array([[0, 2, 1, 4], [2, 0, 3, 1], [1, 1, 0, 4]])
+    make, dense = (scipy.sparse.csr_array, lambda m: m.toarray()) if sparse else (np.asarray, np.asarray)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = dense(ppmi(make(counts * scale)))
+        smoothed = dense(ppmi(make(counts * scale), alpha=0.75))
+        pair = dense(ppmi(make(np.array([[0.0, 8e307], [8e307, 0.0]]))))  # the total, 1.6e308 * 2, overflows
+    np.testing.assert_allclose(got, _exact_ppmi(counts), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(smoothed, ppmi(counts, alpha=0.75), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(pair, [[0.0, math.log(2)], [math.log(2), 0.0]], rtol=0, atol=1e-15)
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 def test_extreme_counts_never_give_nan_or_warnings(sparse):
     make = scipy.sparse.csr_array if sparse else np.asarray
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match="counts are too large: their sum overflows float64"):
-            ppmi(make(np.full((2, 2), 1e308)))
+        huge = ppmi(make(np.full((2, 2), 1e308)))  # the sum overflows float64: logs of scaled counts
+        np.testing.assert_array_equal(huge.toarray() if sparse else huge, 0.0)  # independent rows: PMI 0
         big = ppmi(make(np.full((2, 2), 1e300)))
         tiny = ppmi(make(np.array([[5e-324, 1.0], [1.0, 1.0]])))
         sharp = ppmi(make(np.array([[1e10, 1.0], [1.0, 2.0]])), alpha=100)
