@@ -272,7 +272,9 @@ def unit_pair_cosines(A, B) -> np.ndarray:
     (a matrix product) is the same bits near ±1 and within about ``d * 2**-53`` elsewhere. Used by
     :func:`lib.evaluation.pair_cosines`; the rows are not checked.
 
-    >>> unit_pair_cosines(normalize_rows([[1.0, 1.0], [1.0, 0.0]]), normalize_rows([[1e-300, 1e-300], [0.0, 2.0]]))
+    >>> a = normalize_rows([[1.0, 1.0], [1.0, 0.0]])
+    >>> b = normalize_rows([[1e-300, 1e-300], [0.0, 2.0]])
+    >>> unit_pair_cosines(a, b)
     array([1., 0.])
     """
     A, B = np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64)

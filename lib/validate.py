@@ -733,8 +733,8 @@ def digits_hint(text: str) -> str:
 
     >>> digits_hint("12")
     ''
-    >>> digits_hint("٣")
-    " (numbers are written with the ASCII digits 0-9: '٣' is U+0663 ARABIC-INDIC DIGIT THREE, write 3)"
+    >>> digits_hint("٣")[-48:]
+    "'٣' is U+0663 ARABIC-INDIC DIGIT THREE, write 3)"
     >>> digits_hint("\u22121")
     " (U+2212 MINUS SIGN is not ASCII: write '-')"
     >>> digits_hint("\u200b2")
