@@ -173,8 +173,8 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     has the error of a float64 dot product (about ``d * 2**-53 * sum(|x_i y_i|)``) where the plain
     product is a normal float64, and is the exact sum rounded once where the plain product would
     overflow, underflow or cancel to 0; one that underflows is rounded (to 0 below about 5e-324). Distances
-    take memory for the ``(n, m)`` result only (SciPy's ``cdist`` on rows scaled together by a power of two,
-    see :func:`_distances`), never an ``(n, m, d)`` array. Raises ``ValueError`` for an unknown
+    take memory for the ``(n, m)`` result only (SciPy's ``cdist`` on rows scaled together by a power of two;
+    rows nearly equal are recomputed pair by pair), never an ``(n, m, d)`` array. Raises ``ValueError`` for an unknown
     metric, mismatched widths, non-finite input, or a score too large for float64 (a dot product or a
     distance beyond about 1.8e308); ``TypeError`` for entries that are not numbers.
 
