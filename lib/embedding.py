@@ -166,7 +166,7 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     (see the module docstring): a cosine or a distance is right, to float64 rounding, at any scale where
     it is representable: ``euclidean_distance([3e-200, 0], [0, 4e-200])`` is ``5e-200``. A cosine is a
     matrix product of the unit rows (error at most about ``d * 2**-53``), except within 2**-10 of ±1,
-    where it is recomputed from the difference of the two unit rows (:func:`_parallel_cosines`, error
+    where it is recomputed from the difference of the two unit rows (``_parallel_cosines``, error
     relative to ``1 - cosine``): parallel vectors give exactly 1.0 (antiparallel -1.0) at any scale, and
     there every cosine path in ``lib`` (:func:`cosine_scores`, :func:`lib.evaluation.pair_cosines`) gives
     the same bits. A dot product
@@ -216,7 +216,7 @@ def _scores(X, Y, metric: str) -> np.ndarray:
     return _distances(X, Y)
 
 
-#: a cosine closer than this to ±1 is recomputed from the difference (sum) of the unit rows (:func:`_near_parallel`)
+#: a cosine closer than this to ±1 is recomputed from the difference (sum) of the unit rows (``_near_parallel``)
 _NEAR_PARALLEL = 2.0**-10
 
 
@@ -237,7 +237,7 @@ def _near_parallel(cosine, UX, UY, rows=None, cols=None) -> np.ndarray:
     """``cosine``, the cosines of unit rows ``UX[rows]`` and ``UY[cols]`` (``(n, m)`` for all pairs of
     ``UX (n, d)`` and ``UY (m, d)`` when ``rows``, ``cols`` are not given; ``(k,)`` for the pairs
     ``(rows[p], cols[p])`` when they are), with those within 2**-10 of ±1 recomputed by
-    :func:`_parallel_cosines` and all clipped to [-1, 1], in place."""
+    ``_parallel_cosines`` and all clipped to [-1, 1], in place."""
     flat = cosine.reshape(-1)  # a view: cosine is contiguous
     near = np.flatnonzero(np.abs(flat) > 1.0 - _NEAR_PARALLEL)
     i, j = np.divmod(near, UY.shape[0]) if rows is None else (rows[near], cols[near])
@@ -255,7 +255,7 @@ def _parallel_cosines(cosine, A, B) -> np.ndarray:
 
     A dot product of two unit rows that point the same way but were rounded at different scales (``v``,
     ``v * 1e-300``) is 1 give or take a few ulps. It is recomputed as ``1 - |a - b|²/2``
-    (``|a + b|²/2 - 1`` for a negative cosine), summed by :func:`_ordered_dot`: the error is relative to
+    (``|a + b|²/2 - 1`` for a negative cosine), summed by ``_ordered_dot``: the error is relative to
     the tiny ``|a - b|²``, so parallel rows give exactly 1.0 (-1.0), and every path gives the same bits
     for the same two rows, however it computed the first value (which only decides the sign).
     """
@@ -266,8 +266,8 @@ def _parallel_cosines(cosine, A, B) -> np.ndarray:
 
 def unit_pair_cosines(A, B) -> np.ndarray:
     """Row-wise cosines ``(k,)`` of unit rows ``A`` and ``B`` ``(k, d)`` (from :func:`normalize_rows`),
-    float64 in [-1, 1]: each the sum of its ``d`` products in one fixed order (:func:`_ordered_dot`),
-    recomputed where it is within 2**-10 of ±1 (:func:`_parallel_cosines`), so that parallel rows give
+    float64 in [-1, 1]: each the sum of its ``d`` products in one fixed order (``_ordered_dot``),
+    recomputed where it is within 2**-10 of ±1 (``_parallel_cosines``), so that parallel rows give
     exactly ±1. Bit for bit :func:`cosine_scores`'s value for the same two rows; :func:`similarity`'s
     (a matrix product) is the same bits near ±1 and within about ``d * 2**-53`` elsewhere. Used by
     :func:`lib.evaluation.pair_cosines`; the rows are not checked.
@@ -301,7 +301,7 @@ def _distances(X, Y) -> np.ndarray:
     ``sqrt(sum((x - y)**2))``, not the cancelling Gram form ``|x|² + |y|² - 2 x·y``), and ``2**e`` goes
     back on at the end. A scaled distance below ``_RECOMPUTE_BELOW`` (2**-450: near rows of a table that
     also holds far larger ones, or equal rows) may have lost bits to underflow, so it is recomputed from
-    the unscaled rows, each difference scaled by its own power of two before it is squared (:func:`_pair_distances`).
+    the unscaled rows, each difference scaled by its own power of two before it is squared (``_pair_distances``).
     """
     top = max(float(np.max(np.abs(X))), float(np.max(np.abs(Y))))
     e = int(np.frexp(top)[1]) if top > 0 else 0
@@ -339,7 +339,7 @@ def _dot(X, Y):
     In this form neither overflow nor underflow loses a product. Where the plain product ``X @ Y.T`` is
     finite and at least float64's smallest normal number in size, no term or partial sum overflowed and
     underflow lost nothing that shows, so it is kept (with a float64 dot product's error); the other pairs
-    (overflow, underflow, or an exact 0 from terms that cancel) are summed exactly (:func:`_dot_terms`).
+    (overflow, underflow, or an exact 0 from terms that cancel) are summed exactly (``_dot_terms``).
     """
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         plain = X @ Y.T
@@ -353,10 +353,10 @@ def _dot(X, Y):
 
 
 def _dot_values(X, Y) -> np.ndarray:
-    """The dot products of rows ``X (n, d)`` and ``Y (m, d)`` as float64 ``(n, m)``: :func:`_dot`'s, except
+    """The dot products of rows ``X (n, d)`` and ``Y (m, d)`` as float64 ``(n, m)``: ``_dot``'s, except
     where the result is subnormal (below 2**-1022). There ``np.ldexp`` would round the 53-bit mantissa a
     second time, to the few bits a subnormal holds, and could land one step off; those are rounded once,
-    from the exact sum (:func:`_exact_sum`), by Python's integer division, which is correctly rounded."""
+    from the exact sum (``_exact_sum``), by Python's integer division, which is correctly rounded."""
     mantissa, exponent = _dot(X, Y)
     out = np.ldexp(mantissa, exponent)
     for i, j in zip(*np.nonzero((mantissa != 0) & (exponent < -1021))):
@@ -371,7 +371,7 @@ def _dot_terms(A, B):
 
     A row with at most one nonzero term ``a_i b_i`` is ``(mantissa(a_i) mantissa(b_i)) * 2**(exponent(a_i) +
     exponent(b_i))`` (``np.frexp``): one rounding, as the plain product has, but no overflow or underflow.
-    A row with several is summed exactly (:func:`_exact_dot`), since a float sum can lose a small term when
+    A row with several is summed exactly (``_exact_dot``), since a float sum can lose a small term when
     large ones cancel (``1e200 * 1e200 - 1e200 * 1e200 + 1 * 1``: each large term is 1e400, beyond float64,
     and scaled to fit, the 1 is more than 2**1074 below them and would vanish).
     """
@@ -394,8 +394,8 @@ def _exact_dot(a, b):
     """The dot product of two vectors ``(d,)`` as ``(mantissa, exponent)`` (``float``, ``int``), the exact sum
     rounded once to 53 bits, whatever the sizes of its terms.
 
-    The terms are summed exactly as Python integers (:func:`_exact_sum`; unbounded, so nothing is lost
-    however far apart their sizes are) and the sum rounded by :func:`_rounded`.
+    The terms are summed exactly as Python integers (``_exact_sum``; unbounded, so nothing is lost
+    however far apart their sizes are) and the sum rounded by ``_rounded``.
     """
     n, power = _exact_sum(a, b)
     return _rounded(n, power) if n else (0.0, 0)
@@ -478,12 +478,12 @@ def cosine_scores(rows, queries) -> np.ndarray:
 
     Both sides are scaled to unit length (:func:`normalize_rows`, a zero row stays zero and scores 0), and
     each cosine is the sum of its ``d`` products taken in one fixed order, first coordinate to last, with
-    elementwise NumPy operations only (:func:`_ordered_dot`). A matrix product (BLAS) would be faster, but
+    elementwise NumPy operations only (``_ordered_dot``). A matrix product (BLAS) would be faster, but
     it sums a product in an order that depends on the shapes and the blocking of the whole call, so one
     query's cosines would change in their last bit with the batch, and a near-tie at ``TIE_RTOL``
     (:func:`top_k`) would go one way or the other. The error is that of a plain float64 sum: at most about
     ``d * 2**-53`` for unit vectors. A cosine within 2**-10 of ±1 is recomputed from the difference of
-    the two unit rows, as every cosine path does (:func:`_parallel_cosines`), so parallel rows score
+    the two unit rows, as every cosine path does (``_parallel_cosines``), so parallel rows score
     exactly 1.0 (antiparallel -1.0), and near ±1 the value is bit for bit :func:`similarity`'s and
     :func:`lib.evaluation.pair_cosines`'s; elsewhere it equals :func:`similarity`'s up to the rounding
     above and :func:`unit_pair_cosines`'s (so ``pair_cosines``'s) bit for bit. Raises like

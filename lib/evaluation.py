@@ -192,7 +192,7 @@ def _check_pairs(pairs) -> List[WordPair]:
 
     Raises ``TypeError`` for an entry that is not three values, a word that is not a string or a score
     that is not an ``int`` or a float (Python or NumPy), and ``ValueError`` naming the pair for a word
-    holding an invisible format character (:func:`_check_word`), a score that is NaN or infinite, or an
+    holding an invisible format character (``_check_word``), a score that is NaN or infinite, or an
     integer score beyond 2**53, which float64 (in which scores are ranked) would merge with its neighbours.
     """
     pairs = validate.collection(pairs, "pairs", "a sequence of (word1, word2, score)")

@@ -112,7 +112,7 @@ def _pmi_values(vals, i, j, row, col, alpha):
     distribution as α log n_c minus its log-sum-exp), so that huge or tiny counts neither overflow nor
     underflow. ``row`` and ``col`` are the plain sums of the counts; where one of them, or their total,
     overflows float64 (counts near 1.8e308), every log is taken instead of the counts divided by
-    ``2**E``, ``E`` the exponent of the largest count (:func:`_log_sums`; ``log N`` is the log-sum-exp of
+    ``2**E``, ``E`` the exponent of the largest count (``_log_sums``; ``log N`` is the log-sum-exp of
     the rows'): PMI does not change when every count is scaled alike, so it is right at any finite scale,
     and ``E log 2`` never enters the result (parallel rows of 1e308 give exactly 0, not a rounding of 710).
     """

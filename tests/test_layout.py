@@ -222,3 +222,26 @@ def test_docstring_examples_fit_the_api_column():
         if len(line) > EXAMPLE_WIDTH
     ]
     assert not wide, f"{len(wide)} example lines wider than {EXAMPLE_WIDTH}:\n" + "\n".join(wide)
+
+
+#: a Sphinx cross-reference to a private name (``:func:`_helper```): the API page documents public names only,
+#: so the book build (``-n -W``) fails on it
+PRIVATE_REFERENCE = re.compile(r":(?:func|meth|class|data|attr|obj):`~?(?:[\w.]*\.)?_\w+`")
+
+
+def test_private_reference_pattern():
+    assert PRIVATE_REFERENCE.search("see :func:`_distances` here")
+    assert PRIVATE_REFERENCE.search(":meth:`lib.corpus._split`")
+    assert not PRIVATE_REFERENCE.search(":func:`similarity` and ``_distances``")
+
+
+def test_docstrings_never_cross_reference_a_private_name():
+    """A docstring names a private helper as ``code``, never as a cross-reference, which has no target on the
+    API page (found here in seconds instead of by the book build)."""
+    found = [
+        f"{MODULES[name].relative_to(ROOT)}: {obj}: {match}"
+        for name, tree in TREES.items()
+        for obj, doc in _docstrings(tree)
+        for match in PRIVATE_REFERENCE.findall(doc)
+    ]
+    assert not found, "cross-references to private names:\n" + "\n".join(found)
