@@ -38,6 +38,10 @@ REPR_PATTERNS = {
     "a list of tuples": re.compile(r"\[\('"),
     "a list of dicts": re.compile(r"\[\{'"),
     "a dict view or OrderedDict": re.compile(r"\b(?:dict_(?:items|keys|values)|OrderedDict)\("),
+    # an object's repr, "BPE(vocab_size=13067, ...)": its fields belong in a sentence or a table
+    "an object repr": re.compile(r"\b[A-Z]\w*\(\w+="),
+    # a pair of byte strings, "(b' ', b'C')": show the text they hold
+    "a tuple of bytes": re.compile(r"\(b'|\(b\""),
 }
 # The bookkeeping helper that records a value for the prose: called, imported or named.
 GLUE = re.compile(r"\bglue\b")
@@ -112,9 +116,13 @@ def test_repr_patterns_catch_a_dict_anywhere_on_a_line_and_spare_tables():
     assert caught("409.6 MB [('weights', 51200000)]") == ["a list of tuples"]
     assert caught("rows: [{'a': 1}]") == ["a dict", "a list of dicts"]
     assert caught("dict_items([('a', 1)])") == ["a dict view or OrderedDict", "a list of tuples"]
+    assert caught("BPE(vocab_size=13067, merges=12811, pattern='GPT-2')") == ["an object repr"]
+    assert caught("step 114: book (b' ', b'C') (361 times)") == ["a tuple of bytes"]
     # a table, a set, a format string and a time of day are not reprs of a dict
     assert caught("method      bytes\ndense_adam  409.6 MB") == []
     assert caught("{'cat', 'dog'}  {x:.2f}  at 12: 30") == []
+    # a call in prose, a byte count and a merge shown as text are not reprs either
+    assert caught("f(x) = 2, 512 B (bytes), step 114: ␣ + C (b = 3)") == []
 
 
 @pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
