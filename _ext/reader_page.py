@@ -21,6 +21,11 @@
   page's buttons, table of contents and "Show code cell source" labels are text too. The script cuts the
   snippet from the article alone, without those labels, and turns each formula into plain text
   (``PE[pos]``, ``10000^(2p/d)``, ``x₀``) before Sphinx cuts the snippet.
+- ``search_scorer.js`` (Sphinx's ``html_search_scorer``): search results on the API page come after the
+  results on every other page, so that a query for a concept ("RoPE", "cosine") lists the chapters that
+  teach it before the functions whose names contain it.
+- On a phone, a figure's caption ends with a hint that a tap opens the figure full size
+  (``reader_page.css``, narrow screens only).
 
 tests/test_reader_page.py checks each of these in a browser.
 """
@@ -55,6 +60,9 @@ _LEAVE_ALONE = (nodes.literal_block, nodes.doctest_block, nodes.math, nodes.math
 
 def _add_static_path(app, config):
     config.html_static_path.append(str(STATIC))
+    # an absolute path: Sphinx opens html_search_scorer relative to the directory it was started from
+    if not config.html_search_scorer:
+        config.html_search_scorer = str(STATIC / "search_scorer.js")
 
 
 def _figures_open_full_size(app, doctree, docname):

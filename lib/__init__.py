@@ -4,7 +4,8 @@ Every number the book prints and every figure it shows is computed here; the cha
 modules and explain them. The folder a module sits in says what it holds:
 
 - ``lib/<concept>.py``: one concept, named by the field's term. Its docstring names the chapters that
-  teach it ("Taught in: chapters/x.md"), the source it follows and where it departs from it, and every
+  teach it, on a line "Taught in:" (on the book's page, their titles, linked; in Python's ``help()``, their
+  files under ``chapters/``), the source it follows and where it departs from it, and every
   function that turns data into data carries a worked example that runs as a doctest.
   Lookup and similarity (``embedding``), byte-pair encoding (``bpe``), positions (``positional``), the toy
   language and its bigram models (``toylang``, ``bigram``), the trace exercise's language (``trace``), a tiny

@@ -29,14 +29,14 @@ def test_step_table_keeps_the_counts_and_formats_the_bytes_by_hand():
     assert scale.step_table(steps).splitlines() == [
         "| method | rows touched | rows changed | gradient | optimiser state |",
         "| --- | ---: | ---: | ---: | ---: |",
-        "| dense_adam | 60 | 2,300 | 96.0 kB | 192.0 kB |",
-        "| sparse_sgd | 60 | 60 | 2.6 kB | 0 B |",
+        "| dense gradient, Adam | 60 | 2,300 | 96.0 kB | 192.0 kB |",
+        "| sparse gradient, SGD | 60 | 60 | 2.6 kB | 0 B |",
     ]
 
 
 def test_footprint_table_gives_every_part_in_decimal_units():
     lines = scale.footprint_table().splitlines()
-    assert lines[0] == ("| configuration | total | bytes per parameter | weights | gradients | fp32 master copy "
+    assert lines[0] == ("| setup | total | bytes per parameter | weights | gradients | fp32 master copy "
                         "| optimiser state |")
     # 1,000,000 x 768 values: 3.072 GB per fp32 copy, 1.536 GB per bf16 copy
     assert lines[2] == "| fp32 SGD | 6.1 GB | 8 | 3.1 GB | 3.1 GB | - | - |"
@@ -81,12 +81,21 @@ def test_measured_value_formats_refuse_what_would_print_inf_or_a_string():
 
 
 def test_tying_table_rounds_the_losses_by_hand():
-    results = [TyingResult("untied", 8, 650, 1.23456, 1.16789, np.zeros(1)), TyingResult("tied", 8, 1378, 1.2, -0.00001, np.zeros(1))]
+    results = [TyingResult("untied", 8, 650, 1.23456, 1.16789, np.zeros(1)), TyingResult("tied", 8, 1378, 1.2, -0.00001, np.zeros(1)),
+               TyingResult("tied_no_hidden", 8, 306, 2.5, 2.5, np.zeros(1))]
     assert scale.tying_table(results).splitlines() == [
-        "variant  d  parameters  train loss  val loss",
-        "untied   8         650      1.2346    1.1679",
-        "tied     8       1,378      1.2000    0.0000",
+        "variant                d  parameters  train loss  val loss",
+        "untied                 8         650      1.2346    1.1679",
+        "tied                   8       1,378      1.2000    0.0000",
+        "tied, no hidden layer  8         306      2.5000    2.5000",
     ]
+
+
+def test_every_method_and_variant_has_a_name_in_words():
+    from lib import sparse_updates, tying
+    assert set(scale.METHOD_NAMES) == set(sparse_updates.METHODS)
+    assert set(scale.VARIANT_NAMES) == set(tying.VARIANTS)
+    assert not any("_" in name for name in [*scale.METHOD_NAMES.values(), *scale.VARIANT_NAMES.values()])
 
 
 def test_toy_counts_split_the_stream_into_pairs():

@@ -12,6 +12,7 @@ from lib import bpe, memory
 from lib.chapters import tokenization as tz
 from lib.datasets import read_documents
 from lib.embedding import lookup
+from lib.provenance import Provenance
 from lib.race import Settings, train_fasttext
 
 
@@ -70,9 +71,22 @@ def test_merge_trace_tables():
     assert merges[2] == "| 1 | (101, 115) | `e` + `s` | 9 | 256 | `es` |"
     assert "| `␣` + `l` |" in merges[4]
     assert words[0] == "| step | ␣low | ␣lower | ␣newest | ␣widest |"
-    assert words[2].startswith("| 0 | `␣ l o w` |") and "`␣ n e w est`" in words[5]
+    nb = "\u00a0"  # tokens of a chunk are joined by no-break spaces: a table cell never breaks inside a chunk
+    assert words[2].startswith(f"| 0 | `␣{nb}l{nb}o{nb}w` |") and f"`␣{nb}n{nb}e{nb}w{nb}est`" in words[5]
+    assert all(" " not in cell for row in words[2:] for cell in row.strip("| ").split(" | "))
     with pytest.raises(ValueError, match="n_merges must be an integer >= 1, got 0"):
         tz.merge_trace(n_merges=0)
+
+
+def test_show_pair_and_provenance_items():
+    assert tz.show_pair((b" ", b"C")) == "␣ + C"
+    assert tz.show_pair((b"\xc3", b"r i")) == "\\xc3 + r␣i"
+    with pytest.raises(TypeError, match="pair must be a tuple of two bytes objects, got"):
+        tz.show_pair(("a", "b"))
+    record = Provenance(vocabulary_size=13067, tokens_seen=7780, extra={"tokenizer": "lib.bpe, 13,067 tokens"})
+    items = dict(map(tuple, tz.provenance_items(record)))
+    assert items["vocabulary size"] == "13,067" and items["tokens seen in training"] == "7,780"
+    assert items["tokenizer"] == "lib.bpe, 13,067 tokens"
 
 
 def test_compare_with_tokenizers_on_a_small_corpus():

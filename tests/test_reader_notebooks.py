@@ -38,7 +38,13 @@ REPR_PATTERNS = {
     "a list of tuples": re.compile(r"\[\('"),
     "a list of dicts": re.compile(r"\[\{'"),
     "a dict view or OrderedDict": re.compile(r"\b(?:dict_(?:items|keys|values)|OrderedDict)\("),
+    # an object's repr, "BPE(vocab_size=13067, ...)": its fields belong in a sentence or a table
+    "an object repr": re.compile(r"\b[A-Z]\w*\(\w+="),
+    # a pair of byte strings, "(b' ', b'C')": show the text they hold
+    "a tuple of bytes": re.compile(r"\(b'|\(b\""),
 }
+# The bookkeeping helper that records a value for the prose: called, imported or named.
+GLUE = re.compile(r"\bglue\b")
 # Words that belong to the test machinery, not to the book (outside code).
 MACHINERY = re.compile(r"\bnbval\b|\bsanitiz\w*|\btests/|\bpytest\b|nbval_sanitize", re.I)
 OBJECTIVES = re.compile(r"learning objectives", re.I)
@@ -110,9 +116,13 @@ def test_repr_patterns_catch_a_dict_anywhere_on_a_line_and_spare_tables():
     assert caught("409.6 MB [('weights', 51200000)]") == ["a list of tuples"]
     assert caught("rows: [{'a': 1}]") == ["a dict", "a list of dicts"]
     assert caught("dict_items([('a', 1)])") == ["a dict view or OrderedDict", "a list of tuples"]
+    assert caught("BPE(vocab_size=13067, merges=12811, pattern='GPT-2')") == ["an object repr"]
+    assert caught("step 114: book (b' ', b'C') (361 times)") == ["a tuple of bytes"]
     # a table, a set, a format string and a time of day are not reprs of a dict
     assert caught("method      bytes\ndense_adam  409.6 MB") == []
     assert caught("{'cat', 'dog'}  {x:.2f}  at 12: 30") == []
+    # a call in prose, a byte count and a merge shown as text are not reprs either
+    assert caught("f(x) = 2, 512 B (bytes), step 114: ␣ + C (b = 3)") == []
 
 
 @pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -125,17 +135,27 @@ def test_no_python_repr_where_a_table_is_meant(nb_path):
 
 @pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_no_glue_bookkeeping_in_visible_code(nb_path):
+    """No code a reader sees (or unfolds) calls, imports or names ``glue``: the values the prose quotes are
+    recorded in cells tagged remove-cell, and a visible import of a helper no visible cell uses is noise."""
     found = []
     for i, cell in enumerate(jupytext.read(nb_path).cells):
         tags = set(cell.metadata.get("tags", []))
         if cell.cell_type == "code" and not tags & HIDDEN_INPUT:
-            glue = [line.strip() for line in cell.source.splitlines() if re.search(r"\bglue\(", line)]
+            glue = [line.strip() for line in cell.source.splitlines() if GLUE.search(line)]
             if glue:
-                found.append(f"{nb_path.name} cell {i}: {len(glue)} glue lines, first {glue[0][:70]!r}")
+                found.append(f"{nb_path.name} cell {i}: {len(glue)} lines name glue, first {glue[0][:70]!r}")
     assert found == [], (
-        "code a reader can see (or unfold) does glue bookkeeping; move the glue calls to a cell tagged "
-        "remove-cell (or into a lib helper):\n" + "\n".join(found)
+        "code a reader can see (or unfold) does glue bookkeeping; move the glue calls and the import of glue "
+        "to a cell tagged remove-cell (or into a lib helper):\n" + "\n".join(found)
     )
+
+
+def test_glue_pattern_catches_an_import_and_a_call_and_spares_other_words():
+    assert GLUE.search("from lib.notebook import fmt, glue, show")
+    assert GLUE.search('glue("lesson-V", toylang.V)')
+    assert GLUE.search("import lib.notebook.glue")
+    assert not GLUE.search("glued = 1  # gluey")
+    assert not GLUE.search("from lib.notebook import fmt, show")
 
 
 def _book_sources():

@@ -310,8 +310,12 @@ AUDIT_JS = r"""
     const img = f.querySelector('img');
     if (!img) return {id: f.id, img: null};
     const link = img.closest('a[href]');
+    // the hint under the caption that a tap opens the figure full size (reader_page.css, phones only)
+    const caption = f.querySelector('figcaption');
+    const after = caption ? getComputedStyle(caption, '::after') : null;
+    const hint = after && after.display !== 'none' && after.content !== 'none' ? after.content.replace(/^"|"$/g, '') : '';
     return {id: f.id, src: img.currentSrc || img.src, rendered: img.getBoundingClientRect().width,
-            natural: img.naturalWidth, link: link ? link.href : null};
+            natural: img.naturalWidth, link: link ? link.href : null, hint};
   });
 
   // figure and exercise numbers, in the order of the page
@@ -384,21 +388,39 @@ class Site:
         page.wait_for_timeout(300)  # the theme's and togglebutton's scripts run after load
         return page
 
-    def audit(self, docname: str, width: int) -> dict:
-        key = (docname, width)
+    def audit(self, docname: str, width: int, opened: bool = False) -> dict:
+        """What :data:`AUDIT_JS` finds on ``docname`` at ``width``: as the page opens (every solution and
+        folded cell closed) or, with ``opened``, after a reader has opened every one of them."""
+        key = (docname, width, opened)
         if key not in self._audits:
             page = self.open(docname, width)
+            if opened:
+                page.evaluate(OPEN_ALL_JS)
+                page.wait_for_timeout(500)  # the dropdowns' opening transition
             self._audits[key] = page.evaluate(AUDIT_JS, [CHAPTER_PHRASES, SOURCE_PHRASE, MACHINERY,
                                                          reader_page.NUMBER_AND_UNIT, reader_page.PATH.pattern,
                                                          SOURCE_MENTION, PLAIN_CITATION])
             SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=SHOTS / f"{docname.replace('/', '-')}-{width}.png", full_page=True)
+            state = "-opened" if opened else ""
+            page.screenshot(path=SHOTS / f"{docname.replace('/', '-')}-{width}{state}.png", full_page=True)
             page.close()
         return self._audits[key]
 
     def close(self):
         for context in self.contexts.values():
             context.close()
+
+
+# A reader opens every solution (sphinx-togglebutton's dropdowns) and every folded cell (<details>).
+OPEN_ALL_JS = """
+() => {
+  document.querySelectorAll('details').forEach((d) => { d.open = true; });
+  // as sphinx-togglebutton itself opens them before printing
+  document.querySelectorAll('.admonition.toggle.toggle-hidden')
+    .forEach((el) => el.querySelector('button.toggle-button').click());
+  return document.querySelectorAll('.toggle-hidden').length;
+}
+"""
 
 
 @pytest.fixture(scope="module")
@@ -585,14 +607,18 @@ def test_one_search_field_per_page(site, docname):
 # 4. nothing cut off at the right edge
 
 
+@pytest.mark.parametrize("opened", [False, True], ids=["closed", "opened"])
 @pytest.mark.parametrize("docname, width", _both(PAGES))
-def test_nothing_is_cut_off(site, docname, width):
-    seen = site.audit(docname, width)
-    assert seen["cutOff"] == [], f"{docname} at {width} px: blocks cut off at the right edge:\n" + "\n".join(seen["cutOff"])
-    assert seen["pageWidth"] <= width, f"{docname} at {width} px: the page scrolls sideways ({seen['pageWidth']} px wide)"
+def test_nothing_is_cut_off(site, docname, width, opened):
+    """As the page opens, and again with every solution and folded cell opened (a table inside a solution is
+    narrower than the column by the solution's margins)."""
+    seen = site.audit(docname, width, opened)
+    state = f"{docname} at {width} px" + (", every solution and folded cell opened" if opened else "")
+    assert seen["cutOff"] == [], f"{state}: blocks cut off at the right edge:\n" + "\n".join(seen["cutOff"])
+    assert seen["pageWidth"] <= width, f"{state}: the page scrolls sideways ({seen['pageWidth']} px wide)"
     if width == WIDTHS["laptop"]:
         assert seen["scrolls"] == [], (
-            f"{docname} at {width} px: code, output or equation blocks that must be scrolled sideways to be "
+            f"{state}: code, output or equation blocks that must be scrolled sideways to be "
             "read (keep lines within 88 characters; split long equations):\n" + "\n".join(seen["scrolls"])
         )
 
@@ -781,6 +807,20 @@ def test_figure_text_is_legible(site, docname, width):
     assert problems == [], f"{docname} at {width} px:\n" + "\n".join(problems)
 
 
+TAP_HINT = "Tap the figure to open it full size."
+
+
+@pytest.mark.parametrize("docname, width", _both(PAGES))
+def test_a_phone_reader_is_told_that_a_figure_opens_full_size(site, docname, width):
+    """At 390 px every figure's text is too small to read inline; its caption ends with a hint that a tap
+    opens it full size. At 1280 px, where the figure is read in place, no caption carries the hint."""
+    figures = [f for f in site.audit(docname, width)["figures"] if f.get("src")]
+    expected = TAP_HINT if width == WIDTHS["phone"] else ""
+    wrong = [f"figure {f['id']!r}: hint {f['hint']!r}" for f in figures
+             if f["hint"] != (expected if f["link"] else "")]
+    assert wrong == [], f"{docname} at {width} px: captions should end with {expected!r}:\n" + "\n".join(wrong)
+
+
 @pytest.mark.parametrize("docname", CHAPTERS)
 def test_figures_and_exercises_are_numbered_within_their_chapter(site, docname):
     """A reader who opens one chapter finds its first figure and its first exercise numbered 1 within it
@@ -905,6 +945,27 @@ def test_search_results_read_as_text_and_fit_the_screen(site, query, width):
     assert raw == [], f"search snippets for {query!r} show raw or half-converted TeX:\n" + "\n".join(raw)
     ui = [where(r) for r in results if UI_TEXT.search(r["snippet"])]
     assert ui == [], f"search snippets for {query!r} show the page's buttons or labels:\n" + "\n".join(ui)
+
+
+@pytest.mark.parametrize("query", ["RoPE", "cosine"])
+def test_search_lists_the_pages_a_reader_reads_before_the_api(site, query):
+    """A query for a concept finds the chapters that teach it first; the API page's functions whose names
+    contain the word (``rope_angles``) come after every other page's results (_ext/static/search_scorer.js)."""
+    page = site.contexts[WIDTHS["laptop"]].new_page()
+    try:
+        page.goto(site.base + "search.html?" + urllib.parse.urlencode({"q": query}), wait_until="load")
+        page.wait_for_function(
+            "() => { const s = document.querySelector('#search-results .search-summary');"
+            " return s && /Search finished|did not match/.test(s.textContent); }"
+        )
+        pages = page.evaluate("() => [...document.querySelectorAll('#search-results ul.search li > a')]"
+                              ".map((a) => a.href.split('#')[0].split('/').pop())")
+    finally:
+        page.close()
+    assert "api.html" in pages and len(set(pages)) > 1, f"searching {query!r}: results {pages}"
+    first_api = pages.index("api.html")
+    assert all(p == "api.html" for p in pages[first_api:]), (
+        f"searching {query!r}: an API result comes before a page a reader reads: {pages}")
 
 
 # (TeX source, the plain text a search snippet shows for it)

@@ -394,19 +394,19 @@ def same_set_of_vectors(X, Y, atol: float = 1e-12) -> bool:
 # --- the chapter's tables: the book's numbers beside the lesson's -------------------------------------
 
 
-def _run(r: bigram.WidthRow, thousands: str) -> str:
+def _run(r: bigram.WidthRow) -> str:
     """How a row was trained, in words: ``lr 10, 3,000 steps`` or ``lr 0.1, 40,000 steps (lr 10 diverged)``."""
-    run = f"lr {exact(r.lr)}, {r.steps:{thousands}} steps"
+    run = f"lr {exact(r.lr)}, {r.steps:,} steps"
     return run + f" (lr {exact(r.diverged_run.lr)} diverged)" if r.retrained else run
 
 
-def _loss_rows(exp: Experiment, thousands: str, missing: str) -> List[List[str]]:
+def _loss_rows(exp: Experiment, missing: str) -> List[List[str]]:
     rows = []
     for r in exp.rows:
         lesson = LESSON_LOSSES.get(r.width)
         lt, lv = (fmt(lesson[1]), fmt(lesson[2])) if lesson else (missing, missing)
         rows.append([str(r.width), f"{r.parameters:,}", fmt(r.train_loss), fmt(r.val_loss), lt, lv,
-                     _run(r, thousands)])
+                     _run(r)])
     _, lt, lv = LESSON_FULL_TABLE
     rows.append(["full table", f"{exp.table.size:,}", fmt(exp.full_train_loss), fmt(exp.full_val_loss),
                  fmt(lt, ".3f"), fmt(lv, ".3f"), "counts"])
@@ -416,7 +416,7 @@ def _loss_rows(exp: Experiment, thousands: str, missing: str) -> List[List[str]]
 def loss_table_markdown(exp: Experiment) -> str:
     """The width table as Markdown: the book's parameters and losses beside the lesson's, full table last."""
     header = ["width d", "parameters", "training loss", "validation loss", "Lesson 2.3: training", "Lesson 2.3: validation", "run"]
-    return tables.markdown(header, _loss_rows(exp, ",", ""), align=">>>>>><")
+    return tables.markdown(header, _loss_rows(exp, ""), align=">>>>>><")
 
 
 def loss_table_text(exp: Experiment) -> str:
@@ -427,7 +427,7 @@ def loss_table_text(exp: Experiment) -> str:
     """
     header = ["width", "params", "train", "valid", "L2.3 train", "L2.3 valid", "run"]
     rows, diverged = [], set()
-    for row, r in zip(_loss_rows(exp, "", "nan"), list(exp.rows) + [None]):
+    for row, r in zip(_loss_rows(exp, "nan"), list(exp.rows) + [None]):
         if r is not None and r.retrained:
             row[-1] = f"lr {exact(r.lr)}, {r.steps} steps *"
             diverged.add(exact(r.diverged_run.lr))

@@ -86,7 +86,7 @@ def footprint_table(configs=None) -> str:
         cells = [format_bytes(named[p]) if p in named else "-" for p in parts]
         rows.append([label.replace("\n", " "), format_bytes(f.total), fmt(f.bytes_per_parameter, ".0f"), *cells,
                      format_bytes(optimiser) if optimiser else "-"])
-    header = ["configuration", "total", "bytes per parameter", "weights", "gradients", "fp32 master copy",
+    header = ["setup", "total", "bytes per parameter", "weights", "gradients", "fp32 master copy",
               "optimiser state"]
     return tables.markdown(header, rows, align="<>>>>>>")
 
@@ -121,16 +121,27 @@ def compare_steps(
     return {m: measure_step(m, **settings) for m in methods}
 
 
+#: How the step table names each method of :func:`lib.sparse_updates.measure_step`: the gradient, then the optimiser.
+METHOD_NAMES = {
+    "dense_adam": "dense gradient, Adam",
+    "sparse_adam": "sparse gradient, SparseAdam",
+    "sparse_sgd": "sparse gradient, SGD",
+    "dense_sgd": "dense gradient, SGD",
+}
+#: How the tying table names each variant of :mod:`lib.tying`.
+VARIANT_NAMES = {"untied": "untied", "tied": "tied", "tied_no_hidden": "tied, no hidden layer"}
+
+
 def step_table(results: Dict[str, StepResult]) -> str:
     """The reproducible columns of :func:`compare_steps`' results as a Markdown table, timings left out.
 
-    One row per method: rows touched by the batch, rows the step changed, and the bytes of the gradient and
+    One row per method, named in words (:data:`METHOD_NAMES`): rows touched by the batch, rows the step changed, and the bytes of the gradient and
     of the optimiser state (:func:`lib.memory.format_bytes`). Timings change from run to run and are
     formatted separately by :func:`format_duration`.
     """
     header = ["method", "rows touched", "rows changed", "gradient", "optimiser state"]
     rows = [
-        [r.method, f"{r.rows_touched:,}", f"{r.rows_changed:,}", format_bytes(r.grad_bytes), format_bytes(r.state_bytes)]
+        [METHOD_NAMES[r.method], f"{r.rows_touched:,}", f"{r.rows_changed:,}", format_bytes(r.grad_bytes), format_bytes(r.state_bytes)]
         for r in results.values()
     ]
     return tables.markdown(header, rows, align="<>>>>")
@@ -209,8 +220,8 @@ def entropy_floor() -> float:
 
 
 def tying_table(results: Sequence[tying.TyingResult], decimals: int = 4) -> str:
-    """The results as an aligned text table (variant, width, parameters, training and validation loss),
-    losses to ``decimals`` places (:func:`lib.notebook.fmt`).
+    """The results as an aligned text table (variant in words, :data:`VARIANT_NAMES`; width, parameters,
+    training and validation loss), losses to ``decimals`` places (:func:`lib.notebook.fmt`).
 
     >>> r = tying.TyingResult("tied", 8, 378, 1.23456, 1.17001, np.zeros(1))
     >>> print(tying_table([r]))
@@ -218,7 +229,7 @@ def tying_table(results: Sequence[tying.TyingResult], decimals: int = 4) -> str:
     tied     8         378      1.2346    1.1700
     """
     spec = f".{decimals}f"
-    rows = [[r.variant, str(r.d), f"{r.n_params:,}", fmt(r.train_loss, spec), fmt(r.val_loss, spec)] for r in results]
+    rows = [[VARIANT_NAMES[r.variant], str(r.d), f"{r.n_params:,}", fmt(r.train_loss, spec), fmt(r.val_loss, spec)] for r in results]
     return tables.text(["variant", "d", "parameters", "train loss", "val loss"], rows, align="<>>>>")
 
 

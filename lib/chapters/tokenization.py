@@ -634,6 +634,7 @@ def renumber(table, ids: Sequence[int], permutation) -> Tuple[np.ndarray, np.nda
 #: The dictionary of Sennrich et al.'s Algorithm 1 (low ×5, lower ×2, newest ×6, widest ×3), as text.
 TRACE_TEXT = " low" * 5 + " lower" * 2 + " newest" * 6 + " widest" * 3
 VISIBLE_SPACE = "\u2423"  # ␣, so that a token's leading space can be seen
+NO_BREAK_SPACE = "\u00a0"  # between the tokens of a chunk in a table: a line never breaks inside the chunk
 
 
 def show_token(tokenizer: bpe.BPE, i: int) -> str:
@@ -643,6 +644,31 @@ def show_token(tokenizer: bpe.BPE, i: int) -> str:
     '␣a'
     """
     return tokenizer.token_text(i).replace(" ", VISIBLE_SPACE)
+
+
+def show_pair(pair: Tuple[bytes, bytes]) -> str:
+    """A merge, a pair of tokens given as their bytes, as text: ``"␣ + C"``. A byte sequence that is not
+    UTF-8 shows its bytes escaped (``\\xc3``); spaces are drawn as ``␣``. Raises ``TypeError`` for a pair
+    that is not two ``bytes``.
+
+    >>> show_pair((b" ", b"C"))
+    '␣ + C'
+    """
+    if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(b, bytes) for b in pair)):
+        raise TypeError(f"pair must be a tuple of two bytes objects, got {pair!r}")
+    return " + ".join(b.decode("utf-8", errors="backslashreplace").replace(" ", VISIBLE_SPACE) for b in pair)
+
+
+def provenance_items(record: Provenance) -> List[List[str]]:
+    """The rows of ``record`` about its items (vocabulary size, tokens seen and never seen, identifier
+    order) and its tokenizer, ``[[field, value], ...]``, with counts written with thousands separators
+    (``13,067``) as in the rest of the chapter.
+    """
+    rows = [[label, f"{int(value):,}" if value.isdigit() else value]
+            for group, label, value in record.rows() if group == "items"]
+    if "tokenizer" in record.extra:
+        rows.append(["tokenizer", str(record.extra["tokenizer"])])
+    return rows
 
 
 def segmentation(tokenizer: bpe.BPE, text: str, sep: str = " ") -> str:
@@ -657,7 +683,9 @@ def segmentation(tokenizer: bpe.BPE, text: str, sep: str = " ") -> str:
 def merge_trace(text: str = TRACE_TEXT, n_merges: int = 6) -> Tuple[str, str]:
     """Train on ``text`` for ``n_merges`` merges and return two Markdown tables: the merges (step, the
     pair's ids and tokens, its count, the new id and token), and each distinct chunk of ``text`` split into
-    tokens after every step (step 0: bytes). Raises ``ValueError`` for ``n_merges < 1``."""
+    tokens after every step (step 0: bytes). The tokens of a chunk are separated by no-break spaces, so that
+    a narrow column never breaks a line where no token boundary is. Raises ``ValueError`` for
+    ``n_merges < 1``."""
     n_merges = validate.integer(n_merges, "n_merges", low=1)
     tok = bpe.train(text, bpe.N_BYTES + n_merges)
     merges = tables.markdown(
@@ -671,7 +699,7 @@ def merge_trace(text: str = TRACE_TEXT, n_merges: int = 6) -> Tuple[str, str]:
     rows = []
     for k in range(len(tok.merges) + 1):
         step = tok.truncate(bpe.N_BYTES + k)
-        rows.append([str(k)] + [_code(segmentation(step, c)) for c in chunks])
+        rows.append([str(k)] + [_code(segmentation(step, c, sep=NO_BREAK_SPACE)) for c in chunks])
     words = tables.markdown(["step"] + [c.replace(" ", VISIBLE_SPACE) for c in chunks], rows,
                             align=">" + "<" * len(chunks))
     return merges, words

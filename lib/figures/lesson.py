@@ -111,7 +111,7 @@ def dot_by_offset(starts=(10, 300), max_offset: int = 64, d: int = 16, alike=(2,
     ax.scatter(marked, positional.dot_by_offset(starts[0], marked, d), color="black", marker=MARKERS[0], s=24,
                zorder=3, label=f"offsets {', '.join(map(str, alike))}: nearly equal")
     ax.set_xlabel("offset k between the two positions")
-    ax.set_ylabel(f"P[p] · P[p + k]  (d = {d})")
+    ax.set_ylabel(f"P[pos] · P[pos + k]  (d = {d})")
     ax.set_title("Depends only on the offset k: falls at first, then oscillates")
     ax.legend(loc="upper right")
     return fig
