@@ -44,7 +44,7 @@ _LAYOUT: Tuple[Tuple[str, str, str], ...] = (
     ("items", "unknown_policy", "unknown-item policy"),
     ("items", "min_count", "minimum count"),
     ("data", "corpus", "corpus"),
-    ("data", "corpus_hash", "tokenised corpus SHA-256 (first 16 hex)"),
+    ("data", "corpus_hash", "tokenised corpus SHA-256"),
     ("data", "n_sentences", "sentences"),
     ("data", "n_tokens", "tokens"),
     ("data", "context", "context definition"),
@@ -133,7 +133,7 @@ class Provenance:
         """``[(group, label, value), ...]`` in display order; values are strings.
 
         Fields that are ``None`` are left out unless ``include_missing=True`` (then shown as ``n/a``).
-        Hashes are shortened to their first 16 hex digits; floats are shown with ``repr`` precision; counts
+        Hashes are shortened to their first 16 hex digits and an ellipsis (``ab0596e8187bec06…``); floats are shown with ``repr`` precision; counts
         (every integer field but ``seed``, which is a name) with thousands separators, ``5,075,156``, as the
         book's tables write counts. ``corpus_hash`` is labelled "tokenised corpus SHA-256": it hashes the
         token lists (:func:`lib.corpus.corpus_hash`), not the bytes of a data file.
@@ -146,7 +146,7 @@ class Provenance:
             if value is None and not include_missing:
                 continue
             if name == "corpus_hash" and value is not None:
-                value = str(value)[:16]
+                value = str(value)[:16] + "…"
             out.append((group, label, _fmt(value, count=name != "seed")))
         for key, value in self.extra.items():
             out.append(("other", key, _fmt(value)))

@@ -29,7 +29,7 @@ def test_text_and_markdown_tables():
     text = p.to_text().splitlines()
     assert text[0].split() == ["group", "field", "value"]
     assert set(text[1]) == {"-", " "}
-    assert text[3].endswith("ffffffffffffffff") and "f" * 17 not in text[3]  # hash shortened to 16 hex
+    assert text[3].endswith("ffffffffffffffff…") and "f" * 17 not in text[3]  # hash shortened to 16 hex
     assert str(p) == p.to_text()
     md = p.to_markdown().splitlines()
     assert md[0] == "| group | field | value |" and md[2] == "| data | corpus | a\\|b |"
@@ -105,7 +105,7 @@ def test_counts_get_thousands_separators_and_the_seed_does_not():
 def test_the_corpus_hash_is_labelled_as_the_hash_of_the_tokens():
     sents = [["a", "b"], ["c"]]
     rows = Provenance(corpus_hash=corpus_hash(sents)).rows()
-    assert rows == [("data", "tokenised corpus SHA-256 (first 16 hex)", corpus_hash(sents)[:16])]
+    assert rows == [("data", "tokenised corpus SHA-256", corpus_hash(sents)[:16] + "…")]
 
 
 def test_worker_threads_is_singular_for_one():
