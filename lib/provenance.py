@@ -44,7 +44,7 @@ _LAYOUT: Tuple[Tuple[str, str, str], ...] = (
     ("items", "unknown_policy", "unknown-item policy"),
     ("items", "min_count", "minimum count"),
     ("data", "corpus", "corpus"),
-    ("data", "corpus_hash", "corpus SHA-256 (first 16 hex)"),
+    ("data", "corpus_hash", "tokenised corpus SHA-256"),
     ("data", "n_sentences", "sentences"),
     ("data", "n_tokens", "tokens"),
     ("data", "context", "context definition"),
@@ -133,7 +133,10 @@ class Provenance:
         """``[(group, label, value), ...]`` in display order; values are strings.
 
         Fields that are ``None`` are left out unless ``include_missing=True`` (then shown as ``n/a``).
-        Hashes are shortened to their first 16 hex digits; floats are shown with ``repr`` precision.
+        Hashes are shortened to their first 16 hex digits and an ellipsis (``ab0596e8187bec06…``); floats are shown with ``repr`` precision; counts
+        (every integer field but ``seed``, which is a name) with thousands separators, ``5,075,156``, as the
+        book's tables write counts. ``corpus_hash`` is labelled "tokenised corpus SHA-256": it hashes the
+        token lists (:func:`lib.corpus.corpus_hash`), not the bytes of a data file.
         ``TypeError`` for an ``include_missing`` that is not ``True`` or ``False``.
         """
         include_missing = validate.flag(include_missing, "include_missing")
@@ -143,8 +146,8 @@ class Provenance:
             if value is None and not include_missing:
                 continue
             if name == "corpus_hash" and value is not None:
-                value = str(value)[:16]
-            out.append((group, label, _fmt(value)))
+                value = str(value)[:16] + "…"
+            out.append((group, label, _fmt(value, count=name != "seed")))
         for key, value in self.extra.items():
             out.append(("other", key, _fmt(value)))
         return out
@@ -161,14 +164,28 @@ class Provenance:
         return self.to_text()
 
 
-def _fmt(value) -> str:
+def _fmt(value, count: bool = False) -> str:
     if value is None:
         return NOT_APPLICABLE
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
         return exact(value)  # a setting (learning rate, smoothing): exact, in its shortest form
+    if count and isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
     return str(value)
+
+
+def worker_threads(workers: int) -> str:
+    """``"1 worker thread"`` or ``"4 worker threads"``: the phrase a record's ``batch`` field uses for the
+    number of threads a trainer ran. ``workers`` is an integer >= 1; ``ValueError`` below 1 and
+    ``TypeError`` for a non-integer, naming ``workers``.
+
+    >>> worker_threads(1), worker_threads(2)
+    ('1 worker thread', '2 worker threads')
+    """
+    workers = validate.integer(workers, "workers", low=1)
+    return f"{workers} worker thread{'' if workers == 1 else 's'}"
 
 
 def for_corpus(vocab, sentences, *, corpus: str, **fields) -> Provenance:
@@ -220,4 +237,4 @@ def software_versions(*names: str) -> str:
     return ", ".join(out)
 
 
-__all__ = ["Provenance", "for_corpus", "seen_tokens", "software_versions", "NOT_APPLICABLE"]
+__all__ = ["Provenance", "for_corpus", "seen_tokens", "software_versions", "worker_threads", "NOT_APPLICABLE"]

@@ -46,7 +46,7 @@ from lib.evaluation import read_word_pairs, word_similarity
 from lib.notebook import exact, fmt, unlogged
 from lib.ppmi import ppmi_svd_embedding
 from lib.progress import progress
-from lib.provenance import Provenance, for_corpus, software_versions
+from lib.provenance import Provenance, for_corpus, software_versions, worker_threads
 from lib.sgns import SGNSConfig, train_sgns
 
 # --- the settings, passed whole ------------------------------------------------------------------------
@@ -259,7 +259,7 @@ def train_gensim(
         initialisation="gensim default (uniform ±0.5/d input, zero output)",
         optimiser="SGD (gensim's Cython loop)",
         learning_rate=float(config.alpha),
-        batch=f"one pair at a time, {workers} worker thread(s)",
+        batch=f"one pair at a time, {worker_threads(workers)}",
         stopping_rule=f"fixed number of epochs ({config.epochs})",
         seed=int(seed),
         vectors="input table (wv), rows reordered to the book's vocabulary",
@@ -338,7 +338,7 @@ def train_fasttext(
         initialisation="gensim default",
         optimiser="SGD (gensim's Cython loop)",
         learning_rate=float(config.alpha),
-        batch=f"one pair at a time, {workers} worker thread(s)",
+        batch=f"one pair at a time, {worker_threads(workers)}",
         stopping_rule=f"fixed number of epochs ({config.epochs})",
         seed=int(seed),
         vectors="word vector plus its n-gram vectors, averaged (gensim wv)",

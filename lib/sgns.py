@@ -104,7 +104,7 @@ from lib import validate
 from lib.corpus import describe_context, keep_probability
 from lib.notebook import exact
 from lib.progress import progress
-from lib.provenance import Provenance, for_corpus, software_versions
+from lib.provenance import Provenance, for_corpus, software_versions, worker_threads
 from lib.skipgram import noise_distribution
 from lib.threads import torch_threads
 
@@ -645,7 +645,7 @@ def train_sgns(
         initialisation="input uniform(-0.5/d, 0.5/d), output zero (word2vec)",
         optimiser="SGD, hand-written updates" + ("; centre and input rows damped (implicit step)" if config.damped else ""),
         learning_rate=float(config.alpha),
-        batch=f"{config.batch_windows} windows per step in blocks of {B}, {config.workers} worker thread(s)",
+        batch=f"{config.batch_windows} windows per step in blocks of {B}, {worker_threads(config.workers)}",
         stopping_rule=f"fixed number of epochs ({config.epochs}); learning rate linear to {exact(config.min_alpha)}",
         seed=int(config.seed),
         vectors="input table",

@@ -381,7 +381,7 @@ MISTAKES: Dict[str, Mistake] = {
     m.name: m
     for m in [
         Mistake("exponent uses k", "the exponent uses the dimension k instead of pair = k // 2",
-                "use pair = k // 2, so dimensions 2i and 2i + 1 share one frequency",
+                "use pair = k // 2, so dimensions 2p and 2p + 1 share one frequency",
                 Functions(embedding.lookup, _pe(divisor=lambda k, pair, d: 10000.0 ** (2 * k / d)))),
         Mistake("sin and cos swapped", "even dimensions use cosine and odd dimensions sine",
                 "even k: sin(angle); odd k: cos(angle)",
@@ -399,7 +399,7 @@ MISTAKES: Dict[str, Mistake] = {
                 "encoding to it changes the table itself", "return a copy of the row: table[token_id].copy()",
                 Functions(_view_lookup, positional.sinusoidal_encoding)),
         Mistake("concatenated layout", "the encoding is laid out [sin of every pair | cos of every pair] "
-                "instead of interleaving sin and cos", "interleave: dimension 2i is sin, dimension 2i + 1 is cos",
+                "instead of interleaving sin and cos", "interleave: dimension 2p is sin, dimension 2p + 1 is cos",
                 Functions(embedding.lookup, _pe(layout="concatenated"))),
         Mistake("position 0 zeroed", "position 0 is returned as all zeros, but PE[0] = [0, 1, 0, 1, ...]",
                 "compute position 0 with the same formula: sin 0 = 0, cos 0 = 1",

@@ -78,10 +78,10 @@ def test_scores_table_by_hand():
     assert real_text.scores_table(_study({}, SCORES)).splitlines() == [
         "| method | runs | WordSim-353 rho | pairs used | SimLex-999 rho | pairs used | analogy accuracy | questions covered |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
-        "| PPMI-SVD | 1 | 0.50 | 200 of 353 | 0.10 | 600 of 999 | 0.1000 | 100 of 19544 |",
+        "| PPMI-SVD | 1 | 0.50 | 200 of 353 | 0.10 | 600 of 999 | 0.1000 | 100 of 19,544 |",
         "| book SGNS | 2 | 0.30 (0.20 to 0.40) | 200 of 353 | 0.10 (0.05 to 0.15) | 600 of 999 "
-        "| 0.0500 (0.0400 to 0.0600) | 100 of 19544 |",
-        "| gensim | 1 | 0.30 | 200 of 353 | 0.00 | 600 of 999 | 0.0500 | 100 of 19544 |",
+        "| 0.0500 (0.0400 to 0.0600) | 100 of 19,544 |",
+        "| gensim | 1 | 0.30 | 200 of 353 | 0.00 | 600 of 999 | 0.0500 | 100 of 19,544 |",
     ]
 
 
@@ -270,7 +270,9 @@ def test_curve_leads_and_the_largest_by_hand():
     assert real_text.largest_lead(leads).fraction == 1.0
     assert real_text.curve_leads(study, "book SGNS", n_resamples=200, method="percentile")[0].interval.statistic == pytest.approx(-2.0)
     table = real_text.lead_table({"gensim": leads}).splitlines()
+    assert table[0].startswith("| corpus | tokens in its vocabulary | pairs |")
     assert table[2].startswith("| 50.0 % | 500 | 10 | 0.00 (")
+    assert table[3].startswith("| 100.0 % | 1,000 | 10 | 2.00 (")
     with pytest.raises(ValueError, match="rival"):
         real_text.curve_leads(study, "PPMI-SVD")
 

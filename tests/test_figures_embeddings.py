@@ -59,3 +59,24 @@ def test_context_window_lists_the_pairs_of_lib_corpus():
     assert [t for t in texts if t.startswith("(")] == [
         "(carries, small)", "(carries, truck)", "(carries, heavy)", "(carries, cargo)"
     ]
+
+
+def test_metrics_table_shows_the_values_the_chapter_prints():
+    """Fig. "emb-metrics" and the printed table round each value once, the same way: 0.4950, not 0.49."""
+    from lib.chapters.embeddings import FOUR_VECTORS
+    from lib.geometry import format_metric_table, metric_table
+
+    fig = emb.metrics()
+    table = fig.axes[1].tables[0]
+    cells = table.get_celld()
+    n_rows = max(r for r, _ in cells)
+    shown = [[cells[r, c].get_text().get_text() for c in range(4)] for r in range(1, n_rows + 1)]
+    rows = metric_table(FOUR_VECTORS["reference"], {k: v for k, v in FOUR_VECTORS.items() if k != "reference"})
+    printed = [line.split()[-3:] for line in format_metric_table(rows).splitlines()[1:]]
+    assert [row[1:] for row in shown] == printed
+    assert [row[0] for row in shown] == [r.name for r in rows]
+    by_name = {row[0]: row[1:] for row in shown}
+    # reference (1, 0.5), nearby (0.65, 0.85): dot 0.65 + 0.425 = 1.075, |difference| = hypot(0.35, 0.35)
+    assert by_name["nearby, different angle"][2] == "1.0750"
+    assert by_name["nearby, different angle"][1] == f"{np.hypot(0.35, 0.35):.4f}"
+    assert by_name["opposite"] == ["-1.0000", f"{2 * np.hypot(1, 0.5):.4f}", "-1.2500"]

@@ -29,7 +29,7 @@ def test_text_and_markdown_tables():
     text = p.to_text().splitlines()
     assert text[0].split() == ["group", "field", "value"]
     assert set(text[1]) == {"-", " "}
-    assert text[3].endswith("ffffffffffffffff") and "f" * 17 not in text[3]  # hash shortened to 16 hex
+    assert text[3].endswith("ffffffffffffffff…") and "f" * 17 not in text[3]  # hash shortened to 16 hex
     assert str(p) == p.to_text()
     md = p.to_markdown().splitlines()
     assert md[0] == "| group | field | value |" and md[2] == "| data | corpus | a\\|b |"
@@ -87,3 +87,32 @@ def test_include_missing_must_be_true_or_false():
         with pytest.raises(TypeError) as info:  # "no" showed the missing fields
             prov.to_text(include_missing=bad)
         assert str(info.value) == f"include_missing must be True or False, got {bad!r}"
+
+
+def test_counts_get_thousands_separators_and_the_seed_does_not():
+    p = Provenance(vocabulary_size=4041, n_tokens=59576, n_pairs=5075156, dimension=100, seed=12345,
+                   tokens_never_seen=np.int64(1234), extra={"note": 98765})
+    values = {label: value for _, label, value in p.rows()}
+    assert values["vocabulary size"] == "4,041"
+    assert values["tokens"] == "59,576"
+    assert values["training pairs"] == "5,075,156"
+    assert values["tokens never seen in training"] == "1,234"
+    assert values["dimension"] == "100"
+    assert values["seed"] == "12345"  # a name of a run, not a count
+    assert values["note"] == "98765"  # extra values are shown as given
+
+
+def test_the_corpus_hash_is_labelled_as_the_hash_of_the_tokens():
+    sents = [["a", "b"], ["c"]]
+    rows = Provenance(corpus_hash=corpus_hash(sents)).rows()
+    assert rows == [("data", "tokenised corpus SHA-256", corpus_hash(sents)[:16] + "…")]
+
+
+def test_worker_threads_is_singular_for_one():
+    from lib.provenance import worker_threads
+
+    assert [worker_threads(n) for n in (1, 2, 16)] == ["1 worker thread", "2 worker threads", "16 worker threads"]
+    with pytest.raises(ValueError, match="workers"):
+        worker_threads(0)
+    with pytest.raises(TypeError, match="workers"):
+        worker_threads(1.5)

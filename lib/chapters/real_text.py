@@ -228,7 +228,8 @@ def neighbour_table(study: Study, words: Sequence[str] = NEIGHBOUR_WORDS, k: int
 
 def scores_table(study: Study, rho_decimals: int = 2, accuracy_decimals: int = 4) -> str:
     """A Markdown table of the study's scores by method: Spearman ρ on WordSim-353 and SimLex-999 and
-    3CosAdd accuracy, each as mean (min to max) over the seeds, with the pairs or questions covered.
+    3CosAdd accuracy, each as mean (min to max) over the seeds, with the pairs or questions covered (counts
+    with thousands separators, ``766 of 19,544``).
 
     ρ is shown to ``rho_decimals`` (2: over a hundred-odd pairs its bootstrap interval is about ±0.17, and
     the float32 training of the predictive methods gives ρ values that differ between CPU code paths by a
@@ -247,8 +248,8 @@ def scores_table(study: Study, rho_decimals: int = 2, accuracy_decimals: int = 4
             cells.append(f"{fmt(mean, spec)} ({fmt(lo, spec)} to {fmt(hi, spec)})" if n > 1 else fmt(mean, spec))
         ws, sl, an = first.wordsim, first.simlex, first.analogies
         rows.append([
-            method, str(n), cells[0], f"{ws.n_used} of {ws.n_total}", cells[1], f"{sl.n_used} of {sl.n_total}",
-            cells[2], f"{an.attempted} of {an.total}",
+            method, str(n), cells[0], f"{ws.n_used:,} of {ws.n_total:,}", cells[1], f"{sl.n_used:,} of {sl.n_total:,}",
+            cells[2], f"{an.attempted:,} of {an.total:,}",
         ])
     return tables.markdown(header, rows)
 
@@ -422,7 +423,7 @@ def lead_table(leads_by_rival: Dict[str, Sequence[Lead]], decimals: int = 2) -> 
     95 % interval (:func:`format_interval`)."""
     rivals = list(leads_by_rival)
     first = leads_by_rival[rivals[0]]
-    header = ["corpus", "tokens", "pairs"] + [f"PPMI-SVD − {r} (95 % interval)" for r in rivals]
+    header = ["corpus", "tokens in its vocabulary", "pairs"] + [f"PPMI-SVD − {r} (95 % interval)" for r in rivals]
     rows = []
     for k, lead in enumerate(first):
         rows.append([f"{fmt(100 * lead.fraction, '.1f')} %", f"{lead.n_tokens:,}", str(lead.interval.n)]

@@ -31,7 +31,7 @@ from lib.chapters.embeddings import (
 )
 from lib.corpus import Vocabulary, context_pairs
 from lib.figures.style import MARKERS, PALETTE, new_figure, styled
-from lib.geometry import metric_table, principal_projection
+from lib.geometry import format_metric_table, metric_table, principal_projection
 from lib.ppmi import CountEmbedding, ppmi_svd_embedding
 from lib.skipgram import SkipGramResult, skipgram_embedding
 
@@ -340,7 +340,10 @@ def ppmi_svd(result: CountEmbedding | None = None, focus: Sequence[str] = FOCUS_
 
 @styled
 def metrics(vectors: Dict[str, Sequence[float]] | None = None):
-    """Four 2-D vectors as arrows, with their cosine, Euclidean distance and dot product to the reference."""
+    """Four 2-D vectors as arrows, with their cosine, Euclidean distance and dot product to the reference.
+
+    The table shows the values exactly as :func:`lib.geometry.format_metric_table` prints them (four
+    decimals), so that the figure and the chapter's printed table never show two roundings of one number."""
     vectors = dict(FOUR_VECTORS if vectors is None else vectors)
     names = list(vectors)
     rows = metric_table(vectors[names[0]], {n: vectors[n] for n in names[1:]})
@@ -359,10 +362,13 @@ def metrics(vectors: Dict[str, Sequence[float]] | None = None):
     ax.set_aspect("equal")
     ax.set_title("One reference, three comparisons")
     tab.axis("off")
-    cell = [[r.name, f"{r.cosine:.2f}", f"{r.euclidean:.2f}", f"{r.dot:.2f}"] for r in rows]
+    printed = format_metric_table(rows).splitlines()[-len(rows):]  # one line per row, values last
+    cell = [[r.name, *line.split()[-3:]] for r, line in zip(rows, printed)]
     table = tab.table(cellText=cell, colLabels=["vs. reference", "cosine", "Euclidean", "dot"], loc="center", cellLoc="center")
     table.auto_set_font_size(False)
     table.set_fontsize(9)
+    for box in table.get_celld().values():
+        box.PAD = 0.14  # room beside the widest value of a column (a fraction of the cell's width)
     table.auto_set_column_width(range(4))
     table.scale(1, 1.6)
     return fig

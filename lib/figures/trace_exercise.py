@@ -15,7 +15,7 @@ def pe_heatmap(n_positions: int = 64, d: int = 32):
     fig = new_figure(6.4, 4.2)
     ax = fig.add_subplot()
     im = ax.imshow(table, cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
-    ax.set_xlabel("dimension k (pairs 2i, 2i+1 share a frequency)")
+    ax.set_xlabel("dimension k (pairs 2p, 2p+1 share a frequency)")
     ax.set_ylabel("position")
     ax.set_title(f"Sinusoidal encoding, d = {d}, positions 0–{n_positions - 1}")
     fig.colorbar(im, ax=ax, label="PE[pos, k]")
