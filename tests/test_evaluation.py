@@ -195,6 +195,10 @@ def test_similarity_by_frequency_errors():
         similarity_by_frequency(TABLE, TOKENS, counts[:3], pairs, [0, 10])
     with pytest.raises(ValueError, match="stratum 10\\+: only 1 of 1"):
         similarity_by_frequency(TABLE, TOKENS, counts, pairs, [0, 10, np.inf])
+    # pairs were given, none falls in the stratum: it said "no word pairs given"
+    with pytest.raises(ValueError, match=r"^stratum 0-0: no usable pair has its rarer word's count in it "
+                                         r"\(3 usable pairs in all\); choose other edges$"):
+        similarity_by_frequency(TABLE, TOKENS, counts, pairs, [0, 0.5, np.inf])
 
 
 # --- analogies ------------------------------------------------------------------------------------------------------
