@@ -219,8 +219,9 @@ def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = 
     with other integers (a float holds integers exactly only up to 2**53).
 
     Raises ``TypeError`` for a non-number (a string, a ``bool``, ``None``) and ``ValueError``
-    for NaN, infinity, a value out of range, or a Python ``int`` too large for a float (beyond 1.8e308:
-    it has no finite float value); ``hint`` as in :func:`integer`.
+    for NaN, infinity, a value out of range, a Python ``int`` too large for a float (beyond 1.8e308:
+    it has no finite float value), or a nonzero ``longdouble`` too small for one (below about 4.9e-324: it
+    would become 0); ``hint`` as in :func:`integer`.
 
     >>> number(0.025, "lr", gt=0)
     0.025
@@ -253,6 +254,9 @@ def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = 
         x = float(value)
     except OverflowError:  # a Python int beyond float64 (10**400): float() cannot convert it
         raise ValueError(f"{name} must be {allowed}, got {shown(value)} (beyond the float64 range)") from None
+    if x == 0 and value != 0:  # a longdouble below float64's smallest subnormal (1e-4000)
+        raise ValueError(f"{name} must be {allowed}, got {value!r} (below the float64 range: nonzero but "
+                         f"smaller than about 4.9e-324, it would become 0)")
     bad = (
         not np.isfinite(x)
         or (gt is not None and not x > gt)
@@ -285,6 +289,9 @@ def real(value, name: str) -> float:
         beyond = True
     if beyond:
         raise ValueError(f"{name} must be a real number within float64's range (about 1.8e308), got {shown(value)}")
+    if x == 0 and value != 0:  # a longdouble below float64's smallest subnormal (1e-4000)
+        raise ValueError(f"{name} must be a real number within float64's range (nonzero values from about "
+                         f"4.9e-324), got {value!r}")
     return x
 
 
