@@ -248,10 +248,13 @@ def read_text(path) -> str:
     try:
         text = data.decode(codec)
     except UnicodeDecodeError as exc:
-        line = len(text_lines(data[: exc.start].decode(codec, errors="replace")))
+        # the utf-8-sig codec counts exc.start from after the mark it removed; the UTF-16 and UTF-32 codecs
+        # count from the start of the data: the offset of the bad byte in the file is the same either way
+        at = exc.start + (len(codecs.BOM_UTF8) if codec == "utf-8-sig" else 0)
+        line = len(text_lines(data[:at].decode(codec, errors="replace")))
         raise NotTextError(
-            codec, data, exc.start, exc.reason,
-            f"{path.name}, line {line}: not {encoding} text (byte 0x{data[exc.start]:02x} at byte {exc.start}); "
+            codec, data, at, exc.reason,
+            f"{path.name}, line {line}: not {encoding} text (byte 0x{data[at]:02x} at byte {at}); "
             "save the file as UTF-8",
         ) from None
     if "\x00" in text:

@@ -55,8 +55,9 @@ def check_table(table, name: str = "table", *, finite: bool = False) -> np.ndarr
     """Return ``table`` as a 2-D floating array (a float dtype kept, integers as ``float64``).
 
     Raises ``ValueError`` if it is not ``(V, d)`` with V, d >= 1 (or, with ``finite=True``, holds NaN or
-    infinity), and ``TypeError`` for entries that are not real numbers (``None``, strings, complex
-    numbers, bools), as :func:`lib.validate.vectors` does, or a ``finite`` that is not ``True`` or
+    infinity) or holds an integer beyond 2**53 in size (float64 would round it), and ``TypeError`` for
+    entries that are not real numbers (``None``, strings, complex numbers, bools), as
+    :func:`lib.validate.vectors` does, or a ``finite`` that is not ``True`` or
     ``False``. ``name`` is the argument named in the errors.
 
     >>> check_table([[1, 2], [3, 4]]).dtype
@@ -69,6 +70,7 @@ def check_table(table, name: str = "table", *, finite: bool = False) -> np.ndarr
     if finite and not np.all(np.isfinite(table)):
         raise ValueError(f"{name} contains NaN or infinity")
     if not np.issubdtype(table.dtype, np.floating):
+        validate._exact_in_float64(table, name)
         table = table.astype(np.float64)
     return table
 
@@ -149,12 +151,33 @@ def normalize_rows(x) -> np.ndarray:
     array([[0.6, 0.8],
            [0. , 0. ]])
     """
-    x = validate.vectors(x, "x")
+    x = validate.vectors(_rows_in_float64_range(x), "x")
     # divide by the largest |entry| first, so that the norm of a row of 1e200s does not overflow to inf
     scale = np.max(np.abs(x), axis=-1, keepdims=True)
     x = np.divide(x, scale, out=np.zeros_like(x), where=scale > 0)
     norms = np.linalg.norm(x, axis=-1, keepdims=True)
     return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+
+
+def _rows_in_float64_range(values):
+    """For a cosine, which does not change with the scale of each row: a finite ``longdouble`` vector or
+    matrix with each row scaled by the power of two that puts its largest ``|entry|`` in [0.5, 1), and
+    entries below float64's smallest subnormal relative to that (which a float64 row drops in rounding
+    too) set to 0, so that a row of 1e-4000 or 1e4000 keeps its direction when it is cast to float64 (it
+    would become 0 or infinity). Anything else is returned unchanged, for :func:`lib.validate.vectors` to check.
+    """
+    try:
+        raw = np.asarray(values)
+    except ValueError:  # ragged: validate.vectors names it
+        return values
+    if raw.dtype.kind != "f" or raw.dtype.itemsize <= 8 or raw.ndim not in (1, 2) or not raw.size:
+        return values
+    if not np.all(np.isfinite(raw)):
+        return values
+    e = np.frexp(np.max(np.abs(raw), axis=-1, keepdims=True))[1]
+    scaled = np.ldexp(raw, -e)
+    scaled[np.abs(scaled) < np.ldexp(np.longdouble(1), -1075)] = 0
+    return scaled
 
 
 def similarity(x, y, metric: str = "cosine") -> np.ndarray:
@@ -176,7 +199,10 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     take memory for the ``(n, m)`` result only (SciPy's ``cdist`` on rows scaled together by a power of two;
     rows nearly equal are recomputed pair by pair), never an ``(n, m, d)`` array. Raises ``ValueError`` for an unknown
     metric, mismatched widths, non-finite input, or a score too large for float64 (a dot product or a
-    distance beyond about 1.8e308); ``TypeError`` for entries that are not numbers.
+    distance beyond about 1.8e308); ``TypeError`` for entries that are not numbers. ``longdouble`` input is
+    computed in float64: for a cosine each row is first scaled by a power of two, so a row of 1e-4000 keeps
+    its direction; for a distance or a dot product a nonzero entry that float64 cannot hold (below about
+    4.9e-324 or above about 1.8e308) is a ``ValueError`` (:func:`lib.validate.real_numbers`).
 
     >>> similarity([1.0, 0.0], [[1.0, 1.0], [0.0, 2.0]], "cosine")
     array([0.7071, 0.    ])
@@ -186,6 +212,8 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     5e-200
     """
     validate.choice(metric, "metric", METRICS)
+    if metric == "cosine":  # a cosine does not change with each row's scale: longdouble rows may be rescaled
+        x, y = _rows_in_float64_range(x), _rows_in_float64_range(y)
     xa, ya = validate.vectors(x, "x"), validate.vectors(y, "y")
     if xa.shape[-1] != ya.shape[-1]:
         raise ValueError(f"x and y must have the same width, got {xa.shape[-1]} and {ya.shape[-1]}")
@@ -493,7 +521,7 @@ def cosine_scores(rows, queries) -> np.ndarray:
     >>> cosine_scores([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]], [1.0, 0.0])
     array([1.    , 0.7071, 0.    ])
     """
-    X, Q = validate.vectors(rows, "rows"), validate.vectors(queries, "queries")
+    X, Q = validate.vectors(_rows_in_float64_range(rows), "rows"), validate.vectors(_rows_in_float64_range(queries), "queries")
     if X.shape[-1] != Q.shape[-1]:
         raise ValueError(f"rows and queries must have the same width, got {X.shape[-1]} and {Q.shape[-1]}")
     units = np.ascontiguousarray(normalize_rows(np.atleast_2d(X)).T)  # (d, n): coordinate j of every row

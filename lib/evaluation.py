@@ -463,6 +463,9 @@ def similarity_by_frequency(
         first = int(math.ceil(lo))  # the smallest integer count in [lo, hi): edges need not be integers
         label = f"{_count(first)}+" if math.isinf(hi) else f"{_count(first)}-{_count(int(math.ceil(hi)) - 1)}"
         chosen = [p for p, r in zip(usable, rarer) if lo <= r < hi]
+        if not chosen:
+            raise ValueError(f"stratum {label}: no usable pair has its rarer word's count in it "
+                             f"({len(usable)} usable pairs in all); choose other edges")
         try:
             out.append((label, word_similarity(table, vocab, chosen)))
         except ValueError as err:

@@ -27,6 +27,7 @@ neighbours of the unknown row say nothing about the word.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Sequence, Tuple
 
@@ -87,9 +88,11 @@ def format_metric_table(rows: Sequence[MetricRow], digits: int = 4) -> str:
 
     ``rows`` are :class:`MetricRow` (:func:`metric_table`); ``digits`` an integer in [0, 12]. Cosines (in
     [-1, 1]) are printed with ``digits`` decimals; a distance or a dot product too (``1.0000``), unless it is
-    1e9 or more in size, or nonzero but below half a unit of the last decimal (it would show as ``0.0000``):
-    those are printed in exponent form with ``digits`` decimals (``1.4142e+300``, ``1.4142e-300``). Raises
-    ``TypeError`` for another row or a ``digits`` that is not an integer, ``ValueError`` for one out of range.
+    1e9 or more in size once rounded to ``digits`` decimals (``999999999.99999`` rounds to 1e9), or nonzero but
+    rounding to 0 at ``digits`` decimals (it would show as ``0.0000``): those are printed in exponent form
+    with ``digits`` decimals (``1.4142e+300``, ``1.4142e-300``). Raises ``TypeError`` for another row or a
+    ``digits`` that is not an integer, ``ValueError`` for one out of range, and for a row built by hand with
+    a value that is not finite, a cosine outside [-1, 1] or a negative distance.
 
     >>> print(format_metric_table(metric_table([1.0, 0.0], {"same": [2.0, 0.0]})))
     vector     cosine  Euclidean        dot
@@ -99,8 +102,16 @@ def format_metric_table(rows: Sequence[MetricRow], digits: int = 4) -> str:
     rows = list(rows) if not isinstance(rows, (str, bytes)) and hasattr(rows, "__iter__") else rows
     if not isinstance(rows, list) or not all(isinstance(r, MetricRow) for r in rows):
         raise TypeError(f"rows must be a sequence of MetricRow (from metric_table), got {rows!r}")
+    for r in rows:
+        for field, value in (("cosine", r.cosine), ("euclidean", r.euclidean), ("dot", r.dot)):
+            validate.number(value, f"row {r.name!r}: {field}")
+        if not -1 <= r.cosine <= 1 or r.euclidean < 0:
+            raise ValueError(f"row {r.name!r}: a cosine must lie in [-1, 1] and a distance be >= 0, got "
+                             f"cosine {r.cosine!r} and euclidean {r.euclidean!r}")
+
     def scaled(x: float) -> str:  # a distance or a dot product, in the vectors' units: any size
-        fixed = x == 0 or 0.5 * 10.0**-digits <= abs(x) < 1e9
+        shown = float(f"{abs(x):.{digits}f}")  # the rule reads the value as rounded: 999999999.99999 is 1e9
+        fixed = x == 0 or 0 < shown < 1e9
         return fmt(x, f".{digits}{'f' if fixed else 'e'}")
 
     cells = [[r.name, fmt(r.cosine, f".{digits}f"), scaled(r.euclidean), scaled(r.dot)] for r in rows]  # fmt: no "-0.0000"
@@ -126,7 +137,7 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
         raise ValueError("vectors contain NaN or infinity")
     if normalize:
         X = normalize_rows(X)
-    X, e = _scaled(X)  # the coordinates scale with the vectors: 2**e goes back on at the end
+    X, e = power_of_two_scale(X)  # the coordinates scale with the vectors: 2**e goes back on at the end
     X = X - X.mean(axis=0)
     U, S, _ = truncated_svd(X, k, solver="dense")
     with np.errstate(over="ignore"):  # reported below as a ValueError
@@ -137,10 +148,18 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     return coords
 
 
-def _scaled(X):
-    """``(X * 2**-e, e)``: ``X`` scaled by the power of two ``2**e`` that puts its largest ``|entry|`` in
-    [0.5, 1) (``e = 0`` for a zero matrix). Exact: a power of two changes no rounding."""
-    e = int(np.frexp(np.max(np.abs(X)))[1])
+def power_of_two_scale(X) -> Tuple[np.ndarray, int]:
+    """``(X * 2**-e, e)`` for a finite float64 array ``X`` (checked by the caller): ``X`` scaled by the power
+    of two ``2**e`` that puts its largest ``|entry|`` in [0.5, 1) (``e = 0`` for a zero or empty array).
+    Exact, except for entries that become subnormal (below about 2.2e-308 after scaling): a power of two
+    changes no rounding, so a computation on the scaled array, scaled back, is the computation on ``X``
+    without its overflow. For computations that do not change with scale (cosines, explained variance) or
+    that scale back at the end.
+
+    >>> power_of_two_scale(np.array([3.0, -1.0]))
+    (array([ 0.75, -0.25]), 2)
+    """
+    e = int(np.frexp(np.max(np.abs(X)))[1]) if np.size(X) else 0
     return np.ldexp(X, -e), e
 
 
@@ -268,7 +287,12 @@ def anisotropy(vectors, *, center: bool = False) -> float:
 
     ``center=True`` subtracts the mean row first (mean removal). About 0 for directions spread evenly;
     near 1 when all rows share one direction (a narrow cone). Zero rows count as cosine 0. Any finite
-    scale works (cosines are scale-robust, see :func:`lib.embedding.similarity`). Raises ``ValueError``
+    scale works (cosines are scale-robust, see :func:`lib.embedding.similarity`), and so do rows of very
+    different sizes in one table: the mean row is each column's exact sum (``math.fsum``) rounded once and
+    divided by ``V``, so rows of 1e-300 beside rows of 1e300 keep their part of it. The one loss: where
+    the table holds entries near float64's largest (above ``2**1023 / V``), everything is first scaled
+    down by a power of two, and entries that become subnormal (below about 2.2e-308 after that scaling)
+    lose bits. Raises ``ValueError``
     for fewer than two rows or non-finite input, ``TypeError`` for a ``center`` that is not ``True`` or
     ``False``.
 
@@ -282,11 +306,26 @@ def anisotropy(vectors, *, center: bool = False) -> float:
     if not np.all(np.isfinite(X)):
         raise ValueError("vectors contain NaN or infinity")
     if center:
-        X = _scaled(X)[0]  # cosines do not change with scale; the mean of rows of size 1e308 would overflow
-        X = X - X.mean(axis=0)
+        X = _centred(X)
     S = similarity(X, X, "cosine")
     V = X.shape[0]
     return float((S.sum() - np.trace(S)) / (V * (V - 1)))
+
+
+def _centred(X) -> np.ndarray:
+    """``X (V, D)`` (finite float64) minus its mean row, up to a power of two (for cosines, which do not
+    change with scale): see :func:`anisotropy`. Each column is summed exactly (``math.fsum``) and rounded
+    once, so that the 1e-300 rows of a table that also holds 1e300 rows keep their share of the mean (a
+    float64 sum would lose them, and scaling the table into [-1, 1] first would send them below the
+    subnormal range)."""
+    V = X.shape[0]
+    top = float(np.max(np.abs(X)))
+    # a sum of V entries, or the difference of two, must stay below 2**1024: scale only when it might not
+    shift = V.bit_length() + 1 if top >= 2.0 ** (1022 - V.bit_length()) else 0
+    if shift:
+        X = np.ldexp(X, -shift)
+    mean = np.array([math.fsum(column) for column in X.T]) / V
+    return X - mean
 
 
 def stability_by_frequency(overlap, counts, threshold: int) -> Dict[str, float]:
@@ -335,6 +374,7 @@ __all__ = [
     "named_neighbours",
     "neighbour_overlap",
     "neighbour_sets",
+    "power_of_two_scale",
     "principal_projection",
     "stability_by_frequency",
     "vocabulary_table",

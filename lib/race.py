@@ -535,15 +535,24 @@ def _fixed(value: float) -> str:
         return fmt(value, ".2f")
 
 
+def _measured(value, name: str) -> float:
+    """``value`` as a ``float`` (:func:`lib.validate.real`), with ``ValueError`` for NaN: a measurement is
+    never NaN, and a table must not print ``nan s``."""
+    value = validate.real(value, name)
+    if value != value:
+        raise ValueError(f"{name} must be a number, got nan (a measurement is never NaN)")
+    return value
+
+
 def format_seconds(seconds: float) -> str:
-    """A measured duration as ``"2.41 s"``. ``TypeError`` for a non-number, ``ValueError`` for one beyond
-    float64 (:func:`lib.validate.real`); so for the other ``format_`` functions, which print two decimals
+    """A measured duration as ``"2.41 s"``. ``TypeError`` for a non-number, ``ValueError`` for NaN or one
+    beyond float64 (:func:`lib.validate.real`); so for the other ``format_`` functions, which print two decimals
     and no minus sign on a value that rounds to zero (``format_rate(-0.001)`` is ``"0.00 M words/s"``).
 
     >>> format_seconds(2.414)
     '2.41 s'
     """
-    seconds = validate.real(seconds, "seconds")
+    seconds = _measured(seconds, "seconds")
     return f"{_fixed(seconds)} s"
 
 
@@ -553,7 +562,7 @@ def format_ratio(ratio: float) -> str:
     >>> format_ratio(1.4321)
     '1.43×'
     """
-    ratio = validate.real(ratio, "ratio")
+    ratio = _measured(ratio, "ratio")
     return f"{_fixed(ratio)}×"
 
 
@@ -563,7 +572,7 @@ def format_rate(words_per_second: float) -> str:
     >>> format_rate(487_000)
     '0.49 M words/s'
     """
-    words_per_second = validate.real(words_per_second, "words_per_second")
+    words_per_second = _measured(words_per_second, "words_per_second")
     return f"{_fixed(words_per_second / 1e6)} M words/s"
 
 
@@ -573,7 +582,7 @@ def format_cost(us_per_word: float) -> str:
     >>> format_cost(2.049)
     '2.05 µs/word'
     """
-    us_per_word = validate.real(us_per_word, "us_per_word")
+    us_per_word = _measured(us_per_word, "us_per_word")
     return f"{_fixed(us_per_word)} µs/word"
 
 

@@ -220,8 +220,9 @@ def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = 
     with other integers (a float holds integers exactly only up to 2**53).
 
     Raises ``TypeError`` for a non-number (a string, a ``bool``, ``None``) and ``ValueError``
-    for NaN, infinity, a value out of range, or a Python ``int`` too large for a float (beyond 1.8e308:
-    it has no finite float value); ``hint`` as in :func:`integer`.
+    for NaN, infinity, a value out of range, a Python ``int`` too large for a float (beyond 1.8e308:
+    it has no finite float value), or a nonzero ``longdouble`` too small for one (below about 4.9e-324: it
+    would become 0); ``hint`` as in :func:`integer`.
 
     >>> number(0.025, "lr", gt=0)
     0.025
@@ -254,6 +255,9 @@ def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = 
         x = float(value)
     except OverflowError:  # a Python int beyond float64 (10**400): float() cannot convert it
         raise ValueError(f"{name} must be {allowed}, got {shown(value)} (beyond the float64 range)") from None
+    if x == 0 and value != 0:  # a longdouble below float64's smallest subnormal (1e-4000)
+        raise ValueError(f"{name} must be {allowed}, got {value!r} (below the float64 range: nonzero but "
+                         f"smaller than about 4.9e-324, it would become 0)")
     bad = (
         not np.isfinite(x)
         or (gt is not None and not x > gt)
@@ -286,6 +290,9 @@ def real(value, name: str) -> float:
         beyond = True
     if beyond:
         raise ValueError(f"{name} must be a real number within float64's range (about 1.8e308), got {shown(value)}")
+    if x == 0 and value != 0:  # a longdouble below float64's smallest subnormal (1e-4000)
+        raise ValueError(f"{name} must be a real number within float64's range (nonzero values from about "
+                         f"4.9e-324), got {value!r}")
     return x
 
 
@@ -515,7 +522,9 @@ def vectors(values, name: str) -> np.ndarray:
     array([[1., 2.],
            [3., 4.]])
     """
-    x = real_numbers(values, name, "a vector (d,) or a matrix (n, d)").astype(np.float64)
+    x = real_numbers(values, name, "a vector (d,) or a matrix (n, d)")
+    _exact_in_float64(x, name)
+    x = x.astype(np.float64)
     if x.ndim not in (1, 2) or x.shape[-1] < 1:
         raise ValueError(f"{name} must be a vector (d,) or a matrix (n, d), got shape {x.shape}")
     if not np.all(np.isfinite(x)):
@@ -526,11 +535,13 @@ def vectors(values, name: str) -> np.ndarray:
 def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.ndarray:
     """``values`` as a NumPy array whose entries are real numbers, its integer or floating dtype kept, except
     that a ``longdouble`` array becomes ``float64`` (``ValueError`` for a finite entry beyond float64's
-    range, about 1.8e308: it would become infinity).
+    range, about 1.8e308: it would become infinity; and for a nonzero entry below it, about 4.9e-324: it
+    would become 0).
 
     ``ValueError`` for a ragged nesting (``"{name} must be {shape}, got rows of different lengths"``) and
     ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools,
-    ``timedelta64`` and ``datetime64``: :func:`real_dtype`).
+    ``timedelta64`` and ``datetime64``: :func:`real_dtype`), a ``bool`` inside a list of numbers included
+    (NumPy would read ``[0.5, True]`` as ``[0.5, 1.0]``).
 
     >>> real_numbers([[1.5, 2]], "x").dtype
     dtype('float64')
@@ -547,14 +558,43 @@ def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.nd
             raise ValueError(f"{name} holds an integer too large for float64 (above about 1.8e308)") from None
     if not real_dtype(raw.dtype):
         raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    if isinstance(values, (list, tuple)) and _holds_bool(values):  # NumPy made [0.5, True] [0.5, 1.0]
+        raise TypeError(f"{name} must hold real numbers, got a bool among them (True or False is not a number)")
     if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:  # longdouble: float64 is the widest computed with
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", under="ignore"):
             narrow = raw.astype(np.float64)
         beyond = np.isfinite(raw) & ~np.isfinite(narrow)
         if beyond.any():
             raise ValueError(f"{name} holds {raw[beyond].flat[0]!r}, beyond the float64 range (about 1.8e308)")
+        below = (raw != 0) & (narrow == 0)
+        if below.any():
+            raise ValueError(f"{name} holds {raw[below].flat[0]!r}, below the float64 range (nonzero but "
+                             f"smaller than about 4.9e-324: it would become 0)")
         return narrow
     return raw
+
+
+def _holds_bool(values) -> bool:
+    """True if a nesting of lists and tuples holds a ``bool`` (Python or NumPy) anywhere."""
+    stack = [values]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (bool, np.bool_)):
+            return True
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+    return False
+
+
+def _exact_in_float64(raw: np.ndarray, name: str) -> None:
+    """``ValueError`` naming ``name`` when the integer array ``raw`` holds an integer beyond 2**53 in size:
+    float64 holds every integer exactly only up to 2**53 (2**62 + 1 becomes 2**62), the rule of
+    :func:`ranked_numbers`."""
+    if integer_dtype(raw.dtype) and raw.dtype.itemsize >= 8 and raw.size:  # narrower ones hold no such integer
+        big = raw[(raw > 2**53) | (raw < -(2**53))]
+        if big.size:
+            raise ValueError(f"{name} holds the integer {shown(int(big.flat[0]))}, beyond 2**53: float64, which "
+                             f"it is computed in, holds integers exactly only up to 2**53")
 
 
 def ranked_numbers(values, name: str, shape: str = "a 1-D array of scores", hint: str = "") -> np.ndarray:
@@ -578,8 +618,8 @@ def ranked_numbers(values, name: str, shape: str = "a 1-D array of scores", hint
         if big is not None:
             written = shown(int(big))  # the digits, or "an integer of 301 digits"
             written = f"the integer {written}" if written[-1].isdigit() else written
-            raise ValueError(f"{name} holds {written}, beyond 2**53: float64, in which {name} "
-                             f"are ranked, does not hold it exactly{hint}")
+            raise ValueError(f"{name} holds {written}, beyond 2**53: float64, in which they are "
+                             f"ranked, does not hold it exactly{hint}")
     return real_numbers(values, name, shape).astype(np.float64)
 
 
@@ -617,12 +657,15 @@ def real_array(values, name: str) -> np.ndarray:
     """``values`` as a ``float64`` array of any shape with finite entries.
 
     ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools) and
-    ``ValueError`` for a ragged nesting, NaN or infinity (as :func:`vectors`, without its shape rule).
+    ``ValueError`` for a ragged nesting, NaN or infinity, or an integer beyond 2**53 in size (as
+    :func:`vectors`, without its shape rule).
 
     >>> real_array([[[1, 2]]], "x").shape
     (1, 1, 2)
     """
-    x = real_numbers(values, name).astype(np.float64)
+    x = real_numbers(values, name)
+    _exact_in_float64(x, name)
+    x = x.astype(np.float64)
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{name} contains NaN or infinity")
     return x

@@ -124,3 +124,10 @@ def test_overlap_by_count_against_scipy_bootstrap():
         with pytest.raises(ValueError) as info:
             overlap_by_count(overlap, counts, threshold=3, n_resamples=n)
         assert str(info.value) == f"n_resamples must be an integer in [100, 10000000], got {n}"
+
+
+def test_compare_neighbours_names_a_bad_digits():
+    ours = {"cat": [("dog", 0.52)]}
+    for bad, kind in ((-1, ValueError), (13, ValueError), (1.5, TypeError), (True, TypeError)):
+        with pytest.raises(kind, match=r"^digits must be an integer in \[0, 12\], got "):  # named a format spec
+            compare_neighbours(ours, ours, digits=bad)

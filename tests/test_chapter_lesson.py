@@ -340,3 +340,49 @@ def test_self_attention_names_a_bad_x_or_causal():
     with pytest.raises(TypeError) as info:
         lesson.self_attention([["a", "b"]])
     assert str(info.value) == "X must hold real numbers, got dtype <U1"
+
+
+def test_self_attention_of_large_and_tiny_rows_is_the_softmax_of_the_true_scores():
+    """Rows of 1e200 gave NaN (X Xᵀ overflowed), so shuffle_only_reorders said False at that scale."""
+    X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    # scores 1e400/sqrt(2) on the diagonal, 0 elsewhere: the softmax is the identity and the output X itself
+    np.testing.assert_array_equal(lesson.self_attention(X * 1e200), X * 1e200)
+    # scores of 1e-400: every weight 1/2 (exp(1e-400) is 1 in float64)
+    np.testing.assert_array_equal(lesson.self_attention(X * 1e-200), np.full((2, 2), 0.5e-200))
+    assert lesson.shuffle_only_reorders(X * 1e200, [1, 0]) and lesson.shuffle_only_reorders(X * 1e-200, [1, 0])
+    # a row of 1e300 beside rows of size 1: row 1 scores 0, 1/sqrt(2), 2/sqrt(2) against rows 0, 1, 2
+    big = np.array([[1e300, 0.0], [0.0, 1.0], [0.0, 2.0]])
+    w = np.exp([0.0, 1 / np.sqrt(2), 2 / np.sqrt(2)])
+    w /= w.sum()
+    np.testing.assert_allclose(lesson.self_attention(big)[1], [w[0] * 1e300, w[1] + 2 * w[2]], rtol=1e-14)
+    # rows near float64's largest: the output is their weighted average, not infinity
+    top = np.array([[1.7e308, 1.7e308], [1.7e308, 1.7e308]])
+    np.testing.assert_array_equal(lesson.self_attention(top), top)
+
+
+def test_self_attention_is_the_plain_computation_for_ordinary_rows():
+    X = np.random.default_rng(3).standard_normal((6, 4))
+    for causal in (False, True):
+        scores = X @ X.T / 2.0  # sqrt(d) = 2
+        if causal:
+            scores = np.where(np.tril(np.ones((6, 6), dtype=bool)), scores, -np.inf)
+        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+        weights /= weights.sum(axis=1, keepdims=True)
+        np.testing.assert_array_equal(lesson.self_attention(X, causal), weights @ X)  # bit for bit
+
+
+def test_attention_helpers_name_empty_input_a_float_order_and_nan():
+    with pytest.raises(ValueError, match=r"^X must be a \(T, d\) array with T, d >= 1, got shape \(0, 2\)$"):
+        lesson.self_attention(np.zeros((0, 2)))  # was NumPy's "zero-size array to reduction operation"
+    with pytest.raises(TypeError, match=r"^order must be integers, got dtype float64$"):
+        lesson.shuffle_only_reorders(np.eye(2), [1.0, 0.0])  # was NumPy's IndexError
+    with pytest.raises(ValueError, match=r"^atol must be a finite number >= 0, got nan$"):
+        lesson.same_set_of_vectors(np.eye(2), np.eye(2), atol=float("nan"))
+    with pytest.raises(ValueError, match=r"^atol must be a finite number >= 0, got -1$"):
+        lesson.same_set_of_vectors(np.eye(2), np.eye(2), atol=-1)
+    with pytest.raises(ValueError, match=r"^X contains NaN or infinity$"):
+        lesson.same_set_of_vectors([[np.nan]], [[np.nan]])
+    with pytest.raises(ValueError, match=r"^dots contains NaN or infinity$"):
+        lesson.first_rise([0.1, np.nan, 0.3])  # said "dots never rise"
+    with pytest.raises(ValueError, match=r"^dots must be a 1-D array \(n,\), got shape \(2, 2\)$"):
+        lesson.first_rise(np.eye(2))

@@ -92,6 +92,56 @@ def test_first_crossing_is_the_first_position_beyond_L_above_the_threshold():
         ps.first_crossing(curve, 0.1)
 
 
+def test_first_crossing_and_span_refuse_nan_and_empty_input():
+    L = ps.L
+    # a NaN excess was skipped (33) or read as "never crosses" (None)
+    for curve in (np.r_[np.zeros(L), np.nan, 0.5], np.r_[np.zeros(L), 0.05, np.nan]):
+        with pytest.raises(ValueError, match=r"^curve contains NaN or infinity$"):
+            ps.first_crossing(curve, 0.1)
+    with pytest.raises(ValueError, match=r"^curve must be a 1-D array \(n,\) of excesses by position, got shape \(1, 34\)$"):
+        ps.first_crossing(np.zeros((1, L + 2)), 0.1)
+    with pytest.raises(ValueError, match=r"^values must hold at least one number, got an empty array$"):
+        ps.span([], ".2f")  # was NumPy's "zero-size array to reduction operation minimum"
+    with pytest.raises(ValueError, match=r"^values contains NaN or infinity$"):
+        ps.span([0.5, np.nan], ".2f")
+
+
+def test_cosine_matrix_is_scale_robust_and_gives_0_for_a_zero_row():
+    r = 0.5**0.5
+    expected = np.array([[1.0, r], [r, 1.0]])
+    for scale in (1e-200, 1.0, 1e200):  # gave NaN and inf at 1e-200, all zeros at 1e200
+        np.testing.assert_allclose(ps.cosine_matrix(np.array([[1.0, 0.0], [1.0, 1.0]]) * scale), expected, rtol=1e-15)
+    np.testing.assert_allclose(ps.cosine_matrix([[0.0, 0.0], [1.0, 1.0]]), [[0.0, 0.0], [0.0, 1.0]], rtol=0, atol=1e-15)
+    with pytest.raises(ValueError, match=r"^rows must be a matrix \(n, d\), got shape \(2,\)$"):
+        ps.cosine_matrix([1.0, 2.0])  # was NumPy's AxisError
+    with pytest.raises(TypeError, match=r"^rows must hold real numbers, got dtype <U1$"):
+        ps.cosine_matrix([["a"]])
+
+
+def test_principal_component_is_scale_robust_and_names_bad_rows():
+    rows = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.1]])
+    scores, explained, direction = ps.principal_component(rows)
+    # by hand: the centred rows' covariance [[2, 2.1], [2.1, 2.2067]] (times 3) has eigenvalues whose ratio
+    # gives the explained fraction; here against NumPy's eigenvalues of the same matrix
+    C = rows - rows.mean(axis=0)
+    eig = np.linalg.eigvalsh(C.T @ C)
+    assert explained == pytest.approx(eig[-1] / eig.sum(), rel=1e-14)
+    assert explained == pytest.approx(0.9998115984921282, rel=1e-14)
+    for scale in (1e-200, 1e200):  # gave NaN: s**2 underflowed or overflowed
+        s_scores, s_explained, s_direction = ps.principal_component(rows * scale)
+        assert s_explained == pytest.approx(explained, rel=1e-14)
+        np.testing.assert_allclose(s_direction, direction, rtol=1e-14)
+        np.testing.assert_allclose(s_scores, scores * scale, rtol=1e-14)
+    for bad, message in [
+        ([[1.0, 2.0], [1.0, 2.0]], r"^rows are all equal: they have no variance, so no principal component$"),
+        ([[1.0, 2.0]], r"^rows must be a matrix \(n, d\) with n >= 2, got shape \(1, 2\)$"),
+        ([1.0, 2.0], r"^rows must be a matrix \(n, d\) with n >= 2, got shape \(2,\)$"),
+        ([[np.nan, 0.0], [1.0, 1.0]], r"^rows contains NaN or infinity$"),  # was LinAlgError
+    ]:
+        with pytest.raises(ValueError, match=message):
+            ps.principal_component(bad)
+
+
 def test_extended_configs():
     ntk = ps.extended_config("NTK-aware base", 128)
     assert ntk.rope_base == pytest.approx(positional.ntk_base(4, 8)) and ntk.rope_interpolation == 1.0

@@ -223,6 +223,27 @@ def test_excludes_zero_and_format_interval_by_hand():
     assert real_text.excludes_zero(Interval(-0.2, -0.3, -0.06, 0.95, 50, 1000))
 
 
+def test_excludes_zero_and_format_interval_refuse_nan_and_truncated_decimals():
+    from lib.evaluation import Interval
+
+    nan_end = Interval(0.1, float("nan"), 0.5, 0.95, 10, 100)
+    with pytest.raises(ValueError, match=r"^interval.low must be a finite number, got nan$"):
+        real_text.excludes_zero(nan_end)  # was False, with no error
+    with pytest.raises(ValueError, match=r"^interval.statistic must be a finite number, got nan$"):
+        real_text.format_interval(Interval(float("nan"), 0.0, 0.5, 0.95, 10, 100))  # printed 'nan (0.0 to 0.5)'
+    with pytest.raises(ValueError, match=r"^interval.low must be a finite number, got -inf$"):
+        real_text.format_interval(Interval(0.1, float("-inf"), 0.5, 0.95, 10, 100))
+    with pytest.raises(TypeError, match=r"^interval must be an Interval \(lib.evaluation\), got str$"):
+        real_text.excludes_zero("x")  # was AttributeError
+    interval = Interval(0.1, 0.04, 0.3, 0.95, 50, 1000)
+    for bad in (1.9, "1", True):  # 1.9 was truncated to 1, "1" accepted
+        with pytest.raises(TypeError, match=r"^decimals must be an integer in \[0, 12\], got "):
+            real_text.excludes_zero(interval, bad)
+    with pytest.raises(ValueError, match=r"^decimals must be an integer in \[0, 12\], got -1$"):
+        real_text.excludes_zero(interval, -1)
+    assert not real_text.excludes_zero(interval, 1) and real_text.excludes_zero(interval, 2)  # 0.0 vs 0.04
+
+
 def test_format_interval_checks_its_decimals():
     from lib.evaluation import Interval
 
@@ -304,3 +325,18 @@ def test_stratum_interval_takes_the_pairs_of_its_band():
     assert everything.statistic == pytest.approx(real_text.rho_interval(model, "wordsim", n_resamples=200).statistic)
     with pytest.raises(ValueError, match="only 0 pairs"):
         real_text.stratum_interval(model, 6)
+
+
+def test_stratum_interval_names_a_bad_low_or_high():
+    _, _, model = _pair_models()
+    with pytest.raises(TypeError, match=r"^low must be a finite number >= 0, got '5'$"):
+        real_text.stratum_interval(model, "5")  # was NumPy's UFuncTypeError
+    with pytest.raises(TypeError, match=r"^low must be a finite number >= 0, got None$"):
+        real_text.stratum_interval(model, None)
+    with pytest.raises(ValueError, match=r"^low must be a finite number >= 0, got nan$"):
+        real_text.stratum_interval(model, float("nan"))  # said "only 0 pairs have ... in [nan, inf)"
+    with pytest.raises(TypeError, match=r"^high must be a real number, got '9'$"):
+        real_text.stratum_interval(model, 1, "9")
+    for high in (float("nan"), 1, 0.5):
+        with pytest.raises(ValueError, match=r"^high must be a number > low \(1.0\) or inf, got "):
+            real_text.stratum_interval(model, 1, high)

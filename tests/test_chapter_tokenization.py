@@ -165,3 +165,18 @@ def test_ngram_breakdown_marks_the_buckets_of_vocabulary_ngrams():
     assert set(tz.unseen_neighbours(study, "tigress", 2)) <= {"tiger", "tigers", "roar", "lion"}
     with pytest.raises(ValueError, match="k must be an integer >= 1, got 0"):
         tz.unseen_neighbours(study, "tigress", 0)
+
+
+def test_interval_text_names_a_bad_digits_and_refuses_nan():
+    from lib.evaluation import Interval
+
+    iv = Interval(0.1934, 0.021, 0.349, 0.95, 133, 10_000)
+    assert tz.interval_text(iv, 3, 2) == "0.193 [0.02, 0.35]"
+    with pytest.raises(TypeError, match=r"^digits must be an integer in \[0, 12\], got 2.5$"):
+        tz.interval_text(iv, 2.5)  # named the format spec '.2.5f'
+    with pytest.raises(ValueError, match=r"^end_digits must be an integer in \[0, 12\], got -1$"):
+        tz.interval_text(iv, 2, -1)
+    with pytest.raises(ValueError, match=r"^iv.low must be a finite number, got -inf$"):
+        tz.interval_text(Interval(0.1, float("-inf"), 0.5, 0.95, 10, 100))  # printed '0.10 [-inf, 0.5]'
+    with pytest.raises(TypeError, match=r"^iv must be an Interval \(lib.evaluation\), got tuple$"):
+        tz.interval_text((0.1, 0.0, 0.5))

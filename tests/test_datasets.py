@@ -170,6 +170,25 @@ def test_read_text_names_the_file_line_and_byte_of_text_that_is_not_utf8(tmp_pat
     assert str(info.value) == "latin1.txt, line 1: a NUL character at byte 4: not UTF-8 text (UTF-16 without a byte-order mark?)"
 
 
+def test_a_bad_byte_after_a_utf8_mark_is_named_at_its_place_in_the_file(tmp_path):
+    """The utf-8-sig codec counts from after the 3-byte mark: the message named line 1 and 'byte 0x61 at
+    byte 3' for the 0xff at byte 6, on line 2."""
+    path = tmp_path / "bomlat.txt"
+    path.write_bytes(codecs.BOM_UTF8 + b"ab\n\xff\n")
+    with pytest.raises(datasets.NotTextError) as info:
+        read_text(path)
+    assert str(info.value) == "bomlat.txt, line 2: not UTF-8 text (byte 0xff at byte 6); save the file as UTF-8"
+    assert info.value.start == 6
+    path.write_bytes(codecs.BOM_UTF8 + b"first line\ncaf\xe9\n")  # as the file without a mark, 3 bytes on
+    with pytest.raises(datasets.NotTextError) as info:
+        read_text(path)
+    assert str(info.value) == "bomlat.txt, line 2: not UTF-8 text (byte 0xe9 at byte 17); save the file as UTF-8"
+    path.write_bytes(codecs.BOM_UTF16_LE + "a\n".encode("utf-16-le") + b"\x00\xd8\n\x00")  # a lone surrogate
+    with pytest.raises(datasets.NotTextError) as info:
+        read_text(path)
+    assert str(info.value) == "bomlat.txt, line 2: not UTF-16 text (byte 0x00 at byte 6); save the file as UTF-8"
+
+
 @pytest.mark.parametrize("path", [True, 1, None, 2.5])
 def test_a_path_that_is_not_a_str_or_a_path_is_refused(path, capsys):
     # open(True, "rb") read the process's stdout (file descriptor 1) and then closed it

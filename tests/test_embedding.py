@@ -291,7 +291,52 @@ def test_a_time_span_is_not_a_count():
 
 def test_longdouble_beyond_float64_is_named_not_called_infinite():
     with pytest.raises(ValueError, match=r"^x holds np.longdouble\('1e\+400'\), beyond the float64 range"):
-        embedding.similarity(np.array([np.longdouble("1e400"), 1]), [1.0, 1.0])  # was "x contains NaN or infinity"
+        embedding.similarity(np.array([np.longdouble("1e400"), 1]), [1.0, 1.0], "euclidean")  # was "x contains NaN or infinity"
+    # a cosine does not change with a row's scale: the row is scaled by a power of two before the cast
+    assert embedding.similarity(np.array([np.longdouble("1e400"), 1]), [1.0, 1.0]) == pytest.approx(0.5**0.5, rel=1e-15)
     with pytest.raises(ValueError, match=r"^scores holds np.longdouble\('1e\+400'\), beyond the float64 range"):
         embedding.top_k(np.array([1, 2], dtype=np.longdouble) * np.longdouble("1e400"), 1)
     assert embedding.similarity(np.array([3, 4], dtype=np.longdouble), [1.0, 0.0]) == 0.6
+
+
+def test_longdouble_below_float64_is_refused_or_rescaled_never_zero():
+    """A longdouble of 1e-4000 became 0 on the cast to float64: cosine 0 for vectors at 45 degrees,
+    distance 0 between distinct vectors, and neighbours tied at 0."""
+    L = np.longdouble
+    tiny = L("1e-4000")
+    x, y = np.array([tiny, 0], L), np.array([tiny, tiny], L)
+    assert embedding.cosine_similarity(x, y) == pytest.approx(0.5**0.5, rel=1e-15)
+    assert embedding.cosine_scores(np.stack([x, y]), x) == pytest.approx([1.0, 0.5**0.5], rel=1e-15)
+    assert embedding.normalize_rows(y) == pytest.approx([0.5**0.5, 0.5**0.5], rel=1e-15)
+    # an entry tiny only relative to its own row is rounding, as in float64
+    assert embedding.cosine_similarity(np.array([L(1), tiny], L), [1.0, 0.0]) == 1.0
+    below = r"^x holds np.longdouble\('1e-4000'\), below the float64 range \(nonzero but smaller than about 4.9e-324"
+    with pytest.raises(ValueError, match=below):
+        embedding.euclidean_distance(x, np.array([0, tiny], L))
+    with pytest.raises(ValueError, match=r"^table holds np.longdouble\('1e-4000'\), below the float64 range"):
+        embedding.nearest_neighbours(np.array([[tiny, 0], [0, 2 * tiny]], L), np.array([tiny, 0], L), 2,
+                                     metric="euclidean")
+
+
+def test_integers_beyond_2_53_are_refused_in_tables_and_vectors():
+    """2**62 + 1 became 2**62 in float64: the distance of [2**62 + 1, 0] to [2**62, 0] was 0, not 1."""
+    with pytest.raises(ValueError, match=r"^query holds the integer 4611686018427387905, beyond 2\*\*53: float64, "
+                       r"which it is computed in, holds integers exactly only up to 2\*\*53$"):
+        embedding.nearest_neighbours(np.array([[2**53, 0], [-(2**53), 0]]), np.array([2**62 + 1, 0]), 2,
+                                     metric="euclidean")
+    with pytest.raises(ValueError, match=r"^table holds the integer 4611686018427387905, beyond 2\*\*53"):
+        embedding.nearest_neighbours(np.array([[2**62 + 1, 0], [0, 1]]), [1.0, 0.0], 1)
+    with pytest.raises(ValueError, match=r"^x holds the integer -9007199254740993, beyond 2\*\*53"):
+        embedding.similarity(np.array([-(2**53) - 1, 0]), [1.0, 0.0])
+    assert embedding.euclidean_distance(np.array([2**53, 0]), np.array([2**53 - 1, 0])) == 1.0  # 2**53: exact
+
+
+def test_a_bool_inside_a_list_of_numbers_is_refused():
+    """NumPy reads [1.0, True] as [1.0, 1.0]: the cosine with [1, 0] was 0.7071."""
+    message = r"must hold real numbers, got a bool among them"
+    with pytest.raises(TypeError, match="^x " + message):
+        embedding.similarity([1.0, True], [1.0, 0.0])
+    with pytest.raises(TypeError, match="^scores " + message):
+        embedding.top_k([0.5, True], 1)
+    with pytest.raises(TypeError, match="^table " + message):
+        embedding.nearest_neighbours([[1.0, np.True_], [0.0, 1.0]], [1.0, 0.0], 1)

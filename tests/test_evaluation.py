@@ -195,6 +195,10 @@ def test_similarity_by_frequency_errors():
         similarity_by_frequency(TABLE, TOKENS, counts[:3], pairs, [0, 10])
     with pytest.raises(ValueError, match="stratum 10\\+: only 1 of 1"):
         similarity_by_frequency(TABLE, TOKENS, counts, pairs, [0, 10, np.inf])
+    # pairs were given, none falls in the stratum: it said "no word pairs given"
+    with pytest.raises(ValueError, match=r"^stratum 0-0: no usable pair has its rarer word's count in it "
+                                         r"\(3 usable pairs in all\); choose other edges$"):
+        similarity_by_frequency(TABLE, TOKENS, counts, pairs, [0, 0.5, np.inf])
 
 
 # --- analogies ------------------------------------------------------------------------------------------------------
@@ -944,3 +948,16 @@ def test_similarity_by_frequency_labels_a_huge_edge_briefly():
     assert [label for label, _ in got] == ["0-1e+308"]  # was '0-' and the 309 digits of int(1e308) - 1
     got = similarity_by_frequency(TABLE, TOKENS, [1, 2, 3, 4, 5], pairs, [0, 10**19])
     assert got[0][0] == "0-1e+19"  # beyond int64, where no count lies; within it every digit (the test above)
+
+
+def test_longdouble_scores_that_underflow_and_bools_among_scores_are_named():
+    """Scores of 2e-4000, 1e-4000 and 3e-4000 became 0 in float64 and were called "all equal"; a True
+    among the human scores was read as 1."""
+    voc = list("abcd")
+    L = np.longdouble
+    pairs = [("a", "b", L("2e-4000")), ("a", "c", L("1e-4000")), ("b", "d", L("3e-4000"))]
+    with pytest.raises(ValueError, match=r"got np.longdouble\('2e-4000'\) \(below the float64 range: nonzero but "
+                                         r"smaller than about 4.9e-324, it would become 0\)$"):
+        word_similarity(ANALOGY_TABLE, voc, pairs)
+    with pytest.raises(TypeError, match=r"^human must hold real numbers, got a bool among them"):
+        spearman_interval([0.1, 0.5, 0.3, 0.8, 0.2, 0.6], [1, 5, 3, 8, 2, True], n_resamples=100)

@@ -13,6 +13,7 @@ from lib.chapters.embeddings import FOUR_VECTORS
 from lib.corpus import UnknownTokenError, Vocabulary
 from lib.embedding import nearest_neighbours
 from lib.geometry import (
+    MetricRow,
     anisotropy,
     format_metric_table,
     metric_table,
@@ -245,6 +246,47 @@ def test_anisotropy_names_vectors_for_non_finite_input_without_centring():
         anisotropy([[np.nan, 1.0], [1.0, 0.0]], center=False)
 
 
+def _exact_centred_anisotropy(rows) -> float:
+    """Mean pairwise cosine of the rows minus their mean row, centred exactly (fractions) and the cosines
+    taken with 60 significant decimal digits: an independent reference for anisotropy(center=True)."""
+    import decimal
+    from fractions import Fraction
+
+    X = [[Fraction(v) for v in row] for row in rows]
+    V, D = len(X), len(X[0])
+    mean = [sum(row[j] for row in X) / V for j in range(D)]
+    C = [[row[j] - mean[j] for j in range(D)] for row in X]
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+
+        def dec(f):
+            return decimal.Decimal(f.numerator) / decimal.Decimal(f.denominator)
+
+        total = decimal.Decimal(0)
+        for i in range(V):
+            for k in range(V):
+                if i != k:
+                    dot = sum(a * b for a, b in zip(C[i], C[k]))
+                    n2 = sum(a * a for a in C[i]) * sum(b * b for b in C[k])
+                    total += dec(dot) / dec(n2).sqrt() if n2 else 0
+        return float(total / (V * (V - 1)))
+
+
+@pytest.mark.parametrize("rows", [
+    [[1e300, 0.0], [1e-300, 1e-300], [-1e300, 0.0], [0.0, -1e-300]],  # gave -0.1667 (the tiny rows lost)
+    [[1.7e308, 1.0], [-1.7e308, 2.0], [1.7e308, -1.0], [3e-300, 1e-300]],  # a sum near float64's largest
+    [[1.0, 2.0], [3.0, -1.0], [0.5, 0.25]],
+])
+def test_centred_anisotropy_of_rows_of_very_different_sizes_matches_an_exact_reference(rows):
+    assert anisotropy(rows, center=True) == pytest.approx(_exact_centred_anisotropy(rows), rel=1e-14, abs=1e-15)
+
+
+def test_centred_anisotropy_of_the_issue_table_by_hand():
+    # exact centring gives -0.3202725625230109 (fractions and 60-digit decimals)
+    rows = [[1e300, 0.0], [1e-300, 1e-300], [-1e300, 0.0], [0.0, -1e-300]]
+    assert anisotropy(rows, center=True) == pytest.approx(-0.3202725625230109, rel=1e-14)
+
+
 def test_metric_table_names_the_entry_that_is_not_a_vector_like_the_reference():
     def error(vectors):
         with pytest.raises((ValueError, TypeError)) as info:
@@ -307,6 +349,31 @@ def test_geometry_flags_must_be_true_or_false(bad):
         principal_projection(TABLE, 2, normalize=bad)
     with pytest.raises(TypeError, match=f"^center must be True or False, got {shown}$"):
         anisotropy(TABLE, center=bad)
+
+
+def test_format_metric_table_decides_the_form_on_the_rounded_value():
+    # 999999999.99999 rounds to 1000000000.0000: it was printed fixed beside 1e9 in exponent form
+    rows = [MetricRow("a", 1.0, 999999999.99999, 1e9), MetricRow("b", 0.5, 999999999.6, 999999999.4)]
+    lines = format_metric_table(rows).splitlines()
+    assert lines[1].split() == ["a", "1.0000", "1.0000e+09", "1.0000e+09"]
+    assert lines[2].split() == ["b", "0.5000", "999999999.6000", "999999999.4000"]
+    lines = format_metric_table(rows, digits=0).splitlines()
+    assert lines[2].split() == ["b", "0", "1e+09", "999999999"]
+    # 0.00004 rounds to 0 at 4 decimals: exponent form, as below half a unit before
+    assert format_metric_table([MetricRow("c", 0.0, 0.00004, 0.00006)]).splitlines()[1].split() == [
+        "c", "0.0000", "4.0000e-05", "0.0001"]
+
+
+def test_format_metric_table_refuses_rows_built_by_hand_with_impossible_values():
+    for row, message in [
+        (MetricRow("n", float("nan"), 1.0, 1.0), r"^row 'n': cosine must be a finite number, got nan$"),
+        (MetricRow("i", 0.5, float("inf"), 1.0), r"^row 'i': euclidean must be a finite number, got inf$"),
+        (MetricRow("c", 2.0, 1.0, 1.0), r"^row 'c': a cosine must lie in \[-1, 1\] and a distance be >= 0, "
+                                         r"got cosine 2.0 and euclidean 1.0$"),
+        (MetricRow("d", 0.5, -1.0, 1.0), r"^row 'd': a cosine must lie in \[-1, 1\] and a distance be >= 0"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            format_metric_table([row])
 
 
 def test_format_metric_table_checks_rows_and_digits():

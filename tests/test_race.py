@@ -268,3 +268,13 @@ def test_format_functions_print_no_negative_zero():
     assert race.format_cost(-0.004) == "0.00 µs/word"
     assert race.format_seconds(-0.004) == "0.00 s"
     assert race.format_cost(-0.006) == "-0.01 µs/word"  # rounds away from zero: the sign stays
+
+
+def test_format_functions_refuse_nan():
+    # printed 'nan s', 'nan×', 'nan M words/s', 'nan µs/word'
+    for f, name in ((race.format_seconds, "seconds"), (race.format_ratio, "ratio"),
+                    (race.format_rate, "words_per_second"), (race.format_cost, "us_per_word")):
+        with pytest.raises(ValueError, match=rf"^{name} must be a number, got nan \(a measurement is never NaN\)$"):
+            f(float("nan"))
+        with pytest.raises(ValueError, match=rf"^{name} must be a number, got nan"):
+            f(np.float32("nan"))

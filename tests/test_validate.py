@@ -452,3 +452,19 @@ def test_collection_and_tensor_name_the_argument():
     assert validate.tensor(t, "x") is t
     with pytest.raises(TypeError, match=r"^x must be a torch.Tensor \(B,\), got ndarray$"):
         validate.tensor(np.zeros(2), "x", "(B,)")
+
+
+def test_a_longdouble_below_float64_is_named_never_zero():
+    import numpy as np
+    import pytest
+    from lib import validate
+
+    tiny = np.longdouble("1e-4000")
+    with pytest.raises(ValueError, match=r"^s must be a finite number, got np.longdouble\('1e-4000'\) \(below the float64 range"):
+        validate.number(tiny, "s")
+    with pytest.raises(ValueError, match=r"^t must be a real number within float64's range \(nonzero values from about 4.9e-324\)"):
+        validate.real(tiny, "t")
+    with pytest.raises(ValueError, match=r"^x holds np.longdouble\('1e-4000'\), below the float64 range"):
+        validate.real_numbers(np.array([tiny, 1], dtype=np.longdouble), "x")
+    assert validate.number(np.longdouble(0), "s") == 0.0
+    assert validate.real_numbers(np.array([np.longdouble("1e-320")]), "x")[0] == 1e-320  # a subnormal float64 holds it

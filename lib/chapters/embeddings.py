@@ -93,7 +93,8 @@ def compare_neighbours(
     ``digits`` places before they are compared, and "same" is ``yes`` when token and rounded score agree.
     Raises ``ValueError`` when the two do not hold the same terms and the same number of neighbours, or
     for a score that is NaN or infinite (naming the term and rank: "nan" equal to "nan" is no agreement),
-    ``TypeError`` for a score that is not a number.
+    ``TypeError`` for a score that is not a number; ``digits`` is an integer in [0, 12] (``TypeError`` for
+    another type, ``ValueError`` naming it for one out of range).
 
     >>> ours, reference = {"cat": [("dog", 0.52)]}, {"cat": [("dog", 0.52001)]}
     >>> result = compare_neighbours(ours, reference)
@@ -103,6 +104,7 @@ def compare_neighbours(
     >>> result.all_same
     True
     """
+    digits = validate.integer(digits, "digits", low=0, high=12)
     if list(got) != list(published) or any(len(got[t]) != len(published[t]) for t in got):
         raise ValueError("got and published must list the same terms with the same number of neighbours")
     rows, same = [], []

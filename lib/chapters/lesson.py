@@ -25,7 +25,7 @@ import numpy as np
 
 from lib import bigram, positional, tables, toylang, validate
 from lib.embedding import cosine_similarity, lookup, similarity
-from lib.geometry import named_neighbours
+from lib.geometry import named_neighbours, power_of_two_scale
 from lib.notebook import argmax, argmin, exact, fmt
 from lib.positional import LearnedPositionTable, add_positions
 
@@ -288,11 +288,15 @@ def dots_by_offset(d: int = 16, max_offset: int = 63, start: int = 10) -> np.nda
 
 def first_rise(dots) -> int:
     """The first offset ``k`` at which ``dots[k + 1] > dots[k]``: where the dot product stops falling.
+    Raises ``ValueError`` when the dots never rise, and for ``dots`` that are not 1-D or hold NaN or
+    infinity; ``TypeError`` for entries that are not real numbers.
 
     >>> first_rise(dots_by_offset())
     3
     """
-    dots = np.asarray(dots, dtype=np.float64)
+    dots = validate.real_array(dots, "dots")
+    if dots.ndim != 1:
+        raise ValueError(f"dots must be a 1-D array (n,), got shape {dots.shape}")
     rising = np.flatnonzero(np.diff(dots) > 0)
     if rising.size == 0:
         raise ValueError("dots never rise: they fall (or stay) all the way")
@@ -341,8 +345,14 @@ def self_attention(X, causal: bool = False) -> np.ndarray:
     output the weighted average of the rows. With ``causal=True`` position ``t`` may attend only to
     positions ``0..t`` (the mask of a decoder that predicts the next token), as in Vaswani et al. (2017),
     section 3.2. Without the mask, reordering the rows of ``X`` only reorders the output; with it, not.
-    Raises ``ValueError`` for an ``X`` that is not 2-D or holds NaN or infinity, ``TypeError`` for entries
-    that are not real numbers or a ``causal`` that is not ``True`` or ``False``.
+
+    Scale-robust: a score of rows of size 1e200 (1e400) is beyond float64, but the softmax needs only its
+    difference from the row's largest score. Each row of ``X`` is scaled by its own power of two, the
+    scores of the scaled rows are computed, and each row of scores is compared with its largest at that
+    row's own power of two (:func:`_score_gaps`); a gap beyond float64 is ``-inf`` (weight 0). Powers of
+    two change no rounding, so for rows of ordinary size this is the plain computation, bit for bit.
+    Raises ``ValueError`` for an ``X`` that is not ``(T, d)`` with ``T, d >= 1`` or holds NaN or infinity,
+    ``TypeError`` for entries that are not real numbers or a ``causal`` that is not ``True`` or ``False``.
 
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0]])
     >>> print(fmt(self_attention(X), ".4f"))
@@ -354,34 +364,73 @@ def self_attention(X, causal: bool = False) -> np.ndarray:
     """
     causal = validate.flag(causal, "causal")
     X = validate.real_array(X, "X")
-    if X.ndim != 2:
-        raise ValueError(f"X must be a (T, d) array, got shape {X.shape}")
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"X must be a (T, d) array with T, d >= 1, got shape {X.shape}")
     T, d = X.shape
-    scores = X @ X.T / np.sqrt(d)  # (T, T): one score per pair of positions
-    if causal:
-        scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)
-    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    gaps = _score_gaps(X, causal)  # (T, T): score minus the row's largest score, <= 0
+    weights = np.exp(gaps)
     weights /= weights.sum(axis=1, keepdims=True)  # (T, T): softmax over each row
-    return weights @ X
+    with np.errstate(over="ignore"):
+        out = weights @ X
+    if not np.all(np.isfinite(out)):  # a weighted average of rows near 1.8e308: average them scaled down
+        Xs, e = power_of_two_scale(X)
+        out = np.ldexp(weights @ Xs, e)
+    return out
+
+
+def _score_gaps(X, causal: bool) -> np.ndarray:
+    """``s - max(s)`` over each row of the scores ``s = X Xᵀ / sqrt(d)`` of ``X (T, d)`` (finite), ``-inf``
+    where masked (``causal``) or where the gap is beyond float64: ``(T, T)``, computed without forming
+    ``s`` itself, which may overflow or underflow.
+
+    Row ``i`` of ``X`` is ``2**a_i`` times a row ``u_i`` with entries in [-1, 1], so that
+    ``s_ij = 2**(a_i + a_j) u_i·u_j / sqrt(d)``. For row ``i`` the scores are written as ``2**K w_j`` with
+    ``K`` the largest exponent among them, so that every ``|w_j| < 1``; the gaps are ``2**K (w_j - max w)``.
+    Each step is exact scaling by a power of two or one float64 rounding, as in the plain computation."""
+    T, d = X.shape
+    a = np.frexp(np.max(np.abs(X), axis=1))[1]  # (T,): each row's power of two (0 for a zero row)
+    U = np.ldexp(X, -a[:, None])  # (T, d), entries in (-1, 1)
+    raw = U @ U.T / np.sqrt(d)  # (T, T): scores up to 2**(a_i + a_j)
+    power = a[:, None] + a[None, :]  # (T, T)
+    mask = np.tril(np.ones((T, T), dtype=bool)) if causal else np.ones((T, T), dtype=bool)
+    exponent = np.where((raw != 0) & mask, np.frexp(raw)[1] + power, np.iinfo(np.int64).min)
+    K = np.max(exponent, axis=1, keepdims=True)  # (T, 1)
+    K = np.where(K == np.iinfo(np.int64).min, 0, K)  # a row whose scores are all 0
+    with np.errstate(under="ignore"):
+        w = np.where(mask, np.ldexp(raw, power - K), -np.inf)  # (T, T), |w| < 1
+    gaps = w - w.max(axis=1, keepdims=True)
+    with np.errstate(over="ignore", under="ignore"):
+        return np.ldexp(gaps, K)
 
 
 def shuffle_only_reorders(X, order, causal: bool = False) -> bool:
     """True if :func:`self_attention` of ``X[order]`` is its output on ``X`` reordered the same way
-    (permutation equivariance), within ``1e-12``. ``order`` is a permutation of ``range(T)``."""
-    X = np.asarray(X, dtype=np.float64)
-    order = np.asarray(order)
+    (permutation equivariance), within ``1e-12`` times the largest ``|entry|`` of ``X`` (the outputs are
+    weighted averages of its rows). ``order`` is a permutation of ``range(T)``. Raises ``ValueError`` for an
+    ``order`` that is not a permutation and as :func:`self_attention` for a bad ``X``, ``TypeError`` for an
+    ``order`` that does not hold integers (``1.0`` is not a position).
+    """
+    X = validate.real_array(X, "X")
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"X must be a (T, d) array with T, d >= 1, got shape {X.shape}")
+    order = validate.integer_array(order, "order", "a permutation of 0..T-1")
     if sorted(order.tolist()) != list(range(len(X))):
         raise ValueError(f"order must be a permutation of 0..{len(X) - 1}, got {order.tolist()}")
-    return bool(np.allclose(self_attention(X[order], causal), self_attention(X, causal)[order], rtol=0, atol=1e-12))
+    tolerance = 1e-12 * float(np.max(np.abs(X)))
+    first, second = self_attention(X[order], causal), self_attention(X, causal)[order]
+    return bool(np.all(np.abs(first - second) <= tolerance))
 
 
 def same_set_of_vectors(X, Y, atol: float = 1e-12) -> bool:
     """True if the rows of ``X`` ``(T, d)`` are the rows of ``Y`` in some order (equal within ``atol``).
 
     A model that treats its input as a set, as attention without positions does, gives the same result
-    for two inputs exactly when this is True. Raises ``ValueError`` for arrays that are not 2-D.
+    for two inputs exactly when this is True. Raises ``ValueError`` for arrays that are not 2-D or hold NaN
+    or infinity, and for an ``atol`` that is not a finite number >= 0; ``TypeError`` for entries that are
+    not real numbers.
     """
-    X, Y = np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64)
+    atol = validate.number(atol, "atol", ge=0)
+    X, Y = validate.real_array(X, "X"), validate.real_array(Y, "Y")
     if X.ndim != 2 or Y.ndim != 2:
         raise ValueError(f"X and Y must be (T, d) arrays, got shapes {X.shape} and {Y.shape}")
     if X.shape != Y.shape:

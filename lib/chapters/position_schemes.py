@@ -37,6 +37,8 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from lib import forward_filter, positional, tables, toylang, transformer, validate
+from lib.embedding import cosine_similarity, similarity
+from lib.geometry import power_of_two_scale
 from lib.notebook import argmax, exact, fmt, logging_numbers, record_gap
 from lib.progress import progress
 from lib.threads import torch_threads
@@ -207,13 +209,17 @@ def failure_position(st: Study, scheme: str, depth: int, threshold: float = FAIL
 def first_crossing(curve, threshold: float = FAILURE_THRESHOLD) -> Optional[int]:
     """The first position ``>= L`` of ``curve`` (excess by position, ``(n,)`` nats) above ``threshold``;
     ``None`` if none. Raises ``ValueError`` if a value from ``L`` up to that position lies within ``1e-6``
-    of the threshold (the answer would hinge on float noise); records that distance for the rounding-margin
-    report.
+    of the threshold (the answer would hinge on float noise), for a ``curve`` that is not 1-D or holds NaN
+    or infinity (a NaN would be skipped, or read as "never crosses"), and for a ``threshold`` that is not a
+    finite number > 0; ``TypeError`` for entries that are not real numbers. Records the distance to the
+    threshold for the rounding-margin report.
 
     >>> first_crossing(np.r_[np.zeros(L), 0.05, 0.2, 0.05], threshold=0.1)
     33
     """
-    curve = np.asarray(curve, dtype=np.float64)
+    curve = validate.real_array(curve, "curve")
+    if curve.ndim != 1:
+        raise ValueError(f"curve must be a 1-D array (n,) of excesses by position, got shape {curve.shape}")
     threshold = validate.number(threshold, "threshold", gt=0)
     above = np.flatnonzero(curve[L:] > threshold)
     stop = L + (above[0] + 1 if above.size else curve.size - L)
@@ -256,10 +262,15 @@ def span(values, spec: str) -> str:
     """The range of ``values`` formatted with :func:`lib.notebook.fmt` and ``spec``: ``"0.988–0.991"``
     (``"-0.40 to -0.18"`` when the lower end is negative, where a dash would read as a minus), or one number
     when both ends agree at that precision. Rounds once, here, so that prose and tables show the same digits.
+    Raises ``ValueError`` for empty ``values`` or NaN or infinity among them, ``TypeError`` for entries that
+    are not real numbers.
 
     >>> span([0.98812, 0.99051, 0.98944], ".3f"), span([0.98812, 0.98831], ".3f")
     ('0.988–0.991', '0.988')
     """
+    values = validate.real_array(values, "values")
+    if values.size == 0:
+        raise ValueError("values must hold at least one number, got an empty array")
     lo, hi = fmt(float(np.min(values)), spec), fmt(float(np.max(values)), spec)
     if lo == hi:
         return lo
@@ -443,17 +454,35 @@ def principal_component(rows) -> Tuple[np.ndarray, float, np.ndarray]:
     variance it explains, and its direction ``(d,)``, with ``scores = (rows - rows.mean(0)) @ direction``.
     The sign is chosen so that the score rises from the first row to the last.
 
+    Scale-robust: the rows are scaled by the power of two that puts their largest ``|entry|`` in [0.5, 1)
+    (:func:`lib.geometry.power_of_two_scale`; exact, so the direction and the explained fraction are those
+    of the unscaled rows) and the scores scaled back, so rows of any finite size give their component.
+    Raises ``ValueError`` for ``rows`` that are not ``(n, d)`` with ``n >= 2``, hold NaN or infinity, or are
+    all equal (no variance, no direction); ``TypeError`` for entries that are not real numbers.
+
     >>> # the rows lie on one line: all variance on PC 1
     >>> rows = [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]
     >>> scores, explained, _ = principal_component(rows)
     >>> round(float(scores[2]), 4), round(explained, 4)
     (1.4142, 1.0)
     """
-    X = np.asarray(rows, dtype=np.float64)
+    X = validate.vectors(rows, "rows")
+    if X.ndim != 2 or X.shape[0] < 2:
+        raise ValueError(f"rows must be a matrix (n, d) with n >= 2, got shape {X.shape}")
+    X, e = power_of_two_scale(X)
     X = X - X.mean(axis=0)
     _, s, vt = np.linalg.svd(X, full_matrices=False)
+    if s[0] == 0:
+        raise ValueError("rows are all equal: they have no variance, so no principal component")
     direction = vt[0] if X[-1] @ vt[0] >= X[0] @ vt[0] else -vt[0]
-    return X @ direction, float(s[0] ** 2 / (s ** 2).sum()), direction
+    with np.errstate(under="ignore"):
+        explained = float(1.0 / np.sum((s / s[0]) ** 2))  # s[0]**2 / sum(s**2), without squaring s itself
+        scores = X @ direction
+    with np.errstate(over="ignore"):
+        scores = np.ldexp(scores, e)
+    if not np.all(np.isfinite(scores)):
+        raise ValueError("the scores of these rows overflow float64 (a score's true value is above 1.8e308)")
+    return scores, explained, direction
 
 
 def learned_table_summary(st: Study, depth: int = 1) -> Dict[str, np.ndarray]:
@@ -467,20 +496,24 @@ def learned_table_summary(st: Study, depth: int = 1) -> Dict[str, np.ndarray]:
         out["explained"].append(explained)
         out["correlation"].append(np.corrcoef(scores, np.arange(L))[0, 1])
         a, b = rows[0], rows[L - 1]
-        out["cos_first_last"].append(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+        out["cos_first_last"].append(cosine_similarity(a, b))
     return {k: np.array(v) for k, v in out.items()}
 
 
 def cosine_matrix(rows) -> np.ndarray:
-    """Cosine similarity of every pair of rows of ``rows`` ``(n, d)``: ``(n, n)`` float64.
+    """Cosine similarity of every pair of rows of ``rows`` ``(n, d)``: ``(n, n)`` float64
+    (:func:`lib.embedding.similarity`: scale-robust, 0 for a zero row). Raises ``ValueError`` for ``rows``
+    that are not a matrix ``(n, d)`` or hold NaN or infinity, ``TypeError`` for entries that are not real
+    numbers.
 
     >>> cosine_matrix([[1.0, 0.0], [1.0, 1.0]]).round(4)
     array([[1.    , 0.7071],
            [0.7071, 1.    ]])
     """
-    X = np.asarray(rows, dtype=np.float64)
-    X = X / np.linalg.norm(X, axis=1, keepdims=True)
-    return X @ X.T
+    X = validate.vectors(rows, "rows")
+    if X.ndim != 2:
+        raise ValueError(f"rows must be a matrix (n, d), got shape {X.shape}")
+    return similarity(X, X, "cosine")
 
 
 # --- attention beyond L -------------------------------------------------------------------------------

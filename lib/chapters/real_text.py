@@ -279,7 +279,14 @@ def stratum_interval(trained: Trained, low: float, high: float = float("inf"), m
     """Spearman's ρ of ``trained`` over the pairs of ``metric`` whose rarer word occurs ``low <= count <
     high`` times in the corpus, with a bootstrap interval over those pairs
     (:func:`lib.evaluation.spearman_interval`): how uncertain one bar of a frequency stratum is. Raises
-    ``ValueError`` for fewer than 3 such pairs and like :func:`rho_interval`."""
+    ``ValueError`` for fewer than 3 such pairs, a ``low`` that is not a finite number >= 0 or a ``high``
+    that is not a number above ``low`` (infinity allowed), and like :func:`rho_interval`; ``TypeError``
+    for a ``low`` or ``high`` that is not a number (a string, ``None``, a ``bool``)."""
+    low = validate.number(low, "low", ge=0)
+    high_value = validate.real(high, "high")
+    if not high_value > low:  # NaN too
+        raise ValueError(f"high must be a number > low ({low!r}) or inf, got {high!r}")
+    high = high_value
     pairs = _pairs(metric)
     index, counts = trained.vocab.index, trained.vocab.counts
     chosen = [(a, b, h) for a, b, h in pairs if a in index and b in index
@@ -339,11 +346,14 @@ def format_interval(interval: Interval, decimals: int = 2, end_decimals: int = 1
     carries a Monte Carlo error of about 0.01, so its second decimal could not be defended.
 
     ``decimals`` and ``end_decimals`` are integers in [0, 12]: ``TypeError`` for another type (``2.7``,
-    ``"2"``: no silent truncation), ``ValueError`` naming the argument for one out of range.
+    ``"2"``: no silent truncation), ``ValueError`` naming the argument for one out of range. ``interval``
+    is an :class:`lib.evaluation.Interval` whose statistic and ends are finite numbers (``ValueError``
+    otherwise: an interval built by hand with NaN would print ``nan``); ``TypeError`` for anything else.
 
     >>> format_interval(Interval(0.123, -0.0049, 0.2461, 0.95, 133, 2000))
     '0.12 (0.0 to 0.2)'
     """
+    interval = _finite_interval(interval)
     decimals = validate.integer(decimals, "decimals", low=0, high=12)
     end_decimals = validate.integer(end_decimals, "end_decimals", low=0, high=12)
     spec, end = f".{decimals}f", f".{end_decimals}f"
@@ -372,17 +382,31 @@ def difference_table(differences: Sequence[Difference], decimals: int = 2) -> st
 
 def excludes_zero(interval: Interval, decimals: int = 1) -> bool:
     """Whether the interval, as shown to ``decimals``, lies wholly above or wholly below 0 (an end that
-    rounds to 0 counts as touching it).
+    rounds to 0 counts as touching it). ``decimals`` is an integer in [0, 12] (``TypeError`` for another
+    type, ``1.9`` or ``"1"``: no silent truncation; ``ValueError`` for one out of range); ``interval`` as
+    in :func:`format_interval` (``ValueError`` for a NaN end: no answer would be right).
 
     >>> touching = Interval(0.1, 0.04, 0.2, 0.95, 100, 1000)
     >>> above = Interval(0.1, 0.06, 0.2, 0.95, 100, 1000)
     >>> excludes_zero(touching), excludes_zero(above)
     (False, True)
     """
+    interval = _finite_interval(interval)
+    decimals = validate.integer(decimals, "decimals", low=0, high=12)
     # rounded, not formatted: only an end rounding across 0 changes the answer, so the end's distance to
     # other rounding boundaries (which lib.notebook.fmt would log as a printed number) does not matter
-    low, high = (round(float(x), int(decimals)) for x in (interval.low, interval.high))
+    low, high = (round(float(x), decimals) for x in (interval.low, interval.high))
     return low > 0 or high < 0
+
+
+def _finite_interval(interval) -> Interval:
+    """``interval`` after checking that it is an :class:`lib.evaluation.Interval` whose statistic and ends
+    are finite numbers: ``TypeError`` for anything else, ``ValueError`` naming the field otherwise."""
+    if not isinstance(interval, Interval):
+        raise TypeError(f"interval must be an Interval (lib.evaluation), got {type(interval).__name__}")
+    for field in ("statistic", "low", "high"):
+        validate.number(getattr(interval, field), f"interval.{field}")
+    return interval
 
 
 @dataclass(frozen=True)

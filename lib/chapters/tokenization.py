@@ -503,11 +503,19 @@ def similarity_study(docs, settings: Settings = Settings(), *, seed: int = SIMIL
 
 def interval_text(iv: Interval, digits: int = 2, end_digits: int = INTERVAL_DECIMALS) -> str:
     """``"0.19 [0.0, 0.3]"``: a statistic at ``digits`` decimals and its interval's ends at ``end_digits``
-    (through ``fmt``).
+    (through ``fmt``). ``digits`` and ``end_digits`` are integers in [0, 12] (``TypeError`` for another type,
+    ``ValueError`` naming the argument for one out of range); ``iv`` an :class:`lib.evaluation.Interval`
+    with a finite statistic and ends (``ValueError`` otherwise: it would print ``nan``).
 
     >>> interval_text(Interval(0.1934, 0.021, 0.349, 0.95, 133, 10_000))
     '0.19 [0.0, 0.3]'
     """
+    if not isinstance(iv, Interval):
+        raise TypeError(f"iv must be an Interval (lib.evaluation), got {type(iv).__name__}")
+    for field in ("statistic", "low", "high"):
+        validate.number(getattr(iv, field), f"iv.{field}")
+    digits = validate.integer(digits, "digits", low=0, high=12)
+    end_digits = validate.integer(end_digits, "end_digits", low=0, high=12)
     spec, end = f".{digits}f", f".{end_digits}f"
     return f"{fmt(iv.statistic, spec)} [{fmt(iv.low, end)}, {fmt(iv.high, end)}]"
 
