@@ -349,7 +349,7 @@ def self_attention(X, causal: bool = False) -> np.ndarray:
     Scale-robust: a score of rows of size 1e200 (1e400) is beyond float64, but the softmax needs only its
     difference from the row's largest score. Each row of ``X`` is scaled by its own power of two, the
     scores of the scaled rows are computed, and each row of scores is compared with its largest at that
-    row's own power of two (:func:`_score_gaps`); a gap beyond float64 is ``-inf`` (weight 0). Powers of
+    row's own power of two (``_score_gaps``); a gap beyond float64 is ``-inf`` (weight 0). Powers of
     two change no rounding, so for rows of ordinary size this is the plain computation, bit for bit.
     Raises ``ValueError`` for an ``X`` that is not ``(T, d)`` with ``T, d >= 1`` or holds NaN or infinity,
     ``TypeError`` for entries that are not real numbers or a ``causal`` that is not ``True`` or ``False``.
