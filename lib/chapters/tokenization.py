@@ -669,11 +669,10 @@ def show_pair(pair: Tuple[bytes, bytes]) -> str:
 
 def provenance_items(record: Provenance) -> List[List[str]]:
     """The rows of ``record`` about its items (vocabulary size, tokens seen and never seen, identifier
-    order) and its tokenizer, ``[[field, value], ...]``, with counts written with thousands separators
-    (``13,067``) as in the rest of the chapter.
+    order) and its tokenizer, ``[[field, value], ...]``, counts as :meth:`lib.provenance.Provenance.rows`
+    writes them (``13,067``).
     """
-    rows = [[label, f"{int(value):,}" if value.isdigit() else value]
-            for group, label, value in record.rows() if group == "items"]
+    rows = [[label, value] for group, label, value in record.rows() if group == "items"]
     if "tokenizer" in record.extra:
         rows.append(["tokenizer", str(record.extra["tokenizer"])])
     return rows
