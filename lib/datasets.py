@@ -239,7 +239,9 @@ def read_text(path) -> str:
     and :class:`NotTextError` (a ``UnicodeDecodeError``, so a ``ValueError``) naming the file, the line and
     the byte for bytes that are not text in that encoding (a Latin-1 file: "save the file as UTF-8"), or
     that hold a NUL character (no text file does; UTF-16 saved without a byte-order mark does, in every
-    other byte).
+    other byte). One byte-order mark at the start is the encoding's and is removed; a second one directly
+    after it, or a byte-swapped mark U+FFFE there, is a ``ValueError`` naming line 1 and the character
+    (:func:`stray_byte_order_mark`, the rule of every reader and of :func:`lib.trace.run`).
     """
     path = _checked_path(path)
     data = path.read_bytes()
@@ -257,6 +259,8 @@ def read_text(path) -> str:
             f"{path.name}, line {line}: not {encoding} text (byte 0x{data[at]:02x} at byte {at}); "
             "save the file as UTF-8",
         ) from None
+    if text.startswith(("\ufeff", "\ufffe")):  # after the mark the codec removed: the text's first character
+        raise ValueError(f"{path.name}, line 1: {stray_byte_order_mark(text[0])}")
     if "\x00" in text:
         i = text.index("\x00")
         mark = next((mark for mark, _ in BYTE_ORDER_MARKS if data.startswith(mark)), b"")
@@ -281,7 +285,8 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 def text_lines(text: str) -> List[str]:
     r"""``text`` split into lines at ``\n``, ``\r\n`` and ``\r`` (only these, as an editor numbers lines),
-    after removing a byte-order mark (U+FEFF) at its start. Line ``i`` of a file is item ``i - 1``.
+    after removing one byte-order mark (U+FEFF) at its start (a second is left for the readers to refuse,
+    :func:`stray_byte_order_mark`). Line ``i`` of a file is item ``i - 1``.
 
     >>> text_lines("\ufeffWIDTH 2\r\nTOKEN a 1 2\x0c\n")
     ['WIDTH 2', 'TOKEN a 1 2\x0c', '']
@@ -314,12 +319,18 @@ def other_line_end(line: str) -> str:
 def stray_byte_order_mark(text: str) -> str:
     """The one rule for a byte-order mark (U+FEFF) that is not at the start of a file, in every reader (benchmark
     files, trace programs) and every function given words: ``""`` when ``text`` holds none, else the problem to
-    report after the place (file and line, or the argument). At the start of a file the mark is removed
-    (:func:`read_text`, :func:`text_lines`); anywhere else it is an invisible character glued to a word.
+    report after the place (file and line, or the argument). One mark at the start of a file is removed
+    (:func:`read_text`, :func:`text_lines`); anywhere else, a second one directly after it included, it is
+    an invisible character glued to a word. U+FFFE (a byte-order mark with its bytes swapped, a
+    noncharacter) is refused everywhere, the start of a file included.
 
     >>> stray_byte_order_mark("cat"), stray_byte_order_mark("\ufeffcat").split(",")[0]
     ('', 'holds a byte-order mark (U+FEFF)')
     """
+    if "\ufffe" in text:  # checked first: it is refused even at the start of a file
+        return ("holds the character U+FFFE, a byte-swapped byte-order mark (a noncharacter, never text: the "
+                "file's bytes were swapped, or it was read in the wrong byte order); remove it, or save the file "
+                "as UTF-8")
     if "\ufeff" not in text:
         return ""
     return ("holds a byte-order mark (U+FEFF), allowed only at the start of a file (were two files joined, or a "

@@ -127,8 +127,10 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     of each column of ``U`` positive), so the figure does not flip between runs or machines.
     Scale-robust: the vectors are scaled by a power of two into [-1, 1] before the mean is taken (a mean
     of rows of size 1e308 would overflow) and the coordinates scaled back, so vectors of any finite size
-    give their coordinates. Raises ``ValueError`` for ``k`` outside ``[1, min(V, D)]``, non-finite input, or
-    a coordinate too large for float64 (vectors near 1.8e308 with ``normalize=False``); ``TypeError`` for
+    give their coordinates: ``U_k S_k`` is formed in the scaled space and scaled back once, so a singular
+    value beyond float64 is no error while every coordinate fits. Raises ``ValueError`` for ``k`` outside
+    ``[1, min(V, D)]``, non-finite input, or a returned coordinate beyond float64 (above about 1.8e308 in
+    size; possible only for vectors near that size with ``normalize=False``); ``TypeError`` for
     a ``normalize`` that is not ``True`` or ``False``.
     """
     normalize = validate.flag(normalize, "normalize")
@@ -140,8 +142,10 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     X, e = power_of_two_scale(X)  # the coordinates scale with the vectors: 2**e goes back on at the end
     X = X - X.mean(axis=0)
     U, S, _ = truncated_svd(X, k, solver="dense")
+    # the coordinates in the scaled space (at most sqrt(V * D) in size), scaled back once: a singular value
+    # beyond float64 (vectors near 1.8e308) does not make a representable coordinate overflow
     with np.errstate(over="ignore"):  # reported below as a ValueError
-        coords = U * np.ldexp(S, e)
+        coords = np.ldexp(U * S, e)
     if not np.all(np.isfinite(coords)):
         raise ValueError("the principal coordinates of these vectors overflow float64 (a coordinate's true "
                          "value is above 1.8e308); scale the vectors down or use normalize=True")
@@ -288,11 +292,13 @@ def anisotropy(vectors, *, center: bool = False) -> float:
     ``center=True`` subtracts the mean row first (mean removal). About 0 for directions spread evenly;
     near 1 when all rows share one direction (a narrow cone). Zero rows count as cosine 0. Any finite
     scale works (cosines are scale-robust, see :func:`lib.embedding.similarity`), and so do rows of very
-    different sizes in one table: the mean row is each column's exact sum (``math.fsum``) rounded once and
-    divided by ``V``, so rows of 1e-300 beside rows of 1e300 keep their part of it. The one loss: where
-    the table holds entries near float64's largest (above ``2**1023 / V``), everything is first scaled
-    down by a power of two, and entries that become subnormal (below about 2.2e-308 after that scaling)
-    lose bits. Raises ``ValueError``
+    different sizes in one table: the table is first scaled by the power of two that puts its largest
+    entry just below ``2**1022 / 2V`` (up for small tables: exact, so subnormal rows such as 1e-320 get
+    all 53 bits before the mean is divided by ``V``), then the mean row is each column's exact sum
+    (``math.fsum``) rounded once and divided by ``V``, so rows of 1e-300 beside rows of 1e300 keep their
+    part of it, and two centred rows are exactly antiparallel (-1.0). The one loss: where the table holds
+    entries near float64's largest (above ``2**1022 / 2V``), the scaling is down, and entries that become
+    subnormal (below about 2.2e-308 after it) lose bits. Raises ``ValueError``
     for fewer than two rows or non-finite input, ``TypeError`` for a ``center`` that is not ``True`` or
     ``False``.
 
@@ -314,16 +320,18 @@ def anisotropy(vectors, *, center: bool = False) -> float:
 
 def _centred(X) -> np.ndarray:
     """``X (V, D)`` (finite float64) minus its mean row, up to a power of two (for cosines, which do not
-    change with scale): see :func:`anisotropy`. Each column is summed exactly (``math.fsum``) and rounded
+    change with scale): see :func:`anisotropy`, :func:`power_of_two_scale`. Each column is summed exactly (``math.fsum``) and rounded
     once, so that the 1e-300 rows of a table that also holds 1e300 rows keep their share of the mean (a
     float64 sum would lose them, and scaling the table into [-1, 1] first would send them below the
     subnormal range)."""
     V = X.shape[0]
     top = float(np.max(np.abs(X)))
-    # a sum of V entries, or the difference of two, must stay below 2**1024: scale only when it might not
-    shift = V.bit_length() + 1 if top >= 2.0 ** (1022 - V.bit_length()) else 0
+    # the largest entry to just below 2**(1022 - bits(V)): a sum of V entries, or the difference of two,
+    # stays below 2**1024, and a table of subnormals is scaled up (exactly) so that dividing by V rounds
+    # at 53 bits, not at the few bits a subnormal has
+    shift = 1022 - V.bit_length() - int(np.frexp(top)[1]) if top > 0 else 0
     if shift:
-        X = np.ldexp(X, -shift)
+        X = np.ldexp(X, shift)
     mean = np.array([math.fsum(column) for column in X.T]) / V
     return X - mean
 

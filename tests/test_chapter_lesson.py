@@ -277,6 +277,20 @@ def test_same_set_of_vectors_by_hand():
         lesson.same_set_of_vectors(X[0], X)
 
 
+def test_same_set_of_vectors_matches_rows_within_the_tolerance_whatever_their_sort_order():
+    # each row of X is a row of Y within 1e-12 of the scale 1, but a lexicographic sort pairs them wrongly
+    assert lesson.same_set_of_vectors([[1, 0], [1 + 1e-13, -1]], [[1 + 1e-13, 0], [1, -1]])
+    # a greedy first-match pairs 1.15 with 1.1 and leaves 1.0 with 1.2 (0.2 apart, tolerance 0.12);
+    # the matching 1.15-1.2, 1.0-1.1 exists
+    assert lesson.same_set_of_vectors([[1.15], [1.0]], [[1.1], [1.2]], rtol=0.1)
+    assert not lesson.same_set_of_vectors([[1.15], [1.0]], [[1.2], [1.2]], rtol=0.1)
+    # the tolerance is relative to the rows' scale: a factor 2 is a difference at 1e-200 as at 1
+    assert not lesson.same_set_of_vectors([[1e-200]], [[2e-200]])
+    assert lesson.same_set_of_vectors([[1e-200], [3e-200]], [[3e-200], [1e-200 * (1 + 1e-13)]])
+    big = [[1.7e308], [-1.7e308]]  # differences beyond float64 are no match, not an error
+    assert lesson.same_set_of_vectors(big, big[::-1])
+    assert not lesson.same_set_of_vectors(big, [[-1.7e308], [-1.7e308]])
+
 # --- the experiment object and formatting ---------------------------------------------------------------
 
 
@@ -376,10 +390,12 @@ def test_attention_helpers_name_empty_input_a_float_order_and_nan():
         lesson.self_attention(np.zeros((0, 2)))  # was NumPy's "zero-size array to reduction operation"
     with pytest.raises(TypeError, match=r"^order must be integers, got dtype float64$"):
         lesson.shuffle_only_reorders(np.eye(2), [1.0, 0.0])  # was NumPy's IndexError
-    with pytest.raises(ValueError, match=r"^atol must be a finite number >= 0, got nan$"):
-        lesson.same_set_of_vectors(np.eye(2), np.eye(2), atol=float("nan"))
-    with pytest.raises(ValueError, match=r"^atol must be a finite number >= 0, got -1$"):
-        lesson.same_set_of_vectors(np.eye(2), np.eye(2), atol=-1)
+    with pytest.raises(ValueError, match=r"^rtol must be a finite number .*, got nan$"):
+        lesson.same_set_of_vectors(np.eye(2), np.eye(2), rtol=float("nan"))
+    with pytest.raises(ValueError, match=r"^rtol must be a finite number .*, got -1$"):
+        lesson.same_set_of_vectors(np.eye(2), np.eye(2), rtol=-1)
+    with pytest.raises(ValueError, match=r"^rtol must be a finite number .*, got 1$"):
+        lesson.same_set_of_vectors(np.eye(2), np.eye(2), rtol=1)
     with pytest.raises(ValueError, match=r"^X contains NaN or infinity$"):
         lesson.same_set_of_vectors([[np.nan]], [[np.nan]])
     with pytest.raises(ValueError, match=r"^dots contains NaN or infinity$"):

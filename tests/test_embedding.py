@@ -318,6 +318,22 @@ def test_longdouble_below_float64_is_refused_or_rescaled_never_zero():
                                      metric="euclidean")
 
 
+def test_longdouble_beyond_or_below_float64_is_named_so_for_every_metric_and_ranking():
+    # np.longdouble("1e4000") is finite (np.array([1e4000], np.longdouble) is not: the Python literal is
+    # already inf, and 1e-4000 already 0.0, before NumPy sees them)
+    L = np.longdouble
+    huge, tiny = np.array([L("1e4000")]), np.array([[L("1e-4000"), 0], [0, 3 * L("1e-4000")]])
+    beyond = r"^x holds np.longdouble\('1e\+4000'\), beyond the float64 range \(about 1.8e308\)$"
+    with pytest.raises(ValueError, match=beyond):
+        embedding.euclidean_distance(huge, np.array([0], L))
+    with pytest.raises(ValueError, match=beyond):
+        embedding.dot_product(huge, np.array([0], L))
+    below = r"^x holds np.longdouble\('1e-4000'\), below the float64 range"
+    with pytest.raises(ValueError, match=below):
+        embedding.dot_product(tiny[0], tiny[1])
+    with pytest.raises(ValueError, match=r"^table holds np.longdouble\('1e-4000'\), below the float64 range"):
+        embedding.nearest_neighbours(tiny, np.zeros(2, L), 2, metric="dot")
+
 def test_integers_beyond_2_53_are_refused_in_tables_and_vectors():
     """2**62 + 1 became 2**62 in float64: the distance of [2**62 + 1, 0] to [2**62, 0] was 0, not 1."""
     with pytest.raises(ValueError, match=r"^query holds the integer 4611686018427387905, beyond 2\*\*53: float64, "

@@ -5,6 +5,7 @@ References: the published sizes of the benchmarks, SciPy's spearmanr, gensim's o
 hand-made tables.
 """
 
+import codecs
 import math
 import re
 import warnings
@@ -744,6 +745,31 @@ def test_readers_refuse_a_byte_order_mark_after_the_start(tmp_path):
     with pytest.raises(ValueError, match=r"joined.txt, line 3: holds a byte-order mark"):
         read_analogies(joined)
 
+
+def test_readers_refuse_a_byte_swapped_byte_order_mark_at_the_start_of_a_line_or_file(tmp_path):
+    swapped = tmp_path / "swapped.txt"
+    message = r"swapped.txt, line {}: holds the character U\+FFFE, a byte-swapped byte-order mark"
+    swapped.write_text("\ufffecat\tdog\t1\n", encoding="utf-8")  # was read as the word '\ufffecat'
+    with pytest.raises(ValueError, match=message.format(1)):
+        read_word_pairs(swapped)
+    swapped.write_text("cat\tdog\t1\n\ufffecar\ttruck\t2\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=message.format(2)):
+        read_word_pairs(swapped)
+    swapped.write_text(": s\n\ufffeathens greece berlin germany\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=message.format(2)):
+        read_analogies(swapped)
+
+
+def test_readers_accept_one_leading_byte_order_mark_and_refuse_a_second(tmp_path):
+    marked = tmp_path / "marked.txt"
+    marked.write_bytes(codecs.BOM_UTF8 + b"cat\tdog\t1\n")
+    assert read_word_pairs(marked) == [("cat", "dog", 1.0)]
+    marked.write_bytes(codecs.BOM_UTF8 * 2 + b"cat\tdog\t1\n")  # was accepted, both marks removed
+    with pytest.raises(ValueError, match=r"^marked.txt, line 1: holds a byte-order mark \(U\+FEFF\), allowed only"):
+        read_word_pairs(marked)
+    marked.write_bytes(codecs.BOM_UTF8 * 2 + b": s\nathens greece berlin germany\n")
+    with pytest.raises(ValueError, match=r"^marked.txt, line 1: holds a byte-order mark \(U\+FEFF\)"):
+        read_analogies(marked)
 
 def test_spaces_around_each_field_are_dropped_alike(tmp_path):
     spaced = tmp_path / "spaced.txt"

@@ -3,6 +3,7 @@ anisotropy."""
 
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -234,9 +235,11 @@ def test_named_neighbours_by_distance_among_tiny_vectors_do_not_tie():
 
 
 def test_principal_coordinates_that_overflow_are_an_error_not_inf():
-    X = [[1e308, 1e308], [1e308, -1e308], [-1e308, 1e308]]
+    X = [[1e308, 1e308], [1e308, -1e308], [-1e308, 1e308]]  # coordinates 0, ±1.414e308: they fit
+    np.testing.assert_allclose(principal_projection(X, 1, normalize=False)[:, 0], [0, 2**0.5 * 1e308, -(2**0.5) * 1e308],
+                               rtol=1e-14, atol=1e293)
     with pytest.raises(ValueError, match="principal coordinates of these vectors overflow float64"):
-        principal_projection(X, 1, normalize=False)
+        principal_projection([[1.7e308, 1.7e308], [-1.7e308, -1.7e308]], 1, normalize=False)  # ±2.4e308
     np.testing.assert_allclose(principal_projection(np.array(X) / 1e300, 1, normalize=False) * 1e300,
                                principal_projection(np.array(X) / 4, 1, normalize=False) * 4, rtol=1e-12)
 
@@ -286,6 +289,32 @@ def test_centred_anisotropy_of_the_issue_table_by_hand():
     rows = [[1e300, 0.0], [1e-300, 1e-300], [-1e300, 0.0], [0.0, -1e-300]]
     assert anisotropy(rows, center=True) == pytest.approx(-0.3202725625230109, rel=1e-14)
 
+
+@pytest.mark.parametrize("rows, exact", [
+    ([[1e-320, 5e-321], [3e-321, 1e-320]], -1.0),  # two centred rows are antiparallel; gave -0.99999978
+    ([[1e-320, 5e-321], [3e-321, 1e-320], [7e-322, 2e-321]], None),  # gave -0.496285971718834
+])
+def test_centred_anisotropy_of_subnormal_rows_matches_an_exact_reference(rows, exact):
+    reference = _exact_centred_anisotropy(rows)
+    if exact is not None:
+        assert reference == exact
+    assert anisotropy(rows, center=True) == pytest.approx(reference, rel=1e-14)
+    assert anisotropy(rows, center=True) == anisotropy(np.ldexp(rows, 1000), center=True)
+
+
+def test_principal_coordinates_near_float64_largest_that_fit_are_returned_without_a_warning():
+    # the singular value (about 2.4e308) is beyond float64, the coordinates (PCA: ±1.7e308, 0) are not
+    X = np.array([[1.7e308, 0.0], [-1.7e308, 0.0], [0.0, 1e308]])
+    reference = PCA(1).fit_transform(X / 2.0**1023) * 2.0**1023
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NumPy RuntimeWarning escapes
+        got = principal_projection(X, 1, normalize=False)
+    np.testing.assert_allclose(np.abs(got), np.abs(reference), rtol=1e-14, atol=1e293)
+    assert got[:, 0].tolist()[:2] == [1.7e308, -1.7e308] and abs(got[2, 0]) < 1e293
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one beyond float64 is the ValueError, no warning first
+        with pytest.raises(ValueError, match="principal coordinates of these vectors overflow float64"):
+            principal_projection([[1.7e308, 1.7e308], [-1.7e308, -1.7e308]], 1, normalize=False)
 
 def test_metric_table_names_the_entry_that_is_not_a_vector_like_the_reference():
     def error(vectors):

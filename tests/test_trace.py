@@ -1,5 +1,6 @@
 """lib.trace: the command language, its errors, the command line, and the mistake checker."""
 
+import codecs
 import re
 import subprocess
 import sys
@@ -306,6 +307,21 @@ def test_a_byte_order_mark_in_a_string_program():
     assert info.value.line == 2 and info.value.message.startswith("holds a byte-order mark (U+FEFF), allowed only at "
                                                                   "the start of a file (were two files joined")  # was "unknown command '\\ufeffTOKEN'"
 
+
+def test_one_rule_for_a_second_byte_order_mark_and_a_byte_swapped_one(tmp_path):
+    program = "WIDTH 2\nTOKEN a 1 0\nSEQUENCE a\nADD 0\n"
+    path = tmp_path / "p.trace"
+    path.write_bytes(codecs.BOM_UTF8 + program.encode())
+    assert trace.run_file(path) == trace.run(program) == trace.run("\ufeff" + program)  # one mark: removed
+    path.write_bytes(codecs.BOM_UTF8 * 2 + program.encode())  # was accepted from a file, refused in a str
+    with pytest.raises(ValueError, match=r"^p.trace, line 1: holds a byte-order mark \(U\+FEFF\), allowed only"):
+        trace.run_file(path)
+    with pytest.raises(trace.TraceError) as info:
+        trace.run("\ufeff\ufeff" + program)
+    assert info.value.line == 1 and info.value.message.startswith("holds a byte-order mark (U+FEFF), allowed only")
+    with pytest.raises(trace.TraceError) as info:  # was "unknown command '\ufffeWIDTH'"
+        trace.run("\ufffe" + program)
+    assert info.value.line == 1 and "U+FFFE, a byte-swapped byte-order mark" in info.value.message
 
 def test_lines_are_numbered_as_an_editor_numbers_them():
     # a form feed or U+2028 inside a line does not start a new line (str.splitlines would count one): it is

@@ -22,6 +22,8 @@ from functools import lru_cache
 from typing import Dict, List, Tuple
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
+from scipy.spatial.distance import cdist
 
 from lib import bigram, positional, tables, toylang, validate
 from lib.embedding import cosine_similarity, lookup, similarity
@@ -421,23 +423,39 @@ def shuffle_only_reorders(X, order, causal: bool = False) -> bool:
     return bool(np.all(np.abs(first - second) <= tolerance))
 
 
-def same_set_of_vectors(X, Y, atol: float = 1e-12) -> bool:
-    """True if the rows of ``X`` ``(T, d)`` are the rows of ``Y`` in some order (equal within ``atol``).
+def same_set_of_vectors(X, Y, rtol: float = 1e-12) -> bool:
+    """True if the rows of ``X`` ``(T, d)`` are the rows of ``Y`` in some order, each row of ``X`` matched
+    to its own row of ``Y``, equal within the tolerance.
 
     A model that treats its input as a set, as attention without positions does, gives the same result
-    for two inputs exactly when this is True. Raises ``ValueError`` for arrays that are not 2-D or hold NaN
-    or infinity, and for an ``atol`` that is not a finite number >= 0; ``TypeError`` for entries that are
-    not real numbers.
+    for two inputs exactly when this is True. The tolerance is relative to the rows' scale: a row ``x``
+    matches a row ``y`` when every ``|x_i - y_i| <= rtol * m``, ``m`` the largest ``|entry|`` of ``X``
+    and ``Y`` together (rounding noise is relative to the size of the inputs it came from), so
+    ``[[1e-200]]`` and ``[[2e-200]]`` differ as ``[[1]]`` and ``[[2]]`` do. The rows are matched by
+    a maximum bipartite matching (SciPy's ``linear_sum_assignment``), not by sorting, so rows equal
+    within the tolerance match whatever their rounding noise does to a sort order. Raises ``ValueError``
+    for arrays that are not 2-D or hold NaN or infinity, and for an ``rtol`` that is not a finite number
+    in [0, 1); ``TypeError`` for entries that are not real numbers.
+
+    >>> same_set_of_vectors([[1, 0], [1 + 1e-13, -1]], [[1 + 1e-13, 0], [1, -1]])
+    True
+    >>> same_set_of_vectors([[1e-200]], [[2e-200]])
+    False
     """
-    atol = validate.number(atol, "atol", ge=0)
+    rtol = validate.number(rtol, "rtol", ge=0, lt=1)
     X, Y = validate.real_array(X, "X"), validate.real_array(Y, "Y")
     if X.ndim != 2 or Y.ndim != 2:
         raise ValueError(f"X and Y must be (T, d) arrays, got shapes {X.shape} and {Y.shape}")
     if X.shape != Y.shape:
         return False
-    Xs = X[np.lexsort(X.T[::-1])]  # rows in lexicographic order
-    Ys = Y[np.lexsort(Y.T[::-1])]
-    return bool(np.allclose(Xs, Ys, rtol=0, atol=atol))
+    if X.size == 0:
+        return True
+    tol = rtol * max(float(np.max(np.abs(X))), float(np.max(np.abs(Y))))
+    # a difference beyond float64 (rows of opposite sign near 1.8e308) is inf: no match, as it should be
+    with np.errstate(over="ignore"):
+        apart = cdist(X, Y, "chebyshev")  # (T, T): the largest |x_i - y_i| of each pair of rows
+    rows, cols = linear_sum_assignment(apart > tol)  # a perfect matching of equal rows costs 0
+    return not bool((apart[rows, cols] > tol).any())
 
 
 # --- the chapter's tables: the book's numbers beside the lesson's -------------------------------------
