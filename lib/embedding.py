@@ -30,6 +30,12 @@ Where this departs from a plain ``E[ids]``:
   ``[1e200, 1e200, 1] · [1e200, -1e200, 1]`` is 1. A score beyond float64 (the dot product of two vectors
   of size 1e+200 is 1e+400) raises ``ValueError``; a dot product that underflows (two vectors of size
   1e-200) is rounded to 0, and neighbour queries still rank such products in their true order.
+- everything is computed in float64. Every function that takes vectors or a table checks them with
+  :func:`lib.validate.real_numbers`: an entry of a wider dtype (``longdouble``) that float64 cannot hold,
+  finite above about 1.8e308 or nonzero below about 4.9e-324, is a ``ValueError`` naming the argument,
+  for every metric (a cosine too), and a NumPy masked array with a masked entry a ``TypeError``: cast to
+  float64, the entry would become infinity or 0 (distinct tiny vectors would tie), and the mask would
+  be dropped.
 """
 
 from __future__ import annotations
@@ -151,33 +157,12 @@ def normalize_rows(x) -> np.ndarray:
     array([[0.6, 0.8],
            [0. , 0. ]])
     """
-    x = validate.vectors(_rows_in_float64_range(x), "x")
+    x = validate.vectors(x, "x")
     # divide by the largest |entry| first, so that the norm of a row of 1e200s does not overflow to inf
     scale = np.max(np.abs(x), axis=-1, keepdims=True)
     x = np.divide(x, scale, out=np.zeros_like(x), where=scale > 0)
     norms = np.linalg.norm(x, axis=-1, keepdims=True)
     return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
-
-
-def _rows_in_float64_range(values):
-    """For a cosine, which does not change with the scale of each row: a finite ``longdouble`` vector or
-    matrix with each row scaled by the power of two that puts its largest ``|entry|`` in [0.5, 1), and
-    entries below float64's smallest subnormal relative to that (which a float64 row drops in rounding
-    too) set to 0, so that a row of 1e-4000 or 1e4000 keeps its direction when it is cast to float64 (it
-    would become 0 or infinity). Anything else is returned unchanged, for :func:`lib.validate.vectors` to check.
-    """
-    try:
-        raw = np.asarray(values)
-    except ValueError:  # ragged: validate.vectors names it
-        return values
-    if raw.dtype.kind != "f" or raw.dtype.itemsize <= 8 or raw.ndim not in (1, 2) or not raw.size:
-        return values
-    if not np.all(np.isfinite(raw)):
-        return values
-    e = np.frexp(np.max(np.abs(raw), axis=-1, keepdims=True))[1]
-    scaled = np.ldexp(raw, -e)
-    scaled[np.abs(scaled) < np.ldexp(np.longdouble(1), -1075)] = 0
-    return scaled
 
 
 def similarity(x, y, metric: str = "cosine") -> np.ndarray:
@@ -199,10 +184,11 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     take memory for the ``(n, m)`` result only (SciPy's ``cdist`` on rows scaled together by a power of two;
     rows nearly equal are recomputed pair by pair), never an ``(n, m, d)`` array. Raises ``ValueError`` for an unknown
     metric, mismatched widths, non-finite input, or a score too large for float64 (a dot product or a
-    distance beyond about 1.8e308); ``TypeError`` for entries that are not numbers. ``longdouble`` input is
-    computed in float64: for a cosine each row is first scaled by a power of two, so a row of 1e-4000 keeps
-    its direction; for a distance or a dot product a nonzero entry that float64 cannot hold (below about
-    4.9e-324 or above about 1.8e308) is a ``ValueError`` (:func:`lib.validate.real_numbers`).
+    distance beyond about 1.8e308); ``TypeError`` for entries that are not numbers or a masked array with a
+    masked entry. Input of a dtype wider than float64 (``longdouble``) is computed in float64, for every
+    metric: an entry that float64 cannot hold, finite above about 1.8e308 or nonzero below about 4.9e-324,
+    is a ``ValueError`` naming the argument (:func:`lib.validate.real_numbers`, the rule of every function
+    that takes vectors), never an infinity or a 0 that would tie distinct vectors.
 
     >>> similarity([1.0, 0.0], [[1.0, 1.0], [0.0, 2.0]], "cosine")
     array([0.7071, 0.    ])
@@ -212,8 +198,6 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     5e-200
     """
     validate.choice(metric, "metric", METRICS)
-    if metric == "cosine":  # a cosine does not change with each row's scale: longdouble rows may be rescaled
-        x, y = _rows_in_float64_range(x), _rows_in_float64_range(y)
     xa, ya = validate.vectors(x, "x"), validate.vectors(y, "y")
     if xa.shape[-1] != ya.shape[-1]:
         raise ValueError(f"x and y must have the same width, got {xa.shape[-1]} and {ya.shape[-1]}")
@@ -298,14 +282,17 @@ def unit_pair_cosines(A, B) -> np.ndarray:
     recomputed where it is within 2**-10 of ±1 (``_parallel_cosines``), so that parallel rows give
     exactly ±1. Bit for bit :func:`cosine_scores`'s value for the same two rows; :func:`similarity`'s
     (a matrix product) is the same bits near ±1 and within about ``d * 2**-53`` elsewhere. Used by
-    :func:`lib.evaluation.pair_cosines`; the rows are not checked.
+    :func:`lib.evaluation.pair_cosines`. ``ValueError`` or ``TypeError`` as :func:`lib.validate.real_numbers`
+    for entries that are not numbers float64 holds (a ``longdouble`` beyond its range, a masked entry);
+    that the rows are unit rows is not checked.
 
     >>> a = normalize_rows([[1.0, 1.0], [1.0, 0.0]])
     >>> b = normalize_rows([[1e-300, 1e-300], [0.0, 2.0]])
     >>> unit_pair_cosines(a, b)
     array([1., 0.])
     """
-    A, B = np.asarray(A, dtype=np.float64), np.asarray(B, dtype=np.float64)
+    A = validate.real_numbers(A, "A", "unit rows (k, d)").astype(np.float64)
+    B = validate.real_numbers(B, "B", "unit rows (k, d)").astype(np.float64)
     if A.shape[0] == 0:
         return np.zeros(0)
     pairs = np.arange(A.shape[0])
@@ -521,7 +508,7 @@ def cosine_scores(rows, queries) -> np.ndarray:
     >>> cosine_scores([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]], [1.0, 0.0])
     array([1.    , 0.7071, 0.    ])
     """
-    X, Q = validate.vectors(_rows_in_float64_range(rows), "rows"), validate.vectors(_rows_in_float64_range(queries), "queries")
+    X, Q = validate.vectors(rows, "rows"), validate.vectors(queries, "queries")
     if X.shape[-1] != Q.shape[-1]:
         raise ValueError(f"rows and queries must have the same width, got {X.shape[-1]} and {Q.shape[-1]}")
     units = np.ascontiguousarray(normalize_rows(np.atleast_2d(X)).T)  # (d, n): coordinate j of every row

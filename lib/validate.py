@@ -38,10 +38,13 @@ import numpy as np
 __all__ = [
     "choice",
     "collection",
+    "confidence_level",
     "digits_hint",
     "non_finite_text",
     "entries",
     "flag",
+    "float64_problem",
+    "not_masked",
     "id_collection",
     "ids",
     "integer",
@@ -212,6 +215,34 @@ def _interval(gt, ge, lt, le) -> str:
 
 _FLOAT64_MAX = int(np.finfo(np.float64).max)
 
+#: why a finite number has no float64 value: every check in ``lib`` says it in these words
+BEYOND_FLOAT64 = "beyond the float64 range (about 1.8e308)"
+BELOW_FLOAT64 = "below float64's smallest subnormal (about 4.9e-324), would become 0"
+
+
+def float64_problem(value) -> str:
+    """Why the number ``value`` has no float64 value, or ``""`` when ``float(value)`` is ``value`` up to
+    rounding (NaN and infinity included: they are float64 values). :data:`BEYOND_FLOAT64` for a finite
+    value above float64's largest (a Python ``int`` such as ``10**400``, a ``longdouble`` ``1e4000``), which
+    would become infinity or an ``OverflowError``; :data:`BELOW_FLOAT64` for a nonzero value below its
+    smallest subnormal (a ``longdouble`` ``1e-4000``), which would become 0. A subnormal float64 value
+    (``1e-320``, fewer bits) is rounding, not a problem. The one rule of :func:`number`, :func:`real` and
+    :func:`real_numbers` for every dtype wider than float64.
+
+    >>> float64_problem(np.longdouble("1e-4000")), float64_problem(1e-320)
+    ("below float64's smallest subnormal (about 4.9e-324), would become 0", '')
+    """
+    try:
+        with np.errstate(over="ignore", under="ignore"):
+            x = float(value)
+    except OverflowError:  # a Python int beyond float64: float() cannot convert it
+        return BEYOND_FLOAT64
+    if math.isinf(x) and bool(np.isfinite(value)):
+        return BEYOND_FLOAT64
+    if x == 0 and value != 0:
+        return BELOW_FLOAT64
+    return ""
+
 
 def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = "", keep_int: bool = False):
     """``value`` as a ``float``, after checking that it is a finite number with ``value > gt``,
@@ -222,7 +253,7 @@ def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = 
     Raises ``TypeError`` for a non-number (a string, a ``bool``, ``None``) and ``ValueError``
     for NaN, infinity, a value out of range, a Python ``int`` too large for a float (beyond 1.8e308:
     it has no finite float value), or a nonzero ``longdouble`` too small for one (below about 4.9e-324: it
-    would become 0); ``hint`` as in :func:`integer`.
+    would become 0), each said in the words of :func:`float64_problem`; ``hint`` as in :func:`integer`.
 
     >>> number(0.025, "lr", gt=0)
     0.025
@@ -237,7 +268,7 @@ def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = 
     >>> number(10**400, "s")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: s must be a finite number, got an integer of 401 digits (beyond...)
+    ValueError: s must be a finite number, got an integer of 401 digits, beyond...
     """
     allowed = _interval(gt, ge, lt, le) + _hint(hint)
     if not _is_number(value):
@@ -245,19 +276,16 @@ def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = 
     if keep_int and _is_integer(value):
         exact = int(value)
         if not -_FLOAT64_MAX <= exact <= _FLOAT64_MAX:  # as for a float: finite means within float64's range
-            raise ValueError(f"{name} must be {allowed}, got {shown(value)} (beyond the float64 range)")
+            raise ValueError(f"{name} must be {allowed}, got {shown(value)}, {BEYOND_FLOAT64}")
         for bound, ok in ((gt, lambda b: exact > b), (ge, lambda b: exact >= b), (lt, lambda b: exact < b),
                           (le, lambda b: exact <= b)):
             if bound is not None and not ok(bound):
                 raise ValueError(f"{name} must be {allowed}, got {shown(value)}")
         return exact
-    try:
-        x = float(value)
-    except OverflowError:  # a Python int beyond float64 (10**400): float() cannot convert it
-        raise ValueError(f"{name} must be {allowed}, got {shown(value)} (beyond the float64 range)") from None
-    if x == 0 and value != 0:  # a longdouble below float64's smallest subnormal (1e-4000)
-        raise ValueError(f"{name} must be {allowed}, got {value!r} (below the float64 range: nonzero but "
-                         f"smaller than about 4.9e-324, it would become 0)")
+    problem = float64_problem(value)  # 10**400, a longdouble 1e4000 or 1e-4000
+    if problem:
+        raise ValueError(f"{name} must be {allowed}, got {shown(value)}, {problem}")
+    x = float(value)
     bad = (
         not np.isfinite(x)
         or (gt is not None and not x > gt)
@@ -268,6 +296,21 @@ def number(value, name: str, *, gt=None, ge=None, lt=None, le=None, hint: str = 
     if bad:
         raise ValueError(f"{name} must be {allowed}, got {value!r}")
     return x
+
+
+def confidence_level(value, name: str = "confidence") -> float:
+    """A confidence level: ``value`` as a ``float`` in (0, 1), checked by :func:`number` (``TypeError`` for a
+    non-number, ``ValueError`` outside (0, 1)). A ``float16`` or ``float32`` level is read as the shortest
+    decimal that the narrow type writes for it (``np.float32(0.95)`` is 0.95, not 0.949999988079071, the
+    float64 value of its bits): the level that was written, so that an interval at ``np.float32(0.95)`` is the
+    interval at 0.95, in every function that takes a confidence level.
+
+    >>> confidence_level(np.float32(0.95)), float(np.float32(0.95))
+    (0.95, 0.949999988079071)
+    """
+    written = np.format_float_positional(value) if isinstance(value, (np.float16, np.float32)) else None
+    level = number(value, name, gt=0, lt=1)
+    return float(written) if written is not None else level
 
 
 def real(value, name: str) -> float:
@@ -282,18 +325,10 @@ def real(value, name: str) -> float:
     """
     if not _is_number(value):
         raise TypeError(f"{name} must be a real number, got {value!r}")
-    try:
-        with np.errstate(over="ignore"):
-            x = float(value)
-        beyond = not math.isfinite(x) and bool(np.isfinite(value))  # a longdouble beyond float64
-    except OverflowError:  # a Python int beyond float64 (10**400)
-        beyond = True
-    if beyond:
-        raise ValueError(f"{name} must be a real number within float64's range (about 1.8e308), got {shown(value)}")
-    if x == 0 and value != 0:  # a longdouble below float64's smallest subnormal (1e-4000)
-        raise ValueError(f"{name} must be a real number within float64's range (nonzero values from about "
-                         f"4.9e-324), got {value!r}")
-    return x
+    problem = float64_problem(value)  # 10**400, a longdouble 1e4000 or 1e-4000
+    if problem:
+        raise ValueError(f"{name} must be a real number, got {shown(value)}, {problem}")
+    return float(value)
 
 
 def flag(value, name: str) -> bool:
@@ -432,6 +467,7 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
     """
     if not _is_integer(vocab_size) or not 1 <= vocab_size <= MAX_SIZE:
         raise ValueError(f"vocabulary size must be an integer in [1, {MAX_SIZE}], got {shown(vocab_size)}")
+    not_masked(values, f"{name}s")
     try:
         arr = np.asarray(values)
     except ValueError:  # a ragged nesting such as [[0], 1]
@@ -532,11 +568,39 @@ def vectors(values, name: str) -> np.ndarray:
     return x
 
 
+def not_masked(values, name: str):
+    """``values`` itself after checking that it is not a NumPy masked array with a masked entry:
+    ``TypeError`` naming ``name`` otherwise. ``lib`` computes on plain arrays, and ``np.asarray`` drops a
+    mask without a word, so the hidden values under the mask would be used as if they were data. A masked
+    array with nothing masked is its data and passes. Called by :func:`real_numbers`,
+    :func:`integer_array` and :func:`ids`, so every function that takes numbers or ids refuses one.
+
+    >>> m = np.ma.array([1.0, 2.0], mask=[False, True])
+    >>> not_masked(m, "x")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: x is a NumPy masked array with 1 masked entry; lib does not ...
+    """
+    if isinstance(values, np.ma.MaskedArray) and np.ma.is_masked(values):
+        n = int(np.ma.count_masked(values))
+        raise TypeError(f"{name} is a NumPy masked array with {n} masked entr{'y' if n == 1 else 'ies'}; lib does "
+                        f"not read masks (the hidden values would be used): pass {name}.compressed() or "
+                        f"{name}.filled(value), or drop the masked rows")
+    return values
+
+
 def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.ndarray:
     """``values`` as a NumPy array whose entries are real numbers, its integer or floating dtype kept, except
-    that a ``longdouble`` array becomes ``float64`` (``ValueError`` for a finite entry beyond float64's
-    range, about 1.8e308: it would become infinity; and for a nonzero entry below it, about 4.9e-324: it
-    would become 0).
+    that an array of a dtype wider than float64 (``longdouble``) or of Python numbers too large for int64
+    becomes ``float64``.
+
+    The one rule for a number float64 cannot hold, in every function of ``lib`` that takes numbers
+    (vectors, tables, scores; each calls this check): ``ValueError`` ``"{name} holds 1e+4000, beyond the
+    float64 range (about 1.8e308)"`` for a finite entry above float64's largest (it would become
+    infinity) and ``"{name} holds 1e-4000, below float64's smallest subnormal (about 4.9e-324), would
+    become 0"`` for a nonzero entry below its smallest (it would become 0, so that distinct vectors would
+    tie): :func:`float64_problem`. Nothing is rescaled, for a cosine either: ``lib`` computes in float64.
+    ``TypeError`` for a masked array with a masked entry (:func:`not_masked`).
 
     ``ValueError`` for a ragged nesting (``"{name} must be {shape}, got rows of different lengths"``) and
     ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools,
@@ -546,16 +610,18 @@ def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.nd
     >>> real_numbers([[1.5, 2]], "x").dtype
     dtype('float64')
     """
+    not_masked(values, name)
     try:
         raw = np.asarray(values)
     except ValueError:  # a ragged nesting such as [[1, 2], [3]]
         raise ValueError(f"{name} must be {shape}, got rows of different lengths") from None
     if raw.dtype == object and raw.size and all(_is_number(v) for v in raw.flat):
         # Python ints beyond int64 (2**70) make an object array: they are numbers, converted one by one
-        try:
-            return np.array([float(v) for v in raw.flat], dtype=np.float64).reshape(raw.shape)
-        except OverflowError:
-            raise ValueError(f"{name} holds an integer too large for float64 (above about 1.8e308)") from None
+        for v in raw.flat:
+            problem = float64_problem(v)
+            if problem:
+                raise ValueError(f"{name} holds {shown(v)}, {problem}")
+        return np.array([float(v) for v in raw.flat], dtype=np.float64).reshape(raw.shape)
     if not real_dtype(raw.dtype):
         raise TypeError(f"{name} must hold real numbers, got dtype {raw.dtype}")
     if isinstance(values, (list, tuple)) and _holds_bool(values):  # NumPy made [0.5, True] [0.5, 1.0]
@@ -563,13 +629,10 @@ def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.nd
     if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:  # longdouble: float64 is the widest computed with
         with np.errstate(over="ignore", under="ignore"):
             narrow = raw.astype(np.float64)
-        beyond = np.isfinite(raw) & ~np.isfinite(narrow)
-        if beyond.any():
-            raise ValueError(f"{name} holds {raw[beyond].flat[0]!r}, beyond the float64 range (about 1.8e308)")
-        below = (raw != 0) & (narrow == 0)
-        if below.any():
-            raise ValueError(f"{name} holds {raw[below].flat[0]!r}, below the float64 range (nonzero but "
-                             f"smaller than about 4.9e-324: it would become 0)")
+        lost = (np.isfinite(raw) & ~np.isfinite(narrow)) | ((raw != 0) & (narrow == 0))
+        if lost.any():
+            first = raw[lost].flat[0]
+            raise ValueError(f"{name} holds {first!r}, {float64_problem(first)}")
         return narrow
     return raw
 
@@ -609,6 +672,7 @@ def ranked_numbers(values, name: str, shape: str = "a 1-D array of scores", hint
     ...
     ValueError: scores holds the integer 9007199254740993, beyond 2**53: ...
     """
+    not_masked(values, name)
     try:
         raw = np.asarray(values)
     except ValueError:  # ragged: real_numbers names it
@@ -639,6 +703,7 @@ def integer_array(values, name: str, shape: str = "an array of integers") -> np.
     ...
     ValueError: c must fit in int64 (-2**63 to 2**63 - 1), got 1180591620717...
     """
+    not_masked(values, name)
     try:
         raw = np.asarray(values)
     except ValueError:  # a ragged nesting such as [[1, 2], [3]]
@@ -720,10 +785,13 @@ def read_number(text: str, *, integer: bool = False) -> Union[int, float, None]:
     any case, which come back as floats for the caller to refuse with a message about finiteness. Refused
     (``None``): digits of other scripts (Arabic-Indic ``٣``, Devanagari ``३``, full-width ``３``),
     superscripts, underscores (``1_0``), hexadecimal and surrounding spaces. A float too large for
-    float64 (``1e999``) comes back as ``inf``.
+    float64 (``1e999``) comes back as ``inf``, for the caller to refuse (:func:`non_finite_text`).
 
     Raises ``ValueError`` for a number written with more than ``MAX_NUMBER_DIGITS`` (100) digits, far
-    beyond any real use (Python itself refuses to convert integers of more than 4300 digits).
+    beyond any real use (Python itself refuses to convert integers of more than 4300 digits), and for a
+    nonzero number below float64's smallest subnormal (``1e-400``, ``2e-324``): ``float`` would read it as
+    0.0 without a word (``"number '1e-400' is below float64's smallest subnormal (about 4.9e-324), would
+    become 0"``). The readers of ``lib`` add the file and line (or the program line) to either message.
 
     >>> read_number("-0.5"), read_number("12", integer=True), read_number("1e999")
     (-0.5, 12, inf)
@@ -741,8 +809,13 @@ def read_number(text: str, *, integer: bool = False) -> Union[int, float, None]:
             raise ValueError(f"number {shown!r} has {digits} digits; at most {MAX_NUMBER_DIGITS} are allowed")
     if integer:
         return int(text) if _INTEGER_TEXT.fullmatch(text) else None
-    if _NUMBER_TEXT.fullmatch(text) or _NON_FINITE_TEXT.fullmatch(text):
+    if _NON_FINITE_TEXT.fullmatch(text):
         return float(text)
+    if _NUMBER_TEXT.fullmatch(text):
+        value = float(text)
+        if value == 0 and any(c in "123456789" for c in re.split("[eE]", text)[0]):
+            raise ValueError(f"number {text!r} is {BELOW_FLOAT64}")
+        return value
     return None
 
 

@@ -289,50 +289,84 @@ def test_a_time_span_is_not_a_count():
         embedding.lookup_grad([1], [[1.0]], np.timedelta64(2))  # NumPy's "cannot be interpreted as an integer"
 
 
-def test_longdouble_beyond_float64_is_named_not_called_infinite():
-    with pytest.raises(ValueError, match=r"^x holds np.longdouble\('1e\+400'\), beyond the float64 range"):
-        embedding.similarity(np.array([np.longdouble("1e400"), 1]), [1.0, 1.0], "euclidean")  # was "x contains NaN or infinity"
-    # a cosine does not change with a row's scale: the row is scaled by a power of two before the cast
-    assert embedding.similarity(np.array([np.longdouble("1e400"), 1]), [1.0, 1.0]) == pytest.approx(0.5**0.5, rel=1e-15)
-    with pytest.raises(ValueError, match=r"^scores holds np.longdouble\('1e\+400'\), beyond the float64 range"):
-        embedding.top_k(np.array([1, 2], dtype=np.longdouble) * np.longdouble("1e400"), 1)
-    assert embedding.similarity(np.array([3, 4], dtype=np.longdouble), [1.0, 0.0]) == 0.6
+# One rule for numbers float64 cannot hold and for masked arrays, in every public function that takes vectors
+# or a table (lib.validate.real_numbers). np.longdouble("1e-4000") is nonzero and np.longdouble("1e4000")
+# finite; the Python literals 1e-4000 and 1e4000 are already 0.0 and inf before NumPy sees them.
+_L = np.longdouble
+_BELOW = r"holds np.longdouble\('1e-4000'\), below float64's smallest subnormal \(about 4.9e-324\), would become 0$"
+_BEYOND = r"holds np.longdouble\('1e\+4000'\), beyond the float64 range \(about 1.8e308\)$"
 
 
-def test_longdouble_below_float64_is_refused_or_rescaled_never_zero():
-    """A longdouble of 1e-4000 became 0 on the cast to float64: cosine 0 for vectors at 45 degrees,
-    distance 0 between distinct vectors, and neighbours tied at 0."""
-    L = np.longdouble
-    tiny = L("1e-4000")
-    x, y = np.array([tiny, 0], L), np.array([tiny, tiny], L)
-    assert embedding.cosine_similarity(x, y) == pytest.approx(0.5**0.5, rel=1e-15)
-    assert embedding.cosine_scores(np.stack([x, y]), x) == pytest.approx([1.0, 0.5**0.5], rel=1e-15)
-    assert embedding.normalize_rows(y) == pytest.approx([0.5**0.5, 0.5**0.5], rel=1e-15)
-    # an entry tiny only relative to its own row is rounding, as in float64
-    assert embedding.cosine_similarity(np.array([L(1), tiny], L), [1.0, 0.0]) == 1.0
-    below = r"^x holds np.longdouble\('1e-4000'\), below the float64 range \(nonzero but smaller than about 4.9e-324"
-    with pytest.raises(ValueError, match=below):
-        embedding.euclidean_distance(x, np.array([0, tiny], L))
-    with pytest.raises(ValueError, match=r"^table holds np.longdouble\('1e-4000'\), below the float64 range"):
-        embedding.nearest_neighbours(np.array([[tiny, 0], [0, 2 * tiny]], L), np.array([tiny, 0], L), 2,
-                                     metric="euclidean")
+def _vector_functions():
+    """(label, function of a (3, 2) table t, the argument name its error must give) for every public
+    function of lib that takes vectors or a table."""
+    from lib import evaluation, geometry
+    from lib.chapters import lesson
+
+    vocab = ["a", "b", "c"]
+    pairs = [("a", "b", 1.0), ("a", "c", 2.0), ("b", "c", 3.0)]
+    return [
+        ("similarity cosine", lambda t: embedding.similarity(t[0], t[1], "cosine"), "x"),
+        ("similarity dot", lambda t: embedding.similarity(t[0], t[1], "dot"), "x"),
+        ("similarity euclidean", lambda t: embedding.similarity(t, t, "euclidean"), "x"),
+        ("cosine_similarity", lambda t: embedding.cosine_similarity(t[0], t[1]), "x"),
+        ("euclidean_distance", lambda t: embedding.euclidean_distance(t[0], t[1]), "x"),
+        ("dot_product", lambda t: embedding.dot_product(t[0], t[1]), "x"),
+        ("normalize_rows", embedding.normalize_rows, "x"),
+        ("cosine_scores", lambda t: embedding.cosine_scores(t, t[2]), "rows"),
+        ("unit_pair_cosines", lambda t: embedding.unit_pair_cosines(t, t), "A"),
+        ("check_table", embedding.check_table, "table"),
+        ("lookup", lambda t: embedding.lookup(t, [1]), "table"),
+        ("nearest_neighbours cosine", lambda t: embedding.nearest_neighbours(t, [1.0, 1.0], 2), "table"),
+        ("nearest_neighbours euclidean", lambda t: embedding.nearest_neighbours(t, [1.0, 1.0], 2, metric="euclidean"), "table"),
+        ("nearest_neighbours dot", lambda t: embedding.nearest_neighbours(t, [1.0, 1.0], 2, metric="dot"), "table"),
+        ("nearest_neighbours query", lambda t: embedding.nearest_neighbours(np.eye(2), t[0], 1), "query"),
+        ("top_k", lambda t: embedding.top_k(t[:, 0], 1), "scores"),
+        ("analogy", lambda t: embedding.analogy(np.ma.vstack([t, np.eye(2)]), 0, 1, 2), "table"),
+        ("metric_table", lambda t: geometry.metric_table([1.0, 1.0], {"a": t[0]}), r"vectors\['a'\]"),
+        ("principal_projection", lambda t: geometry.principal_projection(t, 1), "vectors"),
+        ("neighbour_sets", lambda t: geometry.neighbour_sets(t, [1], 1), "vectors"),
+        ("neighbour_overlap", lambda t: geometry.neighbour_overlap([t, t], [1], 1), r"tables\[0\]"),
+        ("anisotropy", lambda t: geometry.anisotropy(t, center=True), "vectors"),
+        ("word_similarity", lambda t: evaluation.word_similarity(t, vocab, pairs), "vectors"),
+        ("analogy_predictions", lambda t: evaluation.analogy_predictions(np.ma.vstack([t, np.eye(2)]), np.array([[0, 1, 2]])), "vectors"),
+        ("self_attention", lesson.self_attention, "X"),
+        ("same_set_of_vectors", lambda t: lesson.same_set_of_vectors(t, t), "X"),
+    ]
 
 
-def test_longdouble_beyond_or_below_float64_is_named_so_for_every_metric_and_ranking():
-    # np.longdouble("1e4000") is finite (np.array([1e4000], np.longdouble) is not: the Python literal is
-    # already inf, and 1e-4000 already 0.0, before NumPy sees them)
-    L = np.longdouble
-    huge, tiny = np.array([L("1e4000")]), np.array([[L("1e-4000"), 0], [0, 3 * L("1e-4000")]])
-    beyond = r"^x holds np.longdouble\('1e\+4000'\), beyond the float64 range \(about 1.8e308\)$"
-    with pytest.raises(ValueError, match=beyond):
-        embedding.euclidean_distance(huge, np.array([0], L))
-    with pytest.raises(ValueError, match=beyond):
-        embedding.dot_product(huge, np.array([0], L))
-    below = r"^x holds np.longdouble\('1e-4000'\), below the float64 range"
-    with pytest.raises(ValueError, match=below):
-        embedding.dot_product(tiny[0], tiny[1])
-    with pytest.raises(ValueError, match=r"^table holds np.longdouble\('1e-4000'\), below the float64 range"):
-        embedding.nearest_neighbours(tiny, np.zeros(2, L), 2, metric="dot")
+@pytest.mark.parametrize("label, fn, name", _vector_functions(), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_longdouble_float64_cannot_hold_is_named_by_every_function_that_takes_vectors(label, fn, name):
+    """1e-4000 became 0 on the cast to float64 (distinct tiny vectors tied at distance 0) and 1e4000 was
+    called "NaN or infinity"; a cosine rescaled longdouble rows while every ranking by cosine refused them.
+    One rule now: a ValueError naming the argument, for every metric."""
+    one = _L(1)
+    tiny = np.array([[_L("1e-4000"), 0], [0, one], [one, one]], dtype=_L)
+    huge = np.array([[_L("1e4000"), 0], [0, one], [one, one]], dtype=_L)
+    with pytest.raises(ValueError, match=rf"^{name} {_BELOW}"):
+        fn(tiny)
+    with pytest.raises(ValueError, match=rf"^{name} {_BEYOND}"):
+        fn(huge)
+
+
+@pytest.mark.parametrize("label, fn, name", _vector_functions(), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_masked_array_with_a_masked_entry_is_refused_by_every_function_that_takes_vectors(label, fn, name):
+    """np.asarray drops a mask: the masked entry's hidden value (here 1e6) was used as data."""
+    masked = np.ma.array([[1e6, 0.0], [0.0, 1.0], [1.0, 1.0]], mask=[[True, False], [False, False], [False, False]])
+    with pytest.raises(TypeError, match=rf"^{name} is a NumPy masked array with 1 masked entry; lib does not read masks"):
+        fn(masked)
+
+
+def test_longdouble_within_float64_and_a_masked_array_with_nothing_masked_are_computed_as_float64():
+    # 3-4-5 triangle: exact in float64
+    assert embedding.similarity(np.array([3, 4], dtype=_L), [1.0, 0.0]) == 0.6
+    assert embedding.euclidean_distance(np.array([3, 0], dtype=_L), np.array([0, 4], dtype=_L)) == 5.0
+    # a subnormal float64 holds 1e-320 (with fewer bits): distance exactly that double
+    assert embedding.euclidean_distance(np.array([_L("1e-320")]), [0.0]) == 1e-320
+    unmasked = np.ma.array([[3.0, 0.0], [0.0, 4.0]], mask=False)
+    assert embedding.euclidean_distance(unmasked[0], unmasked[1]) == 5.0
+    assert embedding.nearest_neighbours(unmasked, [0.0, 4.0], 1, metric="euclidean") == [(1, 0.0)]
+
 
 def test_integers_beyond_2_53_are_refused_in_tables_and_vectors():
     """2**62 + 1 became 2**62 in float64: the distance of [2**62 + 1, 0] to [2**62, 0] was 0, not 1."""

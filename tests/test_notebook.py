@@ -227,17 +227,17 @@ def test_fmt_of_a_longdouble_a_time_and_numbers_beyond_float64():
     with pytest.raises(TypeError, match="^value must be a real number, got timedelta64$"):  # was '5.0000'
         notebook.fmt(np.timedelta64(5))
     for big in (10**400, np.longdouble("1e400")):  # was OverflowError from float()
-        with pytest.raises(ValueError, match=r"^value must be a real number within float64's range \(about 1.8e308\), got "):
+        with pytest.raises(ValueError, match=r"^value must be a real number, got .*, beyond the float64 range \(about 1.8e308\)$"):
             notebook.fmt(big)
-    with pytest.raises(ValueError, match=r"^value must be a real number within float64's range"):
+    with pytest.raises(ValueError, match=r"^value must be a real number, got an integer of 401 digits, beyond the float64 range"):
         notebook.exact(10**400)
-    with pytest.raises(ValueError, match=r"^value holds an integer too large for float64"):
+    with pytest.raises(ValueError, match=r"^value holds an integer of 401 digits, beyond the float64 range \(about 1.8e308\)$"):
         notebook.fmt([10**400, 1])
-    with pytest.raises(ValueError, match=r"^values holds an integer too large for float64"):
+    with pytest.raises(ValueError, match=r"^values holds an integer of 401 digits, beyond the float64 range \(about 1.8e308\)$"):
         notebook.rounded(10**400, 2)
-    with pytest.raises(ValueError, match=r"^scores holds an integer too large for float64"):
+    with pytest.raises(ValueError, match=r"^scores holds an integer of 401 digits, beyond the float64 range \(about 1.8e308\)$"):
         notebook.runner_up_gap([10**400, 1], 0)
     for choose in (notebook.argmax, notebook.argmin):
-        with pytest.raises(ValueError, match=r"^values holds an integer too large for float64"):
+        with pytest.raises(ValueError, match=r"^values holds an integer of 401 digits, beyond the float64 range \(about 1.8e308\)$"):
             choose([10**400, 1], "x")
     assert notebook.runner_up_gap([2**70, 1], 0) == float(2**70) - 1.0  # large but within float64: fine

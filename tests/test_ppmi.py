@@ -438,7 +438,7 @@ def test_sign_convention_of_an_empty_matrix_returns_it_unchanged():
         ([[1 + 2j], [0]], None, TypeError, "U must hold real numbers, got dtype complex128"),
         ([[0.6], [-0.8]], [["x"]], TypeError, "Vt must hold real numbers, got dtype <U1"),
         ([[True], [False]], None, TypeError, "U must hold real numbers, got dtype bool"),  # was 1.0 and 0.0
-        ([[10**400]], None, ValueError, "U holds an integer too large for float64 (above about 1.8e308)"),  # OverflowError
+        ([[10**400]], None, ValueError, "U holds an integer of 401 digits, beyond the float64 range (about 1.8e308)"),  # OverflowError
         # a Vt of the wrong shape was broadcast: (1, 3) came back as (2, 3), a 3-D one was accepted
         ([[0.6, 0.1], [-0.8, 0.2]], [[1, 2, 3]], ValueError,
          "Vt must be a 2-D matrix (2, m), one row per column of U, got shape (1, 3)"),

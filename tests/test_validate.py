@@ -141,10 +141,10 @@ def test_huge_integers_are_value_errors_with_a_readable_message():
     # attack-15 F5: float(10**400) raised OverflowError from inside validate.number
     with pytest.raises(ValueError) as info:
         validate.number(10**400, "score")
-    assert str(info.value) == "score must be a finite number, got an integer of 401 digits (beyond the float64 range)"
+    assert str(info.value) == "score must be a finite number, got an integer of 401 digits, beyond the float64 range (about 1.8e308)"
     with pytest.raises(ValueError) as info:
         validate.number(-(2**1024), "edge", gt=0)
-    assert str(info.value) == "edge must be a finite number > 0, got a negative integer of 309 digits (beyond the float64 range)"
+    assert str(info.value) == "edge must be a finite number > 0, got a negative integer of 309 digits, beyond the float64 range (about 1.8e308)"
     assert validate.number(2**1023, "x") == 2.0**1023  # the largest power of two that float64 holds
     with pytest.raises(ValueError) as info:
         validate.integer(10**5000, "k", high=3)  # repr() itself refuses ints of more than 4300 digits
@@ -376,7 +376,7 @@ def test_real_shows_any_number_and_refuses_one_beyond_float64():
     assert np.isnan(validate.real(float("nan"), "x")) and validate.real(-np.inf, "x") == -np.inf
     assert validate.real(np.longdouble("1.5"), "x") == 1.5
     for big, text in ((10**400, "an integer of 401 digits"), (np.longdouble("1e400"), "np.longdouble('1e+400')")):
-        with pytest.raises(ValueError, match=rf"^x must be a real number within float64's range \(about 1.8e308\), got {re.escape(text)}$"):
+        with pytest.raises(ValueError, match=rf"^x must be a real number, got {re.escape(text)}, beyond the float64 range \(about 1.8e308\)$"):
             validate.real(big, "x")
     for bad in (True, "3", None, 1j):
         with pytest.raises(TypeError, match="^x must be a real number, got "):
@@ -399,7 +399,7 @@ def test_number_keep_int_compares_integers_exactly():
     assert validate.number(2.5, "e", keep_int=True) == 2.5
     with pytest.raises(ValueError, match=r"^e must be a finite number > 9007199254740993, got 9007199254740993$"):
         validate.number(2**53 + 1, "e", gt=2**53 + 1, keep_int=True)
-    with pytest.raises(ValueError, match=r"^e must be a finite number, got an integer of 401 digits \(beyond the float64 range\)$"):
+    with pytest.raises(ValueError, match=r"^e must be a finite number, got an integer of 401 digits, beyond the float64 range \(about 1.8e308\)$"):
         validate.number(10**400, "e", keep_int=True)
 
 
@@ -460,11 +460,64 @@ def test_a_longdouble_below_float64_is_named_never_zero():
     from lib import validate
 
     tiny = np.longdouble("1e-4000")
-    with pytest.raises(ValueError, match=r"^s must be a finite number, got np.longdouble\('1e-4000'\) \(below the float64 range"):
+    with pytest.raises(ValueError, match=r"^s must be a finite number, got np.longdouble\('1e-4000'\), below float64's smallest subnormal \(about 4.9e-324\), would become 0$"):
         validate.number(tiny, "s")
-    with pytest.raises(ValueError, match=r"^t must be a real number within float64's range \(nonzero values from about 4.9e-324\)"):
+    with pytest.raises(ValueError, match=r"^t must be a real number, got np.longdouble\('1e-4000'\), below float64's smallest subnormal \(about 4.9e-324\), would become 0$"):
         validate.real(tiny, "t")
-    with pytest.raises(ValueError, match=r"^x holds np.longdouble\('1e-4000'\), below the float64 range"):
+    with pytest.raises(ValueError, match=r"^x holds np.longdouble\('1e-4000'\), below float64's smallest subnormal \(about 4.9e-324\), would become 0$"):
         validate.real_numbers(np.array([tiny, 1], dtype=np.longdouble), "x")
     assert validate.number(np.longdouble(0), "s") == 0.0
     assert validate.real_numbers(np.array([np.longdouble("1e-320")]), "x")[0] == 1e-320  # a subnormal float64 holds it
+
+
+def test_float64_problem_names_a_finite_number_float64_cannot_hold_in_one_set_of_words():
+    L = np.longdouble
+    assert validate.float64_problem(L("1e-4000")) == "below float64's smallest subnormal (about 4.9e-324), would become 0"
+    assert validate.float64_problem(L("-1e4000")) == "beyond the float64 range (about 1.8e308)"
+    assert validate.float64_problem(10**400) == "beyond the float64 range (about 1.8e308)"
+    # representable, if only with fewer bits (a subnormal), or already a float64 value: no problem
+    for fine in (L("1e-320"), 5e-324, 0, L(0), 2**1023, float("nan"), float("inf"), L("inf")):
+        assert validate.float64_problem(fine) == ""
+    # an object array (a Python int beyond int64 beside a longdouble) gets the same words, never a silent 0
+    with pytest.raises(ValueError, match=r"^x holds np.longdouble\('1e-4000'\), below float64's smallest subnormal "
+                                         r"\(about 4.9e-324\), would become 0$"):
+        validate.real_numbers(np.array([2**70, L("1e-4000")], dtype=object), "x")
+    assert validate.real_numbers(np.array([2**70, L("0.5")], dtype=object), "x").tolist() == [2.0**70, 0.5]
+
+
+def test_read_number_refuses_a_nonzero_number_that_float64_would_read_as_zero():
+    for text in ("1e-400", "-2e-324", "0.0001e-320", ".5e-330"):
+        with pytest.raises(ValueError, match=rf"^number '{re.escape(text)}' is below float64's smallest subnormal "
+                                             r"\(about 4.9e-324\), would become 0$"):
+            validate.read_number(text)
+    assert validate.read_number("4e-324") == 5e-324  # rounds to the smallest subnormal, not to 0
+    assert validate.read_number("1e-320") == 1e-320
+    for zero in ("0e-400", "-0.000e-999", "0", "00.0"):
+        assert validate.read_number(zero) == 0.0
+
+
+def test_confidence_level_reads_a_narrow_float_as_written():
+    assert validate.confidence_level(np.float32(0.95)) == 0.95  # float(np.float32(0.95)) is 0.949999988079071
+    assert validate.confidence_level(np.float16(0.9)) == 0.9
+    assert validate.confidence_level(0.5) == 0.5
+    for bad in (0, 1.0, np.float32(1.0), float("nan")):
+        with pytest.raises(ValueError, match=r"^confidence must be a finite number in \(0, 1\), got "):
+            validate.confidence_level(bad)
+    with pytest.raises(TypeError, match=r"^level must be a finite number in \(0, 1\), got '0.9'$"):
+        validate.confidence_level("0.9", "level")
+
+
+def test_a_masked_array_is_refused_by_every_array_check_unless_nothing_is_masked():
+    m = np.ma.array([1.0, 2.0, 3.0], mask=[False, True, True])
+    message = (r"^x is a NumPy masked array with 2 masked entries; lib does not read masks \(the hidden values "
+               r"would be used\): pass x.compressed\(\) or x.filled\(value\), or drop the masked rows$")
+    for check in (validate.real_numbers, validate.vectors, validate.real_array, validate.ranked_numbers):
+        with pytest.raises(TypeError, match=message):
+            check(m, "x")
+    ids = np.ma.array([0, 1], mask=[True, False])
+    with pytest.raises(TypeError, match=r"^c is a NumPy masked array with 1 masked entry"):
+        validate.integer_array(ids, "c")
+    with pytest.raises(TypeError, match=r"^token ids is a NumPy masked array with 1 masked entry"):
+        validate.ids(ids, 4)
+    assert validate.vectors(np.ma.array([1.0, 2.0], mask=False), "x").tolist() == [1.0, 2.0]
+    assert validate.ids(np.ma.array([3, 0]), 4).tolist() == [3, 0]
