@@ -45,7 +45,7 @@ import numpy as np
 import scipy.stats
 
 from lib import validate
-from lib.corpus import fold
+from lib.corpus import TOKEN_PATTERN, fold, tokenize
 from lib.datasets import hidden_character, locate, other_line_end, read_text, text_lines
 from lib.embedding import check_table, cosine_scores, normalize_rows, top_k, unit_pair_cosines
 from lib.geometry import vocabulary_table
@@ -85,6 +85,40 @@ def _word(written: str, lowercase: bool, where: str, which: int, line: str) -> s
     return word
 
 
+class NotATokenWarning(UserWarning):
+    """Warned by :func:`read_word_pairs` and :func:`read_analogies` (with ``lowercase=True``) for a file that
+    holds words :func:`lib.corpus.tokenize` never returns as one token, its count and examples in the
+    message. Such a word is kept as read, so the pairs and questions holding it are counted as
+    out-of-vocabulary by :func:`word_similarity` and :func:`analogy_accuracy`: this says why, beforehand."""
+
+
+#: examples of words that are not tokens named in a :class:`NotATokenWarning`; the count names the rest
+NOT_A_TOKEN_EXAMPLES = 5
+
+
+def _warn_not_tokens(path, found: List[Tuple[int, str, str]], n_holding: int, n_total: int, unit: str) -> None:
+    """Warn (:class:`NotATokenWarning`) that ``n_holding`` of the ``n_total`` ``unit`` (``"pairs"``,
+    ``"questions"``) of the file ``path`` hold a word that is not a corpus token; ``found`` lists
+    ``(line, word as written, word as kept)`` for each such word in file order."""
+    if not found:
+        return
+    shown = ", ".join(f"line {line} {written!r} (tokenize gives {tokenize(written)})"
+                      for line, written, _ in found[:NOT_A_TOKEN_EXAMPLES])
+    more = f", and {len(found) - NOT_A_TOKEN_EXAMPLES} more" if len(found) > NOT_A_TOKEN_EXAMPLES else ""
+    warnings.warn(
+        f"{path.name}: {n_holding} of {n_total} {unit} {'holds' if n_holding == 1 else 'hold'} a word that "
+        f"lib.corpus.tokenize never returns as one token (a hyphen, a letter with no a-z form such as œ, ł or "
+        f"Greek), so {'it counts' if n_holding == 1 else 'they count'} as out-of-vocabulary; {len(found)} such "
+        f"word{'' if len(found) == 1 else 's'}: {shown}{more}",
+        NotATokenWarning, stacklevel=3,
+    )
+
+
+def _not_a_token(word: str) -> bool:
+    """True for a folded benchmark word that :func:`lib.corpus.tokenize` never returns as one token."""
+    return TOKEN_PATTERN.fullmatch(word) is None
+
+
 def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     """Read a word-similarity file: ``[(word1, word2, score), ...]`` in file order, ``score`` a float.
 
@@ -99,24 +133,36 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     lone combining accent, or to two words, such as ``don´t``) or a score that is not a finite number
     (naming the pair for NaN or infinity; for a score that holds a character other than ASCII, naming
     that character by code point and what to write instead, :func:`lib.validate.digits_hint`), ``FileNotFoundError`` for a missing file and
-    :class:`lib.datasets.NotTextError` (a ``ValueError``) naming the line for a file that is not UTF-8. With
-    ``lowercase=True`` each word is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule.
+    :class:`lib.datasets.NotTextError` (a ``ValueError``) naming the line for a file that is not UTF-8. A
+    score that is nonzero but below float64's smallest subnormal (``1e-400``, which ``float`` reads as 0.0)
+    or written with more than 100 digits is a ``ValueError`` naming the file, the line and the pair. With
+    ``lowercase=True`` each word is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule, and
+    a word that :func:`lib.corpus.tokenize` would not return as that one token (``south-west``, ``œuvre``:
+    tokenize gives ``['uvre']``, a Greek word: ``[]``) is kept but counted and reported: one
+    :class:`NotATokenWarning` for the file, naming how many pairs hold such a word and the first ones with
+    their lines, since every such pair will count as out-of-vocabulary. ``lowercase=False`` (words kept as
+    written, for a vocabulary of one's own) checks nothing of the kind.
     """
     lowercase = validate.flag(lowercase, "lowercase")
     path = locate(source)
     pairs: List[WordPair] = []
+    not_tokens: List[Tuple[int, str, str]] = []
+    n_holding = 0
     for number, line in _file_lines(path):
         if not line or line.startswith("#"):
             continue
         parts = [part.strip() for part in line.split("\t")]  # a space around a field is not part of it
         if len(parts) != 3:
             raise ValueError(f"{path.name}, line {number}: expected 'word1<TAB>word2<TAB>score', got {line!r}")
-        score = validate.read_number(parts[2])
+        try:
+            score = validate.read_number(parts[2])
+        except ValueError as exc:  # too many digits, or nonzero but below float64's smallest subnormal (1e-400)
+            raise ValueError(f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}): {exc}") from None
         if score is None:
             raise ValueError(
                 f"{path.name}, line {number}: score {parts[2]!r} is not a number{validate.digits_hint(parts[2])}"
             )
-        if not math.isfinite(score):
+        if not math.isfinite(score):  # also 1e999: finite as written, beyond float64
             raise ValueError(
                 f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is "
                 f"{validate.non_finite_text(parts[2])}: {parts[2]!r}"
@@ -124,6 +170,11 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
         where = f"{path.name}, line {number}"
         words = [_word(written, lowercase, where, which, line) for which, written in enumerate(parts[:2], start=1)]
         pairs.append((words[0], words[1], score))
+        if lowercase:
+            odd = [(number, written, word) for written, word in zip(parts[:2], words) if _not_a_token(word)]
+            not_tokens += odd
+            n_holding += bool(odd)
+    _warn_not_tokens(path, not_tokens, n_holding, len(pairs), "pairs")
     return pairs
 
 
@@ -139,12 +190,16 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
     named as such), a
     line without exactly four words, or a word that folds to nothing or to several words, and like
     :func:`read_word_pairs` for a file that is not UTF-8. The line is split into words first and each word
-    is then folded by :func:`lib.corpus.fold` (with ``lowercase=True``), the corpus tokeniser's rule.
+    is then folded by :func:`lib.corpus.fold` (with ``lowercase=True``), the corpus tokeniser's rule; a word
+    that :func:`lib.corpus.tokenize` would not return as that one token is kept, counted and reported in
+    one :class:`NotATokenWarning`, as in :func:`read_word_pairs`.
     """
     lowercase = validate.flag(lowercase, "lowercase")
     path = locate(source)
     sections: Dict[str, List[Question]] = {}
     current = None
+    not_tokens: List[Tuple[int, str, str]] = []
+    n_holding = n_questions = 0
     for number, line in _file_lines(path):
         if not line:
             continue
@@ -162,6 +217,12 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
         where = f"{path.name}, line {number}"
         words = [_word(w, lowercase, where, which, line) for which, w in enumerate(written, start=1)]
         sections[current].append(tuple(words))
+        n_questions += 1
+        if lowercase:
+            odd = [(number, w, word) for w, word in zip(written, words) if _not_a_token(word)]
+            not_tokens += odd
+            n_holding += bool(odd)
+    _warn_not_tokens(path, not_tokens, n_holding, n_questions, "questions")
     return sections
 
 
@@ -364,7 +425,7 @@ def spearman_interval(
     memory, which draws different resamples from the same seed than one batch would.
 
     ``confidence`` is kept as written: a float32 ``np.float32(0.95)`` is read as the shortest decimal that
-    rounds to it (0.95), not as its binary value 0.949999988079071.
+    rounds to it (0.95), not as its binary value 0.949999988079071 (:func:`lib.validate.confidence_level`).
 
     Raises ``ValueError`` for inputs of different lengths, fewer than 3 pairs, non-finite scores, integer
     scores beyond 2**53 (float64, in which they are ranked, would merge neighbours), ``confidence`` outside (0, 1), ``n_resamples`` outside ``[100, 10**7]``, a negative ``seed``, an
@@ -385,10 +446,7 @@ def spearman_interval(
     for a, name in zip(arrays, names):
         if not np.isfinite(a).all():
             raise ValueError(f"{name} scores must be finite (no NaN or infinity)")
-    written = np.format_float_positional(confidence) if isinstance(confidence, (np.float16, np.float32)) else None
-    confidence = validate.number(confidence, "confidence", gt=0, lt=1)
-    if written is not None:  # np.float32(0.95): 0.95, the decimal it was written as, not 0.949999988079071
-        confidence = float(written)
+    confidence = validate.confidence_level(confidence)  # np.float32(0.95): 0.95, as written
     n_resamples = validate.integer(n_resamples, "n_resamples", low=100, high=MAX_RESAMPLES)
     seed = validate.seed(seed)
     method = validate.choice(method, "method", BOOTSTRAP_METHODS, ignore_case=True)
@@ -631,6 +689,8 @@ __all__ = [
     "BOOTSTRAP_BATCH",
     "BOOTSTRAP_METHODS",
     "MAX_RESAMPLES",
+    "NOT_A_TOKEN_EXAMPLES",
+    "NotATokenWarning",
     "AnalogyResult",
     "Interval",
     "SimilarityResult",

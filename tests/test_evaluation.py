@@ -360,13 +360,14 @@ def test_a_human_score_or_edge_beyond_float64_is_a_value_error():
     with pytest.raises(ValueError) as info:
         word_similarity(tab, voc, pairs + [("cow", "cat", 10**400)])
     assert str(info.value) == (
-        "the human score of pair 3 ('cow', 'cat') must be a finite number, got an integer of 401 digits "
-        "(beyond the float64 range)"
+        "the human score of pair 3 ('cow', 'cat') must be a finite number, got an integer of 401 digits, "
+        "beyond the float64 range (about 1.8e308)"
     )
     with pytest.raises(ValueError) as info:
         similarity_by_frequency(tab, voc, [5, 5, 5, 5], pairs, [0, 10**400])
     assert str(info.value) == (
-        "the last edge must be a finite number (or np.inf), got an integer of 401 digits (beyond the float64 range)"
+        "the last edge must be a finite number (or np.inf), got an integer of 401 digits, beyond the float64 range "
+        "(about 1.8e308)"
     )
     assert word_similarity(tab, voc, pairs + [("cow", "cat", 1e300)]).n_used == 4  # large but finite: fine
     with pytest.raises(ValueError, match=r"^the human score of pair 3 \('cow', 'cat'\) is an integer of 301 digits, beyond 2"):
@@ -982,8 +983,79 @@ def test_longdouble_scores_that_underflow_and_bools_among_scores_are_named():
     voc = list("abcd")
     L = np.longdouble
     pairs = [("a", "b", L("2e-4000")), ("a", "c", L("1e-4000")), ("b", "d", L("3e-4000"))]
-    with pytest.raises(ValueError, match=r"got np.longdouble\('2e-4000'\) \(below the float64 range: nonzero but "
-                                         r"smaller than about 4.9e-324, it would become 0\)$"):
+    with pytest.raises(ValueError, match=r"got np.longdouble\('2e-4000'\), below float64's smallest subnormal "
+                                         r"\(about 4.9e-324\), would become 0$"):
         word_similarity(ANALOGY_TABLE, voc, pairs)
     with pytest.raises(TypeError, match=r"^human must hold real numbers, got a bool among them"):
         spearman_interval([0.1, 0.5, 0.3, 0.8, 0.2, 0.6], [1, 5, 3, 8, 2, True], n_resamples=100)
+
+
+# --- a score float64 reads as 0, words the tokeniser never returns ------------------------------------
+
+
+def test_a_score_below_float64s_smallest_subnormal_names_file_line_and_pair(tmp_path):
+    """float("1e-400") is 0.0: the score was read as 0 without a word."""
+    path = tmp_path / "pairs.txt"
+    path.write_text("cat\tdog\t7\ncar\tbus\t1e-400\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^pairs.txt, line 2: the score of \('car', 'bus'\): number '1e-400' is below "
+                                         r"float64's smallest subnormal \(about 4.9e-324\), would become 0$"):
+        read_word_pairs(path)
+    path.write_text("cat\tdog\t" + "1" * 101 + "\n", encoding="utf-8")  # was a message without file or line
+    with pytest.raises(ValueError, match=r"^pairs.txt, line 1: the score of \('cat', 'dog'\): number '1{20}\.\.\.' has "
+                                         r"101 digits; at most 100 are allowed$"):
+        read_word_pairs(path)
+    path.write_text("cat\tdog\t0e-400\ncar\tbus\t4e-324\n", encoding="utf-8")
+    assert read_word_pairs(path) == [("cat", "dog", 0.0), ("car", "bus", 5e-324)]
+
+
+def test_words_the_tokeniser_never_returns_are_kept_counted_and_reported(tmp_path):
+    from lib.evaluation import NotATokenWarning
+
+    path = tmp_path / "pairs.txt"
+    path.write_text("Œuvre\tart\t7\nsouth-west\tnorth\t3\ncat\tdog\t5\nΟΔΟΣ\tŁódź\t2\nyear's\tday\t4\n", encoding="utf-8")
+    with pytest.warns(NotATokenWarning) as record:
+        pairs = read_word_pairs(path)
+    assert len(record) == 1
+    assert str(record[0].message) == (
+        "pairs.txt: 3 of 5 pairs hold a word that lib.corpus.tokenize never returns as one token (a hyphen, a "
+        "letter with no a-z form such as œ, ł or Greek), so they count as out-of-vocabulary; 4 such words: "
+        "line 1 'Œuvre' (tokenize gives ['uvre']), line 2 'south-west' (tokenize gives ['south', 'west']), "
+        "line 4 'ΟΔΟΣ' (tokenize gives []), line 4 'Łódź' (tokenize gives ['odz'])"
+    )
+    assert record[0].filename == __file__  # the caller's line, not the reader's
+    # kept as read (folded), so that word_similarity counts them out-of-vocabulary, as the warning says
+    assert [p[:2] for p in pairs] == [("œuvre", "art"), ("south-west", "north"), ("cat", "dog"), ("οδοσ", "łodz"),
+                                      ("year's", "day")]
+    vocab = tokenize("art north cat dog year's day south west uvre odz")
+    table = np.random.default_rng(0).normal(size=(len(vocab), 3))
+    assert word_similarity(table, vocab, pairs).n_used == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_word_pairs(path, lowercase=False)  # words kept as written, for a vocabulary of one's own: no check
+
+    path = tmp_path / "questions.txt"
+    path.write_text(": s\nathens greece œuvre a\nx y z w\nx-y y z w\n", encoding="utf-8")
+    with pytest.warns(NotATokenWarning, match=r"^questions.txt: 2 of 3 questions hold a word .* 2 such words: "
+                                              r"line 2 'œuvre' \(tokenize gives \['uvre'\]\), line 4 'x-y' "):
+        read_analogies(path)
+    path.write_text(": s\nathens greece œuvre a\n", encoding="utf-8")
+    with pytest.warns(NotATokenWarning, match=r"^questions.txt: 1 of 1 questions holds a word .*, so it counts as "
+                                              r"out-of-vocabulary; 1 such word: line 2 'œuvre'"):
+        read_analogies(path)
+
+
+def test_a_file_with_more_words_that_are_not_tokens_names_the_first_five_and_counts_the_rest(tmp_path):
+    from lib.evaluation import NotATokenWarning
+
+    path = tmp_path / "pairs.txt"
+    path.write_text("".join(f"a-{i}\tcat\t{i}\n" for i in range(7)), encoding="utf-8")
+    with pytest.warns(NotATokenWarning, match=r"^pairs.txt: 7 of 7 pairs hold .*; 7 such words: line 1 'a-0' .* "
+                                              r"line 5 'a-4' \(tokenize gives \['a'\]\), and 2 more$"):
+        read_word_pairs(path)
+
+
+def test_the_shipped_benchmarks_hold_only_words_the_tokeniser_returns():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(read_word_pairs("wordsim353")) == 353 and len(read_word_pairs("simlex999")) == 999
+        assert sum(map(len, read_analogies("analogies").values())) == 19544

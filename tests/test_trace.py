@@ -505,3 +505,9 @@ def test_an_invisible_character_in_a_defined_name_is_shown_escaped():
 def test_functions_must_be_a_functions_record():
     with pytest.raises(TypeError, match=r"^functions must be a lib.trace.Functions \(default the reference\), got NoneType$"):
         trace.run("WIDTH 1\nTOKEN a 1\nSEQUENCE a\nLOOKUP a", None)  # was AttributeError: no attribute 'lookup'
+
+
+def test_a_token_value_that_float64_would_read_as_zero_names_its_line():
+    with pytest.raises(trace.TraceError, match=r"^line 2: number '1e-400' is below float64's smallest subnormal "
+                                               r"\(about 4.9e-324\), would become 0$"):
+        trace.run("WIDTH 2\nTOKEN a 1e-400 1\nSEQUENCE a\nADD 0\n")
