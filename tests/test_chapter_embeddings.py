@@ -131,3 +131,23 @@ def test_compare_neighbours_names_a_bad_digits():
     for bad, kind in ((-1, ValueError), (13, ValueError), (1.5, TypeError), (True, TypeError)):
         with pytest.raises(kind, match=r"^digits must be an integer in \[0, 12\], got "):  # named a format spec
             compare_neighbours(ours, ours, digits=bad)
+
+
+def test_overlap_by_count_reads_a_float32_confidence_as_written_and_refuses_masked_overlaps():
+    """np.float32(0.95) was used as 0.949999988079071 (spearman_interval read it as 0.95): the interval is
+    now SciPy's at 0.95, the level that was written."""
+    import scipy.stats
+
+    overlap = np.array([0.2, 0.5, 0.4, 0.9, 0.7, 0.8, 0.6])
+    counts = np.array([1, 2, 1, 5, 3, 4, 3])
+    got = overlap_by_count(overlap, counts, threshold=3, confidence=np.float32(0.95), n_resamples=500, seed=1)
+    rare, frequent = overlap[counts < 3], overlap[counts >= 3]
+    ref = scipy.stats.bootstrap(
+        (rare, frequent), lambda r, f, axis=-1: f.mean(axis=axis) - r.mean(axis=axis), vectorized=True,
+        n_resamples=500, confidence_level=0.95, method="percentile", rng=np.random.default_rng(1),
+    ).confidence_interval
+    assert got.confidence == 0.95
+    assert (got.low, got.high) == (float(ref.low), float(ref.high))
+    masked = np.ma.array(overlap, mask=[True] + [False] * 6)
+    with pytest.raises(TypeError, match=r"^overlap is a NumPy masked array with 1 masked entry"):
+        overlap_by_count(masked, counts, threshold=3)

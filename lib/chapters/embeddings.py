@@ -213,14 +213,15 @@ def overlap_by_count(
     makes degenerate). It answers whether the items at hand show a difference beyond what the choice of
     items produces; it does not resample seeds, whose spread is already averaged into ``overlap``.
     Resamples come from ``numpy.random.default_rng(seed)``. Raises like ``stability_by_frequency``, and
-    ``ValueError`` for ``confidence`` outside (0, 1), ``n_resamples`` outside ``[100, 10**7]``
+    ``ValueError`` for ``confidence`` outside (0, 1) (a ``float32`` level is read as written,
+    ``np.float32(0.95)`` as 0.95: :func:`lib.validate.confidence_level`), ``n_resamples`` outside ``[100, 10**7]``
     (:data:`lib.evaluation.MAX_RESAMPLES`) or a group of one item.
 
     >>> c = overlap_by_count([0.2, 0.4, 0.6, 0.8], [1, 1, 5, 5], threshold=3)
     >>> round(c.difference, 4), c.low <= c.difference <= c.high
     (0.4, True)
     """
-    conf = validate.number(confidence, "confidence", gt=0, lt=1)
+    conf = validate.confidence_level(confidence)
     n_resamples = validate.integer(n_resamples, "n_resamples", low=100, high=MAX_RESAMPLES)
     means = stability_by_frequency(overlap, counts, threshold)
     ov = np.asarray(overlap, dtype=np.float64)
