@@ -197,7 +197,8 @@ def fmt(value, spec: str = ".4f") -> str:
     thousands separator are allowed. A value that rounds to zero is shown without a minus sign. Logs every
     number when ``EMBOOK_NUMBER_LOG`` is set. Raises ``ValueError`` for a bad spec, an array of more than
     two dimensions or a finite value beyond float64 (``10**400``, a ``longdouble``), ``TypeError`` for a
-    value that is not a number (a string, a ``bool``, a NumPy time).
+    value that is not a number (a string, a ``bool``, a NumPy time) or a masked array with a masked entry
+    (its hidden values would be shown: :func:`lib.validate.not_masked`).
 
     >>> fmt(2.0 / 3.0, ".4f")
     '0.6667'
@@ -208,7 +209,7 @@ def fmt(value, spec: str = ".4f") -> str:
     """
     check_spec(spec)
     if isinstance(value, (list, tuple, np.ndarray)) or (hasattr(value, "__array__") and not isinstance(value, np.generic)):
-        array = np.asarray(value)
+        array = np.asarray(validate.not_masked(value, "value"))
         if array.ndim == 0:
             return fmt(array[()], spec)  # a NumPy scalar (or the object held), formatted below
         if array.ndim > 2:

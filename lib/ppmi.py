@@ -166,8 +166,9 @@ def ppmi(counts, alpha: float = 1.0):
     is that of the scaled-down counts, to float64 rounding.
 
     Raises ``ValueError`` for a matrix that is not 2-D, has negative or non-finite entries, or for
-    ``alpha`` not finite and positive; ``TypeError`` for counts that are not real numbers (``bool``,
-    complex), dense or sparse.
+    ``alpha`` not finite and positive, or a ``longdouble`` count float64 cannot hold; ``TypeError`` for
+    counts that are not real numbers (``bool``, complex), dense or sparse, or a masked array with a masked
+    entry (the rule of :func:`lib.validate.real_numbers`).
 
     >>> # log(P(w, c) / (P(w) P(c))) = log(0.5 / 0.25) = ln 2
     >>> ppmi([[0.0, 2.0], [2.0, 0.0]])
@@ -198,10 +199,10 @@ def ppmi(counts, alpha: float = 1.0):
             out.data = np.maximum(_pmi_values(m.data, i, m.indices, row, col, alpha), 0.0)
             out.eliminate_zeros()
         return out
-    C = np.asarray(counts)
+    C = np.asarray(validate.not_masked(counts, "counts"))
     if not validate.real_dtype(C.dtype):
         raise TypeError(f"counts must be numeric, got dtype {C.dtype}")
-    C = C.astype(np.float64)
+    C = validate.real_numbers(C, "counts").astype(np.float64)  # a longdouble float64 cannot hold: ValueError
     if C.ndim != 2:
         raise ValueError(f"counts must be a 2-D matrix, got shape {C.shape}")
     if not np.all(np.isfinite(C)):
@@ -374,8 +375,11 @@ def _dense_real(matrix) -> np.ndarray:
 
     ``TypeError`` for strings, complex numbers, bools, a ragged nesting, and for an entry such as ``None``
     or a ``Decimal`` in a list (named with its position), which NumPy would turn into NaN or refuse with its
-    own message; ``ValueError`` for a Python integer beyond float64 (``10**400``).
+    own message; ``ValueError`` for a Python integer beyond float64 (``10**400``) or a ``longdouble`` entry
+    float64 cannot hold, and ``TypeError`` for a masked array with a masked entry, as
+    :func:`lib.validate.real_numbers`.
     """
+    validate.not_masked(matrix, "matrix")
     try:
         raw = np.asarray(matrix)
     except ValueError:  # a ragged nesting such as [[1, 2], [3]]
@@ -390,6 +394,8 @@ def _dense_real(matrix) -> np.ndarray:
         except OverflowError:  # an int such as 10**400
             raise ValueError("matrix contains an integer beyond the float64 range (1.8e308)") from None
     _check_real_dtype(raw.dtype)
+    if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:  # longdouble: 1e-4000 would become 0, 1e4000 inf
+        return validate.real_numbers(raw, "matrix")
     return raw.astype(np.float64)
 
 

@@ -241,3 +241,9 @@ def test_fmt_of_a_longdouble_a_time_and_numbers_beyond_float64():
         with pytest.raises(ValueError, match=r"^values holds an integer of 401 digits, beyond the float64 range \(about 1.8e308\)$"):
             choose([10**400, 1], "x")
     assert notebook.runner_up_gap([2**70, 1], 0) == float(2**70) - 1.0  # large but within float64: fine
+
+
+def test_fmt_refuses_a_masked_entry_rather_than_show_its_hidden_value():
+    with pytest.raises(TypeError, match=r"^value is a NumPy masked array with 1 masked entry; lib does not read masks"):
+        notebook.fmt(np.ma.array([0.5, 99.0], mask=[False, True]))
+    assert notebook.fmt(np.ma.array([0.5, 2.0], mask=False), ".1f") == "[0.5 2.0]"

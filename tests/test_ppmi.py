@@ -506,3 +506,16 @@ def test_cooccurrence_bounds_the_vocabulary():
                                          r"a result of shape \(20000, 20000\) would hold 400000000 entries"):
         cooccurrence([[0, 1]], 20_000)
     assert cooccurrence([[0, 1]], 20_000, sparse=True).nnz == 2
+
+
+def test_ppmi_refuses_a_masked_entry_and_a_longdouble_float64_cannot_hold():
+    masked = np.ma.array([[1.0, 2.0], [3.0, 4.0]], mask=[[True, False], [False, False]])
+    tiny = np.array([[np.longdouble("1e-4000"), 1], [1, 1]], dtype=np.longdouble)
+    for name, fn in (("counts", ppmi), ("matrix", lambda m: truncated_svd(m, 1))):
+        with pytest.raises(TypeError, match=rf"^{name} is a NumPy masked array with 1 masked entry; lib does not read masks"):
+            fn(masked)
+        with pytest.raises(ValueError, match=rf"^{name} holds np.longdouble\('1e-4000'\), below float64's smallest subnormal"):
+            fn(tiny)
+    # a longdouble float64 holds is its float64 value: the same PPMI as the float64 matrix
+    counts = [[2.0, 1.0], [1.0, 4.0]]
+    assert np.array_equal(ppmi(np.array(counts, dtype=np.longdouble)), ppmi(np.array(counts)))
