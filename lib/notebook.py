@@ -40,6 +40,7 @@ Outside a notebook (plain Python, tests) :func:`show` and :func:`glue` do nothin
 
 from __future__ import annotations
 
+import atexit
 import base64
 import io
 import json
@@ -133,6 +134,15 @@ def unlogged() -> Iterator[None]:
         yield
     finally:
         _paused -= 1
+
+
+@atexit.register
+def _close_log() -> None:
+    """Close the number log at exit (it stays open between calls, since every printed number appends)."""
+    global _log_file, _log_path
+    if _log_file is not None:
+        _log_file.close()
+        _log_file, _log_path = None, None
 
 
 def _log(entry: dict) -> None:
