@@ -306,6 +306,28 @@ _RECOMPUTE_BELOW = 2.0**-450
 _BLOCK = 2**20
 
 
+def power_of_two_scale(*arrays) -> tuple:
+    """``(A * 2**-e, B * 2**-e, ..., e)`` for finite float64 arrays (checked by the caller): every array
+    scaled by the one power of two ``2**e`` that puts the largest ``|entry|`` of them all in [0.5, 1)
+    (``e = 0`` when every entry is 0 or the arrays are empty); ``e`` an int.
+
+    Exact, except for entries that become subnormal (below about 2.2e-308 after scaling): a power of two
+    changes no rounding, so a computation on the scaled arrays, scaled back by ``2**e``, is the computation
+    on the arrays themselves without their overflow. For computations that do not change with scale
+    (cosines, explained variance) or that scale back at the end (distances, weighted averages, principal
+    coordinates).
+
+    >>> power_of_two_scale(np.array([3.0, -1.0]))
+    (array([ 0.75, -0.25]), 2)
+    >>> power_of_two_scale(np.array([0.5]), np.array([6.0]))
+    (array([0.0625]), array([0.75]), 3)
+    """
+    tops = [float(np.max(np.abs(a))) for a in arrays if np.size(a)]
+    top = max(tops, default=0.0)
+    e = int(np.frexp(top)[1]) if top > 0 else 0
+    return (*(np.ldexp(a, -e) for a in arrays), e)
+
+
 def _distances(X, Y) -> np.ndarray:
     """``(n, m)`` Euclidean distances of rows ``X (n, d)`` and ``Y (m, d)``, float64, ``inf`` where a
     distance is beyond float64; memory ``O(n m)``, never ``O(n m d)``.
@@ -318,10 +340,9 @@ def _distances(X, Y) -> np.ndarray:
     also holds far larger ones, or equal rows) may have lost bits to underflow, so it is recomputed from
     the unscaled rows, each difference scaled by its own power of two before it is squared (``_pair_distances``).
     """
-    top = max(float(np.max(np.abs(X))), float(np.max(np.abs(Y))))
-    e = int(np.frexp(top)[1]) if top > 0 else 0
     with np.errstate(under="ignore"):
-        scaled = cdist(np.ldexp(X, -e), np.ldexp(Y, -e))
+        Xs, Ys, e = power_of_two_scale(X, Y)
+    scaled = cdist(Xs, Ys)
     rows, cols = np.nonzero(scaled < _RECOMPUTE_BELOW)
     with np.errstate(over="ignore"):  # beyond float64: inf, reported by the caller
         out = np.ldexp(scaled, e)

@@ -35,7 +35,15 @@ import numpy as np
 
 from lib import tables, validate
 from lib.corpus import UnknownTokenError, token_index
-from lib.embedding import check_table, cosine_scores, nearest_neighbours, normalize_rows, similarity, top_k
+from lib.embedding import (
+    check_table,
+    cosine_scores,
+    nearest_neighbours,
+    normalize_rows,
+    power_of_two_scale,
+    similarity,
+    top_k,
+)
 from lib.notebook import fmt
 from lib.ppmi import truncated_svd
 
@@ -150,21 +158,6 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
         raise ValueError("the principal coordinates of these vectors overflow float64 (a coordinate's true "
                          "value is above 1.8e308); scale the vectors down or use normalize=True")
     return coords
-
-
-def power_of_two_scale(X) -> Tuple[np.ndarray, int]:
-    """``(X * 2**-e, e)`` for a finite float64 array ``X`` (checked by the caller): ``X`` scaled by the power
-    of two ``2**e`` that puts its largest ``|entry|`` in [0.5, 1) (``e = 0`` for a zero or empty array).
-    Exact, except for entries that become subnormal (below about 2.2e-308 after scaling): a power of two
-    changes no rounding, so a computation on the scaled array, scaled back, is the computation on ``X``
-    without its overflow. For computations that do not change with scale (cosines, explained variance) or
-    that scale back at the end.
-
-    >>> power_of_two_scale(np.array([3.0, -1.0]))
-    (array([ 0.75, -0.25]), 2)
-    """
-    e = int(np.frexp(np.max(np.abs(X)))[1]) if np.size(X) else 0
-    return np.ldexp(X, -e), e
 
 
 # --- neighbours ----------------------------------------------------------------------------------
@@ -320,7 +313,7 @@ def anisotropy(vectors, *, center: bool = False) -> float:
 
 def _centred(X) -> np.ndarray:
     """``X (V, D)`` (finite float64) minus its mean row, up to a power of two (for cosines, which do not
-    change with scale): see :func:`anisotropy`, :func:`power_of_two_scale`. Each column is summed exactly (``math.fsum``) and rounded
+    change with scale): see :func:`anisotropy`, :func:`lib.embedding.power_of_two_scale`. Each column is summed exactly (``math.fsum``) and rounded
     once, so that the 1e-300 rows of a table that also holds 1e300 rows keep their share of the mean (a
     float64 sum would lose them, and scaling the table into [-1, 1] first would send them below the
     subnormal range)."""
@@ -382,7 +375,6 @@ __all__ = [
     "named_neighbours",
     "neighbour_overlap",
     "neighbour_sets",
-    "power_of_two_scale",
     "principal_projection",
     "stability_by_frequency",
     "vocabulary_table",

@@ -390,3 +390,15 @@ def test_a_bool_inside_a_list_of_numbers_is_refused():
         embedding.top_k([0.5, True], 1)
     with pytest.raises(TypeError, match="^table " + message):
         embedding.nearest_neighbours([[1.0, np.True_], [0.0, 1.0]], [1.0, 0.0], 1)
+
+
+def test_power_of_two_scale_shares_one_exact_exponent_across_its_arrays():
+    from lib.embedding import power_of_two_scale
+
+    X, Y = np.array([[3.0, -1e-300]]), np.array([1e300, 0.0])
+    Xs, Ys, e = power_of_two_scale(X, Y)
+    assert e == 997 and np.abs(Ys).max() == pytest.approx(1e300 / 2.0**997) and 0.5 <= np.abs(Ys).max() < 1
+    np.testing.assert_array_equal(np.ldexp(Ys, e), Y)  # exact: a power of two changes no rounding
+    assert Xs[0, 0] == 3.0 * 2.0**-997 and Xs[0, 1] == 0.0  # 1e-300 * 2**-997 is below the subnormals
+    zeros, empty, e0 = power_of_two_scale(np.zeros(3), np.zeros(0))
+    assert e0 == 0 and zeros.tolist() == [0.0, 0.0, 0.0] and empty.shape == (0,)

@@ -26,8 +26,8 @@ from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
 from lib import bigram, positional, tables, toylang, validate
-from lib.embedding import cosine_similarity, lookup, similarity
-from lib.geometry import named_neighbours, power_of_two_scale
+from lib.embedding import cosine_similarity, lookup, power_of_two_scale, similarity
+from lib.geometry import named_neighbours
 from lib.notebook import argmax, argmin, exact, fmt
 from lib.positional import LearnedPositionTable, add_positions
 

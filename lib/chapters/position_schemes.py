@@ -37,8 +37,7 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from lib import forward_filter, positional, tables, toylang, transformer, validate
-from lib.embedding import cosine_similarity, similarity
-from lib.geometry import power_of_two_scale
+from lib.embedding import cosine_similarity, power_of_two_scale, similarity
 from lib.notebook import argmax, exact, fmt, logging_numbers, record_gap
 from lib.progress import progress
 from lib.threads import torch_threads
@@ -455,7 +454,7 @@ def principal_component(rows) -> Tuple[np.ndarray, float, np.ndarray]:
     The sign is chosen so that the score rises from the first row to the last.
 
     Scale-robust: the rows are scaled by the power of two that puts their largest ``|entry|`` in [0.5, 1)
-    (:func:`lib.geometry.power_of_two_scale`; exact, so the direction and the explained fraction are those
+    (:func:`lib.embedding.power_of_two_scale`; exact, so the direction and the explained fraction are those
     of the unscaled rows) and the scores scaled back, so rows of any finite size give their component.
     Raises ``ValueError`` for ``rows`` that are not ``(n, d)`` with ``n >= 2``, hold NaN or infinity, or are
     all equal (no variance, no direction); ``TypeError`` for entries that are not real numbers.
