@@ -222,9 +222,9 @@ BELOW_FLOAT64 = "below float64's smallest subnormal (about 4.9e-324), would beco
 
 def float64_problem(value) -> str:
     """Why the number ``value`` has no float64 value, or ``""`` when ``float(value)`` is ``value`` up to
-    rounding (NaN and infinity included: they are float64 values). :data:`BEYOND_FLOAT64` for a finite
+    rounding (NaN and infinity included: they are float64 values). ``BEYOND_FLOAT64`` for a finite
     value above float64's largest (a Python ``int`` such as ``10**400``, a ``longdouble`` ``1e4000``), which
-    would become infinity or an ``OverflowError``; :data:`BELOW_FLOAT64` for a nonzero value below its
+    would become infinity or an ``OverflowError``; ``BELOW_FLOAT64`` for a nonzero value below its
     smallest subnormal (a ``longdouble`` ``1e-4000``), which would become 0. A subnormal float64 value
     (``1e-320``, fewer bits) is rounding, not a problem. The one rule of :func:`number`, :func:`real` and
     :func:`real_numbers` for every dtype wider than float64.
