@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Dict, List, Mapping, Sequence, Tuple
 
 import numpy as np
@@ -133,13 +134,22 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     projection), then centred; the coordinates are the centred rows times the top ``k`` right singular
     vectors, i.e. ``U_k S_k`` of :func:`lib.ppmi.truncated_svd` with its sign convention (largest entry
     of each column of ``U`` positive), so the figure does not flip between runs or machines.
-    Scale-robust: the vectors are scaled by a power of two into [-1, 1] before the mean is taken (a mean
-    of rows of size 1e308 would overflow) and the coordinates scaled back, so vectors of any finite size
-    give their coordinates: ``U_k S_k`` is formed in the scaled space and scaled back once, so a singular
-    value beyond float64 is no error while every coordinate fits. Raises ``ValueError`` for ``k`` outside
+    Centred exactly (:func:`centred_rows`: each column's mean is its exact sum divided by ``V``, rounded once),
+    so a constant column adds nothing to any coordinate, whatever its value (a float64 mean of 0.1, 0.1,
+    0.1 is not 0.1, and would give every row the same nonzero coordinate). Scale-robust: the centring and the
+    solver work on the vectors scaled by powers of two, and the coordinates are scaled back, so vectors of
+    any finite size give their coordinates: ``U_k S_k`` is formed in the scaled space and scaled back once,
+    so a singular value beyond float64 is no error while every coordinate fits. Raises ``ValueError`` for ``k`` outside
     ``[1, min(V, D)]``, non-finite input, or a returned coordinate beyond float64 (above about 1.8e308 in
     size; possible only for vectors near that size with ``normalize=False``); ``TypeError`` for
-    a ``normalize`` that is not ``True`` or ``False``.
+    a ``normalize`` that is not ``True`` or ``False``, and for ``vectors`` as :func:`lib.validate.real_numbers`
+    (a PyTorch tensor is read as its values, detached).
+
+    >>> rows = [[0.1, 0.0], [0.1, 1.0], [0.1, 2.0]]
+    >>> principal_projection(rows, 1, normalize=False)
+    array([[ 1.],
+           [ 0.],
+           [-1.]])
     """
     normalize = validate.flag(normalize, "normalize")
     X = check_table(vectors, "vectors").astype(np.float64)
@@ -147,13 +157,14 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
         raise ValueError("vectors contain NaN or infinity")
     if normalize:
         X = normalize_rows(X)
-    X, e = power_of_two_scale(X)  # the coordinates scale with the vectors: 2**e goes back on at the end
-    X = X - X.mean(axis=0)
+    X, e = centred_rows(X)  # exact column means; the coordinates scale with the rows: 2**e goes back on at the end
+    with np.errstate(under="ignore"):
+        X, e2 = power_of_two_scale(X)  # into [-1, 1] for the solver
     U, S, _ = truncated_svd(X, k, solver="dense")
     # the coordinates in the scaled space (at most sqrt(V * D) in size), scaled back once: a singular value
     # beyond float64 (vectors near 1.8e308) does not make a representable coordinate overflow
     with np.errstate(over="ignore"):  # reported below as a ValueError
-        coords = np.ldexp(U * S, e)
+        coords = np.ldexp(U * S, e + e2)
     if not np.all(np.isfinite(coords)):
         raise ValueError("the principal coordinates of these vectors overflow float64 (a coordinate's true "
                          "value is above 1.8e308); scale the vectors down or use normalize=True")
@@ -285,14 +296,11 @@ def anisotropy(vectors, *, center: bool = False) -> float:
     ``center=True`` subtracts the mean row first (mean removal). About 0 for directions spread evenly;
     near 1 when all rows share one direction (a narrow cone). Zero rows count as cosine 0. Any finite
     scale works (cosines are scale-robust, see :func:`lib.embedding.similarity`), and so do rows of very
-    different sizes in one table: the table is first scaled by the power of two that puts its largest
-    entry just below ``2**1022 / 2V`` (up for small tables: exact, so subnormal rows such as 1e-320 get
-    all 53 bits before the mean is divided by ``V``), then the mean row is each column's exact sum
-    (``math.fsum``) rounded once and divided by ``V``, so rows of 1e-300 beside rows of 1e300 keep their
-    part of it, and two centred rows are exactly antiparallel (-1.0). The one loss: where the table holds
-    entries near float64's largest (above ``2**1022 / 2V``), the scaling is down, and entries that become
-    subnormal (below about 2.2e-308 after it) lose bits. Raises ``ValueError``
-    for fewer than two rows or non-finite input, ``TypeError`` for a ``center`` that is not ``True`` or
+    different sizes in one table: the centring is :func:`centred_rows`' (each column's mean exact, rounded
+    once, on the table scaled by a power of two), so rows of 1e-300 beside rows of 1e300 keep their part
+    of the mean, a constant column leaves no residue, and two centred rows are exactly antiparallel (-1.0).
+    The one loss: where the table holds entries near float64's largest (above ``2**1022 / 2V``), entries
+    that become subnormal when it is scaled down lose bits. Raises ``ValueError`` for fewer than two rows or non-finite input, ``TypeError`` for a ``center`` that is not ``True`` or
     ``False``.
 
     >>> anisotropy(np.eye(3)), anisotropy([[1.0, 0.0], [1.0, 0.0]])
@@ -305,18 +313,36 @@ def anisotropy(vectors, *, center: bool = False) -> float:
     if not np.all(np.isfinite(X)):
         raise ValueError("vectors contain NaN or infinity")
     if center:
-        X = _centred(X)
+        X, _ = centred_rows(X)  # cosines do not change with the scale 2**e
     S = similarity(X, X, "cosine")
     V = X.shape[0]
     return float((S.sum() - np.trace(S)) / (V * (V - 1)))
 
 
-def _centred(X) -> np.ndarray:
-    """``X (V, D)`` (finite float64) minus its mean row, up to a power of two (for cosines, which do not
-    change with scale): see :func:`anisotropy`, :func:`lib.embedding.power_of_two_scale`. Each column is summed exactly (``math.fsum``) and rounded
-    once, so that the 1e-300 rows of a table that also holds 1e300 rows keep their share of the mean (a
-    float64 sum would lose them, and scaling the table into [-1, 1] first would send them below the
-    subnormal range)."""
+def centred_rows(vectors) -> Tuple[np.ndarray, int]:
+    """The rows of ``vectors`` ``(V, D)`` minus their mean row, as ``(C, e)``: ``C`` ``(V, D) float64`` and
+    ``e`` an int, ``C * 2**e`` the centred rows (the one centring of ``lib``: :func:`anisotropy`,
+    :func:`principal_projection`, the principal component of the chapter "Positions in a trained model").
+
+    Each column's mean is exact, rounded once: its exact sum (``math.fsum``, repeated on the remainder until
+    nothing is left) divided by ``V`` as a fraction. So a constant column gives exactly 0 whatever its value
+    (a float64 mean of 0.1, 0.1, 0.1 is 0.10000000000000002, and would leave every row the same residue),
+    and rows of 1e-300 beside rows of 1e300 keep their share of the mean (a float64 sum would lose them).
+    The table is first scaled by the power of two ``2**-e`` that puts its largest entry just below
+    ``2**1022 / 2V``: no sum of a column or difference from its mean overflows, and a table of subnormals
+    is scaled up (exactly) so that its mean is rounded at 53 bits, not at the few bits a subnormal has.
+    The one loss: where the table holds entries near float64's largest (above ``2**1022 / 2V``), the
+    scaling is down, and entries that become subnormal (below about 2.2e-308 after it) lose bits.
+    Raises ``ValueError`` for a table that is not ``(V, D)`` or holds NaN or infinity, ``TypeError`` for
+    entries that are not real numbers (:func:`lib.embedding.check_table`).
+
+    >>> C, e = centred_rows([[0.1, 0.0], [0.1, 1.0], [0.1, 2.0]])
+    >>> np.ldexp(C, e)
+    array([[ 0., -1.],
+           [ 0.,  0.],
+           [ 0.,  1.]])
+    """
+    X = check_table(vectors, "vectors", finite=True).astype(np.float64)
     V = X.shape[0]
     top = float(np.max(np.abs(X)))
     # the largest entry to just below 2**(1022 - bits(V)): a sum of V entries, or the difference of two,
@@ -324,9 +350,28 @@ def _centred(X) -> np.ndarray:
     # at 53 bits, not at the few bits a subnormal has
     shift = 1022 - V.bit_length() - int(np.frexp(top)[1]) if top > 0 else 0
     if shift:
-        X = np.ldexp(X, shift)
-    mean = np.array([math.fsum(column) for column in X.T]) / V
-    return X - mean
+        with np.errstate(under="ignore"):
+            X = np.ldexp(X, shift)
+    mean = np.array([_exact_mean(column) for column in X.T])
+    return X - mean, -shift
+
+
+def _exact_mean(column: np.ndarray) -> float:
+    """The mean of the finite float64 ``column`` (its exact sum below 2**1024) rounded once to float64.
+
+    ``math.fsum`` rounds the exact sum once; repeating it on the entries and the negated partial sums gives
+    the remainder it rounded away, until that is 0 (each round takes about 53 bits off, and the sum is a
+    multiple of 2**-1074, so it ends). The mean is the exact fraction ``(sum of the parts) / V``, rounded once
+    by ``Fraction.__float__``."""
+    values = column.tolist()
+    parts = []
+    while True:
+        s = math.fsum(values)
+        if s == 0.0:
+            break
+        parts.append(s)
+        values.append(-s)
+    return float(sum(map(Fraction, parts), Fraction(0)) / len(column))
 
 
 def stability_by_frequency(overlap, counts, threshold: int) -> Dict[str, float]:
@@ -370,6 +415,7 @@ def stability_by_frequency(overlap, counts, threshold: int) -> Dict[str, float]:
 __all__ = [
     "MetricRow",
     "anisotropy",
+    "centred_rows",
     "format_metric_table",
     "metric_table",
     "named_neighbours",

@@ -3,6 +3,7 @@ makes about the real one."""
 
 import numpy as np
 import pytest
+from exact_centring import principal_coordinates, tables_with_a_constant_column
 
 from lib import forward_filter, positional, toylang, transformer
 from lib.chapters import position_schemes as ps
@@ -140,6 +141,28 @@ def test_principal_component_is_scale_robust_and_names_bad_rows():
     ]:
         with pytest.raises(ValueError, match=message):
             ps.principal_component(bad)
+
+
+@pytest.mark.parametrize("rows, exact", [
+    # a constant column whose float64 mean is inexact gave every score -1.39e-17 (first table), or "rows are
+    # all equal" (second): the rows differ
+    ([[0.1, 0.0], [0.1, 1e-17], [0.1, 2e-17]], [-1e-17, 0.0, 1e-17]),
+    ([[1e300, 0.0], [1e300, 1e-300], [1e300, 2e-300]], [-1e-300, 0.0, 1e-300]),
+])
+def test_principal_component_of_a_constant_column_with_an_inexact_mean(rows, exact):
+    scores, explained, direction = ps.principal_component(rows)
+    np.testing.assert_allclose(scores, exact, rtol=1e-14, atol=0)  # rising from the first row to the last
+    assert explained == 1.0
+    np.testing.assert_allclose(direction, [0.0, 1.0], rtol=1e-15, atol=0)  # the constant column: exactly 0
+
+
+def test_principal_component_matches_exact_centring_on_random_tables_with_a_constant_column():
+    for rows in tables_with_a_constant_column(100, seed=3):
+        scores, _, direction = ps.principal_component(rows)
+        assert direction[0] == 0.0  # the constant column takes no part
+        ref = principal_coordinates(rows, 1)[:, 0]  # up to sign
+        ref = ref if ref[-1] >= ref[0] else -ref  # the chapter's sign: rising from the first row to the last
+        np.testing.assert_allclose(scores, ref, rtol=0, atol=1e-12 * np.abs(ref).max())
 
 
 def test_extended_configs():

@@ -10,12 +10,15 @@ import pytest
 from scipy.stats import ortho_group
 from sklearn.decomposition import PCA
 
+from exact_centring import exactly_centred, principal_coordinates, tables_with_a_constant_column
+
 from lib.chapters.embeddings import FOUR_VECTORS
 from lib.corpus import UnknownTokenError, Vocabulary
 from lib.embedding import nearest_neighbours
 from lib.geometry import (
     MetricRow,
     anisotropy,
+    centred_rows,
     format_metric_table,
     metric_table,
     named_neighbours,
@@ -242,6 +245,68 @@ def test_principal_coordinates_that_overflow_are_an_error_not_inf():
         principal_projection([[1.7e308, 1.7e308], [-1.7e308, -1.7e308]], 1, normalize=False)  # ±2.4e308
     np.testing.assert_allclose(principal_projection(np.array(X) / 1e300, 1, normalize=False) * 1e300,
                                principal_projection(np.array(X) / 4, 1, normalize=False) * 4, rtol=1e-12)
+
+
+# a constant column whose float64 mean is inexact (0.1 + 0.1 + 0.1 is 0.30000000000000004) left every row the
+# same residue: 1.39e-17 for all three rows of the first table, zeros or "rows are all equal" for the second
+CONSTANT_COLUMN_TABLES = [
+    ([[0.1, 0.0], [0.1, 1e-17], [0.1, 2e-17]], [-1e-17, 0.0, 1e-17]),
+    ([[1e300, 0.0], [1e300, 1e-300], [1e300, 2e-300]], [-1e-300, 0.0, 1e-300]),
+]
+
+
+@pytest.mark.parametrize("rows, exact", CONSTANT_COLUMN_TABLES)
+def test_centred_rows_leave_no_residue_in_a_constant_column(rows, exact):
+    C, e = centred_rows(rows)
+    centred = np.ldexp(C, e)
+    np.testing.assert_array_equal(centred[:, 0], [0.0, 0.0, 0.0])
+    np.testing.assert_allclose(centred[:, 1], exact, rtol=1e-15)
+
+
+@pytest.mark.parametrize("rows, exact", CONSTANT_COLUMN_TABLES)
+def test_principal_projection_of_a_constant_column_with_an_inexact_mean(rows, exact):
+    got = principal_projection(rows, 1, normalize=False)[:, 0]
+    # the sign convention makes the largest entry positive; the two are equal in size, so compare up to sign
+    assert np.allclose(got, exact, rtol=1e-14, atol=0) or np.allclose(got, np.negative(exact), rtol=1e-14, atol=0), got
+    assert got[1] == 0.0
+
+
+def test_centred_rows_match_exact_fractions_on_random_tables_with_a_constant_column():
+    for rows in tables_with_a_constant_column(100, seed=1):
+        C, e = centred_rows(rows)
+        centred = np.ldexp(C, e)
+        exact = exactly_centred(rows)
+        np.testing.assert_array_equal(centred[:, 0], 0.0)
+        # each entry within a unit in the last place of the spread (the mean is rounded once, then the difference)
+        np.testing.assert_allclose(centred, exact, rtol=0, atol=4e-16 * np.abs(exact).max())
+
+
+def test_principal_projection_matches_exact_centring_and_pca_without_the_constant_column():
+    for rows in tables_with_a_constant_column(100, seed=2):
+        m = rows.shape[1] - 1  # the varying columns: the centred table has rank m
+        got = principal_projection(rows, m, normalize=False)
+        # independent references: SVD of the rows centred with fractions, and scikit-learn's PCA of the
+        # varying columns alone (its float64 mean is exact to rounding relative to their own spread)
+        for ref in (principal_coordinates(rows, m), PCA(m, svd_solver="full").fit_transform(rows[:, 1:])):
+            scale = np.abs(ref).max() ** 2
+            # Gram matrices: equal whatever the signs or, for equal singular values, the rotation
+            np.testing.assert_allclose(got @ got.T, ref @ ref.T, rtol=0, atol=1e-12 * scale)
+        if m == 1:
+            ref = principal_coordinates(rows, 1)
+            atol = 1e-12 * np.abs(ref).max()
+            assert np.allclose(got, ref, rtol=0, atol=atol) or np.allclose(got, -ref, rtol=0, atol=atol)
+
+
+def test_centred_anisotropy_of_a_constant_column_with_an_inexact_mean_by_hand():
+    # centred exactly: (0, -a), (0, 0), (0, a): one antiparallel pair, the zero row's cosines 0, so -2/6
+    assert anisotropy([[0.1, 0.0], [0.1, 1e-17], [0.1, 2e-17]], center=True) == pytest.approx(-1 / 3, rel=1e-15)
+
+
+def test_centred_rows_name_bad_input():
+    with pytest.raises(ValueError, match="^vectors contains NaN or infinity$"):
+        centred_rows([[np.nan, 1.0], [1.0, 0.0]])
+    with pytest.raises(TypeError, match="^vectors must hold real numbers"):
+        centred_rows([["a"]])
 
 
 def test_anisotropy_names_vectors_for_non_finite_input_without_centring():

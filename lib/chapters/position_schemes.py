@@ -1,8 +1,9 @@
 """The chapter "Positions in a trained model" (chapters/position_schemes.md): its study of five position schemes.
 
 Concepts used: :mod:`lib.transformer` (the model and its training), :mod:`lib.forward_filter` (the exact
-floor), :mod:`lib.positional` (RoPE, ALiBi, the NTK-aware base, the sinusoidal and learned tables) and
-:mod:`lib.toylang` (the corpus and its exact entropies).
+floor), :mod:`lib.positional` (RoPE, ALiBi, the NTK-aware base, the sinusoidal and learned tables),
+:mod:`lib.toylang` (the corpus and its exact entropies) and :mod:`lib.geometry` (the exact centring of a
+principal component).
 
 One tiny transformer (:mod:`lib.transformer`), five position schemes, two depths and three seeds, trained on
 windows of ``L = 32`` tokens of the toy language cut at random points of its stream, then scored on windows
@@ -38,6 +39,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from lib import forward_filter, positional, tables, toylang, transformer, validate
 from lib.embedding import cosine_similarity, power_of_two_scale, similarity
+from lib.geometry import centred_rows
 from lib.notebook import argmax, exact, fmt, logging_numbers, record_gap
 from lib.progress import progress
 from lib.threads import torch_threads
@@ -453,11 +455,14 @@ def principal_component(rows) -> Tuple[np.ndarray, float, np.ndarray]:
     variance it explains, and its direction ``(d,)``, with ``scores = (rows - rows.mean(0)) @ direction``.
     The sign is chosen so that the score rises from the first row to the last.
 
-    Scale-robust: the rows are scaled by the power of two that puts their largest ``|entry|`` in [0.5, 1)
-    (:func:`lib.embedding.power_of_two_scale`; exact, so the direction and the explained fraction are those
-    of the unscaled rows) and the scores scaled back, so rows of any finite size give their component.
-    Raises ``ValueError`` for ``rows`` that are not ``(n, d)`` with ``n >= 2``, hold NaN or infinity, or are
-    all equal (no variance, no direction); ``TypeError`` for entries that are not real numbers.
+    Centred exactly (:func:`lib.geometry.centred_rows`: each column's mean exact, rounded once), so a
+    constant column adds nothing to any score, whatever its value. Scale-robust: the centred rows are scaled
+    by the power of two that puts their largest ``|entry|`` in [0.5, 1) (:func:`lib.embedding.power_of_two_scale`;
+    exact, so the direction and the explained fraction are those of the unscaled rows) and the scores
+    scaled back, so rows of any finite size give their component. Raises ``ValueError`` for ``rows`` that
+    are not ``(n, d)`` with ``n >= 2``, hold NaN or infinity, or are all equal (no variance, no direction);
+    ``TypeError`` for entries that are not real numbers (a PyTorch tensor is read as its values, detached:
+    :func:`lib.validate.real_numbers`).
 
     >>> # the rows lie on one line: all variance on PC 1
     >>> rows = [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]
@@ -468,8 +473,10 @@ def principal_component(rows) -> Tuple[np.ndarray, float, np.ndarray]:
     X = validate.vectors(rows, "rows")
     if X.ndim != 2 or X.shape[0] < 2:
         raise ValueError(f"rows must be a matrix (n, d) with n >= 2, got shape {X.shape}")
-    X, e = power_of_two_scale(X)
-    X = X - X.mean(axis=0)
+    X, e = centred_rows(X)
+    with np.errstate(under="ignore"):
+        X, e2 = power_of_two_scale(X)
+    e += e2
     _, s, vt = np.linalg.svd(X, full_matrices=False)
     if s[0] == 0:
         raise ValueError("rows are all equal: they have no variance, so no principal component")
