@@ -394,7 +394,10 @@ class Vocabulary:
         return [self.encode(s) for s in check_sentences(sentences)]
 
     def decode(self, ids) -> List[str]:
-        """Tokens for a 1-D sequence of ids; ``ValueError`` for an id outside ``[0, V)``.
+        """Tokens for a 1-D sequence of ids (a list, a tuple, an array, a tensor; an object array of Python
+        ints too); ``ValueError`` for an id outside ``[0, V)`` or ids that are not 1-D, ``TypeError`` for ids
+        that are not integers or for a generator, which holds no array of ids until read
+        (:func:`lib.validate.ids`).
 
         >>> Vocabulary(["a", "b"]).decode([1, 1, 0])
         ['b', 'b', 'a']

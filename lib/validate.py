@@ -452,7 +452,10 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
     naming the first bad id and the vocabulary size. The comparison is made on the ids' own dtype, so
     that a ``uint64`` id cannot wrap around to a negative number first; a Python ``int`` beyond
     ``int64`` and ``uint64`` (``2**70``, which NumPy holds as an object) is an integer too, so it gets the
-    same ``ValueError``, not a complaint about its type.
+    same ``ValueError``, not a complaint about its type, and an object array of Python integers
+    (``np.array([0], dtype=object)``) holds ids as any other array does. A generator, an iterator or a set
+    (no array-like: NumPy would make one object of it) is a ``TypeError`` saying so; :func:`id_collection`
+    reads one. A PyTorch tensor is read as its values (:func:`real_numbers`).
 
     >>> ids([3, 0, 1], 4)
     array([3, 0, 1])
@@ -467,7 +470,7 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
     """
     if not _is_integer(vocab_size) or not 1 <= vocab_size <= MAX_SIZE:
         raise ValueError(f"vocabulary size must be an integer in [1, {MAX_SIZE}], got {shown(vocab_size)}")
-    not_masked(values, f"{name}s")
+    values = _array_input(values, f"{name}s")
     try:
         arr = np.asarray(values)
     except ValueError:  # a ragged nesting such as [[0], 1]
@@ -481,8 +484,11 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
         for v in big:
             if v < 0 or v >= vocab_size:
                 raise ValueError(f"{name} {shown(v)} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
-        if big:  # in range only for a vocabulary of more than 2**63 ids
-            raise ValueError(f"{name}s must fit in int64 (at most {2**63 - 1}), got {values!r}")
+        if big:  # in range: an object array of Python ints (np.array([0], dtype=object)) holds ids like any other
+            return np.array(big, dtype=np.int64).reshape(arr.shape)
+        if arr.dtype == object and arr.ndim == 0 and hasattr(values, "__iter__"):  # a generator, an iterator, a set
+            raise TypeError(f"{name}s must be an integer or an array of integers (a list, a tuple, a NumPy array), "
+                            f"got a {type(values).__name__}; read it into a list first: list(...)")
         raise TypeError(f"{name}s must be integers, got dtype {arr.dtype}")
     bad = (arr < 0) | (arr >= vocab_size)
     if bad.any():
@@ -589,6 +595,22 @@ def not_masked(values, name: str):
     return values
 
 
+def _array_input(values, name: str):
+    """``values`` ready for ``np.asarray``: refused when masked (:func:`not_masked`), and a PyTorch tensor as
+    its values, the one rule of every check that takes numbers or ids: detached from autograd (``np.asarray``
+    raises for a tensor with ``requires_grad=True``), moved to the CPU, and a float dtype NumPy lacks
+    (``bfloat16``, the ``float8`` types) widened to ``float32``, which holds each of their values exactly.
+    PyTorch is not imported here: until it is imported, nothing is a tensor."""
+    not_masked(values, name)
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(values, torch.Tensor):
+        return values
+    values = values.detach().cpu()
+    if values.is_floating_point() and values.dtype not in (torch.float16, torch.float32, torch.float64):
+        values = values.to(torch.float32)
+    return values.numpy()
+
+
 def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.ndarray:
     """``values`` as a NumPy array whose entries are real numbers, its integer or floating dtype kept, except
     that an array of a dtype wider than float64 (``longdouble``) or of Python numbers too large for int64
@@ -600,7 +622,10 @@ def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.nd
     infinity) and ``"{name} holds 1e-4000, below float64's smallest subnormal (about 4.9e-324), would
     become 0"`` for a nonzero entry below its smallest (it would become 0, so that distinct vectors would
     tie): :func:`float64_problem`. Nothing is rescaled, for a cosine either: ``lib`` computes in float64.
-    ``TypeError`` for a masked array with a masked entry (:func:`not_masked`).
+    ``TypeError`` for a masked array with a masked entry (:func:`not_masked`). A PyTorch tensor is read as its
+    values, detached from autograd and moved to the CPU, a ``bfloat16`` one widened exactly to ``float32``
+    (the rule of every check of numbers or ids here: :func:`ranked_numbers`, :func:`integer_array`,
+    :func:`ids`).
 
     ``ValueError`` for a ragged nesting (``"{name} must be {shape}, got rows of different lengths"``) and
     ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools,
@@ -610,7 +635,7 @@ def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.nd
     >>> real_numbers([[1.5, 2]], "x").dtype
     dtype('float64')
     """
-    not_masked(values, name)
+    values = _array_input(values, name)
     try:
         raw = np.asarray(values)
     except ValueError:  # a ragged nesting such as [[1, 2], [3]]
@@ -672,7 +697,7 @@ def ranked_numbers(values, name: str, shape: str = "a 1-D array of scores", hint
     ...
     ValueError: scores holds the integer 9007199254740993, beyond 2**53: ...
     """
-    not_masked(values, name)
+    values = _array_input(values, name)
     try:
         raw = np.asarray(values)
     except ValueError:  # ragged: real_numbers names it
@@ -703,7 +728,7 @@ def integer_array(values, name: str, shape: str = "an array of integers") -> np.
     ...
     ValueError: c must fit in int64 (-2**63 to 2**63 - 1), got 1180591620717...
     """
-    not_masked(values, name)
+    values = _array_input(values, name)
     try:
         raw = np.asarray(values)
     except ValueError:  # a ragged nesting such as [[1, 2], [3]]

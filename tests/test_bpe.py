@@ -246,6 +246,9 @@ def test_bad_encode_and_decode_input(mixed):
         mixed.decode("abc")
     with pytest.raises(ValueError, match=r"ids must be a 1-D sequence of token ids, got shape \(1, 2\)"):
         mixed.decode([[1, 2]])
+    assert mixed.decode(np.array([104, 105], dtype=object)) == "hi"  # was "token ids must fit in int64"
+    with pytest.raises(TypeError, match=r"^token ids must be an integer or an array of integers .*got a generator"):
+        mixed.decode(i for i in [104, 105])
     with pytest.raises(ValueError, match=rf"vocab_size must be an integer in \[256, {V}\], got {V + 1}"):
         mixed.truncate(V + 1)
 

@@ -3,8 +3,9 @@ makes about the real one."""
 
 import numpy as np
 import pytest
-from exact_centring import principal_coordinates, tables_with_a_constant_column
+import torch
 
+from exact_centring import principal_coordinates, tables_with_a_constant_column
 from lib import forward_filter, positional, toylang, transformer
 from lib.chapters import position_schemes as ps
 from lib.transformer import TrainConfig
@@ -163,6 +164,14 @@ def test_principal_component_matches_exact_centring_on_random_tables_with_a_cons
         ref = principal_coordinates(rows, 1)[:, 0]  # up to sign
         ref = ref if ref[-1] >= ref[0] else -ref  # the chapter's sign: rising from the first row to the last
         np.testing.assert_allclose(scores, ref, rtol=0, atol=1e-12 * np.abs(ref).max())
+
+
+def test_principal_component_reads_a_tensor_that_requires_grad_or_is_bfloat16():
+    rows = [[0.5, 0.0], [0.5, 1.0], [0.5, 2.0]]  # exact in bfloat16
+    for t in (torch.tensor(rows, dtype=torch.float64, requires_grad=True), torch.tensor(rows, dtype=torch.bfloat16)):
+        scores, explained, direction = ps.principal_component(t)  # were torch's errors
+        np.testing.assert_allclose(scores, [-1.0, 0.0, 1.0], rtol=1e-15, atol=0)
+        assert explained == 1.0
 
 
 def test_extended_configs():

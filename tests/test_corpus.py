@@ -173,6 +173,19 @@ def test_token_takes_one_integer_id(bad):
     assert vocab.token(np.int32(1)) == "b" and vocab.decode([1]) == ["b"]
 
 
+def test_decode_reads_object_arrays_and_tensors_and_names_a_generator():
+    vocab = Vocabulary(["a", "b", "c"])
+    assert vocab.decode(np.array([2, 0], dtype=object)) == ["c", "a"]  # was "token ids must fit in int64"
+    assert vocab.decode(torch.tensor([1, 2])) == ["b", "c"]
+    with pytest.raises(TypeError, match=r"^token ids must be an integer or an array of integers \(a list, a tuple, "
+                                        r"a NumPy array\), got a generator; read it into a list first: list\(...\)$"):
+        vocab.decode(i for i in [0, 1])  # was "token ids must be integers, got dtype object"
+    with pytest.raises(TypeError, match="^token ids must be integers, got dtype object$"):
+        vocab.decode(np.array([0, None], dtype=object))
+    with pytest.raises(ValueError, match=r"^decode takes a 1-D sequence of ids, got shape \(1, 1\)$"):
+        vocab.decode(np.array([[0]], dtype=object))
+
+
 @pytest.mark.parametrize("bad", [2**70, -2**70, 2**64])
 def test_token_ids_beyond_int64_are_out_of_range(bad):
     # attack-15 F8: these were "TypeError: token ids must be integers, got dtype object"

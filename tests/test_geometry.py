@@ -302,6 +302,17 @@ def test_centred_anisotropy_of_a_constant_column_with_an_inexact_mean_by_hand():
     assert anisotropy([[0.1, 0.0], [0.1, 1e-17], [0.1, 2e-17]], center=True) == pytest.approx(-1 / 3, rel=1e-15)
 
 
+def test_principal_projection_reads_a_tensor_that_requires_grad_or_is_bfloat16():
+    import torch
+
+    rows = [[0.5, 0.0], [0.5, 1.0], [0.5, 2.0]]  # exact in bfloat16
+    expected = principal_projection(rows, 1, normalize=False)
+    np.testing.assert_array_equal(expected, [[1.0], [0.0], [-1.0]])
+    for t in (torch.tensor(rows, dtype=torch.float64, requires_grad=True), torch.tensor(rows, dtype=torch.bfloat16)):
+        np.testing.assert_array_equal(principal_projection(t, 1, normalize=False), expected)  # were torch's errors
+        np.testing.assert_array_equal(np.ldexp(*centred_rows(t)), [[0.0, -1.0], [0.0, 0.0], [0.0, 1.0]])
+
+
 def test_centred_rows_name_bad_input():
     with pytest.raises(ValueError, match="^vectors contains NaN or infinity$"):
         centred_rows([[np.nan, 1.0], [1.0, 0.0]])

@@ -194,6 +194,12 @@ def test_decode_rejects_out_of_range_ids():
         tl.decode([-1])
 
 
+def test_decode_reads_an_object_array_of_ints_and_names_a_generator():
+    assert tl.decode(np.array([29, 10], dtype=object)) == "the cat"  # was "token ids must fit in int64"
+    with pytest.raises(TypeError, match=r"^token ids must be an integer or an array of integers .*got a generator"):
+        tl.decode(i for i in [29, 10])
+
+
 @pytest.mark.parametrize("kwargs, kind, message", [
     (dict(n_sentences=1), ValueError, "n_sentences must be >= 2"),
     (dict(n_sentences=0), ValueError, "n_sentences must be an integer in \\[1, 268435456\\]"),

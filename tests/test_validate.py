@@ -521,3 +521,37 @@ def test_a_masked_array_is_refused_by_every_array_check_unless_nothing_is_masked
         validate.ids(ids, 4)
     assert validate.vectors(np.ma.array([1.0, 2.0], mask=False), "x").tolist() == [1.0, 2.0]
     assert validate.ids(np.ma.array([3, 0]), 4).tolist() == [3, 0]
+
+
+def test_a_tensor_is_read_as_its_values_detached_and_bfloat16_widened_exactly():
+    import torch
+
+    values = [0.5, -1.25, 3.0, 2.0**-20]  # each exact in bfloat16 (8 bits of mantissa)
+    grad = torch.tensor(values, dtype=torch.float64, requires_grad=True)  # np.asarray raised RuntimeError
+    bf16 = torch.tensor(values, dtype=torch.bfloat16)  # np.asarray raised "unsupported ScalarType BFloat16"
+    for t, dtype in ((grad, np.float64), (bf16, np.float32)):
+        got = validate.real_numbers(t, "x")
+        assert got.dtype == dtype and got.tolist() == values
+        assert validate.vectors(t, "x").tolist() == values
+        assert validate.ranked_numbers(t, "x").tolist() == values
+        assert validate.real_array(t, "x").tolist() == values
+    assert validate.real_numbers(torch.tensor([1.0 / 3], dtype=torch.bfloat16), "x").tolist() == [0.333984375]
+    assert validate.integer_array(torch.tensor([3, 0]), "counts").tolist() == [3, 0]
+    assert validate.ids(torch.tensor([[2, 0]]), 3).tolist() == [[2, 0]]
+    with pytest.raises(TypeError, match=r"^x must hold real numbers, got dtype complex64$"):
+        validate.real_numbers(torch.tensor([1 + 2j]), "x")
+    with pytest.raises(TypeError, match="^token ids must be integers, got dtype float32$"):
+        validate.ids(torch.tensor([0.0], requires_grad=True), 3)
+
+
+def test_an_object_array_of_python_ints_holds_ids_and_a_generator_is_named():
+    assert validate.ids(np.array([2, 0], dtype=object), 3).tolist() == [2, 0]  # was "must fit in int64"
+    assert validate.ids(np.array([[1]], dtype=object), 3).dtype == np.int64
+    with pytest.raises(ValueError, match=r"^token id 3 out of range for vocabulary of 3 \(allowed 0..2\)$"):
+        validate.ids(np.array([0, 3], dtype=object), 3)
+    for bad, kind in (((i for i in [0]), "generator"), (iter([0]), "list_iterator"), ({0}, "set")):
+        with pytest.raises(TypeError, match=rf"^token ids must be an integer or an array of integers \(a list, a tuple, "
+                                            rf"a NumPy array\), got a {kind}; read it into a list first: list\(...\)$"):
+            validate.ids(bad, 3)  # was "token ids must be integers, got dtype object"
+    with pytest.raises(TypeError, match="^token ids must be integers, got dtype object$"):
+        validate.ids(np.array([0, "a"], dtype=object), 3)
