@@ -326,12 +326,19 @@ def word_similarity(vectors, vocab, pairs: Sequence[WordPair]) -> SimilarityResu
             f"only {int(used.sum())} of {used.shape[0]} word pairs have both words in the vocabulary; "
             f"Spearman's rho needs at least 2"
         )
-    # min == max, not np.ptp(...) == 0: the range of scores such as -1e308 and 1e308 overflows (with a warning)
-    if human.min() == human.max() or cosine.min() == cosine.max():
-        what = "human scores" if human.min() == human.max() else "cosine similarities"
-        raise ValueError(f"the {what} of the {cosine.shape[0]} usable pairs are all equal, so Spearman's rho is undefined")
+    _not_constant(human, "human scores", f"{cosine.shape[0]} usable pairs")
+    _not_constant(cosine, "cosine similarities", f"{cosine.shape[0]} usable pairs")
     rho = scipy.stats.spearmanr(cosine, human).statistic
     return SimilarityResult(float(rho), int(used.sum()), used.shape[0])
+
+
+def _not_constant(scores: np.ndarray, what: str, pairs: str) -> None:
+    """The one check of every rank correlation here (:func:`word_similarity`, :func:`spearman_interval`):
+    ``ValueError`` when ``scores`` (finite, at least one) are all equal, since Spearman's ρ is then undefined
+    (one shared rank, nothing to correlate). ``what`` names the scores (the argument), ``pairs`` how many."""
+    # min == max, not np.ptp(...) == 0: the range of scores such as -1e308 and 1e308 overflows (with a warning)
+    if scores.min() == scores.max():
+        raise ValueError(f"the {what} of the {pairs} are all equal, so Spearman's rho is undefined")
 
 
 def pair_cosines(vectors, vocab, pairs: Sequence[WordPair]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -427,7 +434,8 @@ def spearman_interval(
     ``confidence`` is kept as written: a float32 ``np.float32(0.95)`` is read as the shortest decimal that
     rounds to it (0.95), not as its binary value 0.949999988079071 (:func:`lib.validate.confidence_level`).
 
-    Raises ``ValueError`` for inputs of different lengths, fewer than 3 pairs, non-finite scores, integer
+    Raises ``ValueError`` for inputs of different lengths, fewer than 3 pairs, non-finite scores, scores
+    that are all equal (``predicted``, ``human`` or ``baseline``, named: ρ is undefined), integer
     scores beyond 2**53 (float64, in which they are ranked, would merge neighbours), ``confidence`` outside (0, 1), ``n_resamples`` outside ``[100, 10**7]``, a negative ``seed``, an
     unknown ``method``, or a bootstrap interval that is undefined: ρ the same in every resample (perfectly
     monotone pairs give ±1 in every one), or undefined in some (too few distinct pairs: a resample that
@@ -446,6 +454,8 @@ def spearman_interval(
     for a, name in zip(arrays, names):
         if not np.isfinite(a).all():
             raise ValueError(f"{name} scores must be finite (no NaN or infinity)")
+    for a, name in zip(arrays, names):
+        _not_constant(a, f"{name} scores", f"{n} pairs")  # not "too few distinct pairs" from the resamples
     confidence = validate.confidence_level(confidence)  # np.float32(0.95): 0.95, as written
     n_resamples = validate.integer(n_resamples, "n_resamples", low=100, high=MAX_RESAMPLES)
     seed = validate.seed(seed)

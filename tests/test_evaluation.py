@@ -148,11 +148,14 @@ def test_fewer_than_two_usable_pairs_is_a_clear_error():
 
 
 def test_constant_scores_are_a_clear_error():
-    with pytest.raises(ValueError, match="human scores .* all equal"):
+    with pytest.raises(ValueError, match="^the human scores of the 2 usable pairs are all equal, so Spearman's rho is undefined$"):
         word_similarity(TABLE, TOKENS, [("cat", "dog", 3.0), ("car", "truck", 3.0)])
     flat = np.ones((5, 2))
-    with pytest.raises(ValueError, match="cosine similarities .* all equal"):
+    with pytest.raises(ValueError, match="^the cosine similarities of the 2 usable pairs are all equal, so Spearman's rho is undefined$"):
         word_similarity(flat, TOKENS, [("cat", "dog", 3.0), ("car", "truck", 5.0)])
+    # the same rule in each frequency stratum, named
+    with pytest.raises(ValueError, match="^stratum 0\\+: the cosine similarities of the 2 usable pairs are all equal"):
+        similarity_by_frequency(flat, TOKENS, [1] * 5, [("cat", "dog", 3.0), ("car", "truck", 5.0)], [0, np.inf])
 
 
 def test_table_and_vocabulary_must_match():
@@ -713,6 +716,19 @@ def test_spearman_interval_draws_large_bootstraps_in_batches(monkeypatch):
 def test_spearman_interval_of_a_degenerate_bootstrap_is_an_error_not_nan():
     with pytest.raises(ValueError, match=r"^Spearman's rho is undefined in some resamples of these 4 pairs \(too few distinct pairs"):
         spearman_interval([0.3, -0.2, 0.1, 0.05], [1, 2, 3, 4], n_resamples=100)
+
+
+@pytest.mark.parametrize("kwargs, named", [
+    (dict(predicted=[0.5, 0.5, 0.5, 0.5], human=[1, 2, 3, 4]), "predicted"),
+    (dict(predicted=[0.1, 0.2, 0.3, 0.4], human=[7, 7, 7, 7]), "human"),
+    (dict(predicted=[0.1, 0.2, 0.3, 0.4], human=[1, 2, 4, 3], baseline=[0.0, 0.0, 0.0, 0.0]), "baseline"),
+    (dict(predicted=[-1e308, -1e308, -1e308], human=[1, 2, 3]), "predicted"),  # no range overflow
+])
+def test_spearman_interval_of_constant_scores_says_rho_is_undefined(kwargs, named):
+    # was "undefined in some resamples ... (too few distinct pairs ...)": no resample could help
+    n = len(kwargs["human"])
+    with pytest.raises(ValueError, match=rf"^the {named} scores of the {n} pairs are all equal, so Spearman's rho is undefined$"):
+        spearman_interval(**kwargs, n_resamples=100)
 
 
 def test_spearman_interval_accepts_numpy_numbers_for_its_settings():
