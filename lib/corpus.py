@@ -89,6 +89,60 @@ def fold(text: str) -> str:
     raise AssertionError(f"fold did not settle within {FOLD_ROUNDS} rounds on {text!r}")  # never seen: see the tests
 
 
+#: a UTF-8 byte-order mark (the bytes EF BB BF) decoded as cp1252 or Latin-1 and saved again as UTF-8: "ï»¿"
+MOJIBAKE_BYTE_ORDER_MARK = "\u00ef\u00bb\u00bf"
+
+
+def stray_byte_order_mark(text: str) -> str:
+    """The one rule for a byte-order mark (U+FEFF) that is not at the start of a file, in every reader (benchmark
+    files, trace programs, the corpus: :func:`lib.datasets.read_text`), every function given words and the
+    tokens of a :class:`Vocabulary`: ``""`` when ``text`` holds none, else the problem to report after the
+    place (file and line, or the argument). One mark at the start of a file is removed
+    (:func:`lib.datasets.read_text`, :func:`lib.datasets.text_lines`); anywhere else, a second one directly
+    after it included, it is an invisible character glued to a word. U+FFFE (a byte-order mark with its
+    bytes swapped, a noncharacter) is refused everywhere, the start of a file included, and so is ``ï»¿``
+    (``MOJIBAKE_BYTE_ORDER_MARK``): a UTF-8 mark decoded as cp1252 and saved again as UTF-8, which would
+    stick to the first word as three visible letters.
+
+    >>> stray_byte_order_mark("cat"), stray_byte_order_mark("\ufeffcat").split(",")[0]
+    ('', 'holds a byte-order mark (U+FEFF)')
+    >>> stray_byte_order_mark("\u00ef\u00bb\u00bfcat").split(",")[0]
+    "starts with 'ï»¿'"
+    """
+    if "\ufffe" in text:  # checked first: it is refused even at the start of a file
+        return ("holds the character U+FFFE, a byte-swapped byte-order mark (a noncharacter, never text: the "
+                "file's bytes were swapped, or it was read in the wrong byte order); remove it, or save the file "
+                "as UTF-8")
+    if MOJIBAKE_BYTE_ORDER_MARK in text:
+        where = "starts with" if text.startswith(MOJIBAKE_BYTE_ORDER_MARK) else "holds"
+        return (f"{where} {MOJIBAKE_BYTE_ORDER_MARK!r}, a byte-order mark decoded as cp1252 (the UTF-8 mark EF BB BF "
+                "read as Windows-1252 or Latin-1, then saved again); remove it, or re-save the file as UTF-8")
+    if "\ufeff" not in text:
+        return ""
+    return ("holds a byte-order mark (U+FEFF), allowed only at the start of a file (were two files joined, or a "
+            "file read with encoding='utf-8' rather than 'utf-8-sig'?); remove it")
+
+
+def hidden_character(text: str) -> str:
+    """``""`` when ``text`` holds no invisible format character (Unicode category Cf: U+200B ZERO WIDTH SPACE,
+    U+2060 WORD JOINER, U+FEFF), else the problem to report: the corpus tokeniser drops such a character, so
+    a word holding it would match no token. A byte-order mark (or ``ï»¿``) is reported as
+    :func:`stray_byte_order_mark` does. The rule of the benchmark readers (:mod:`lib.evaluation`) and of the
+    tokens of a :class:`Vocabulary`.
+
+    >>> hidden_character("cat"), hidden_character("c\u200bat").split(" (")[0]
+    ('', 'holds the invisible format character U+200B')
+    """
+    mark = stray_byte_order_mark(text)
+    if mark:
+        return mark
+    hidden = next((c for c in text if unicodedata.category(c) == "Cf"), None)
+    if hidden is None:
+        return ""
+    return (f"holds the invisible format character U+{ord(hidden):04X} ({unicodedata.name(hidden, 'unnamed')}), "
+            "which the corpus tokeniser drops, so a word holding it would match no token; remove it")
+
+
 def tokenize(text: str) -> List[str]:
     """Fold ``text`` (:func:`fold`) and return its tokens: runs of letters ``a-z`` with internal apostrophes.
 
@@ -214,8 +268,11 @@ class Vocabulary:
     order, min_count:
         How the order was decided and the minimum count used, recorded for provenance only.
 
-    Raises ``ValueError`` for duplicate tokens, mismatched or negative counts, an unknown policy, or
-    ``unknown="map"`` without ``unknown_token`` among the tokens; ``TypeError`` for non-string tokens.
+    Raises ``ValueError`` for duplicate tokens, a token holding an invisible format character such as a
+    byte-order mark (U+FEFF, or ``ï»¿``, a mark decoded as cp1252: :func:`hidden_character`, the rule of the
+    benchmark readers, since such a token would match no word they read), mismatched or negative counts, an
+    unknown policy, or ``unknown="map"`` without ``unknown_token`` among the tokens; ``TypeError`` for
+    non-string tokens.
     """
 
     def __init__(
@@ -231,9 +288,12 @@ class Vocabulary:
         if isinstance(tokens, (str, bytes)):
             raise TypeError("tokens must be a sequence of str, got a single string")
         tokens = tuple(validate.collection(tokens, "tokens", "a sequence of str"))
-        for tok in tokens:
+        for i, tok in enumerate(tokens):
             if not isinstance(tok, str):
                 raise TypeError(f"tokens must be str, got {tok!r}")
+            problem = hidden_character(tok)  # the benchmark readers' rule for a word: it would match no word read
+            if problem:
+                raise ValueError(f"tokens[{i}] {tok!r} {problem}")
         if len(tokens) == 0:
             raise ValueError("a vocabulary needs at least one token")
         index: Dict[str, int] = {}
@@ -369,7 +429,9 @@ class Vocabulary:
 
         ``"error"`` raises :class:`UnknownTokenError`; ``"skip"`` drops the token (the output is shorter and the
         surrounding tokens become adjacent, as word2vec does); ``"map"`` uses the unknown row. A token that
-        is not a ``str`` is a ``TypeError`` under every policy.
+        is not a ``str`` is a ``TypeError`` under every policy, and a token holding an invisible format
+        character such as a byte-order mark a ``ValueError`` (:func:`hidden_character`), never dropped or
+        mapped as an unknown word.
 
         >>> Vocabulary(["a", "b"], unknown="skip").encode(["b", "z", "a"])
         array([1, 0])
@@ -383,6 +445,9 @@ class Vocabulary:
                 raise TypeError(f"tokens[{k}] must be a str, got {tok!r}")
             i = self._index.get(tok)
             if i is None:
+                problem = hidden_character(tok)  # a word read with its byte-order mark is no unknown word
+                if problem:
+                    raise ValueError(f"tokens[{k}] {tok!r} {problem}")
                 if self.unknown == "skip":
                     continue
                 i = self.id(tok)  # raises for "error", maps for "map"
@@ -677,6 +742,7 @@ def token_counts(sentences, vocab_size: int) -> np.ndarray:
 
 
 __all__ = [
+    "MOJIBAKE_BYTE_ORDER_MARK",
     "TOKEN_PATTERN",
     "UnknownTokenError",
     "Vocabulary",
@@ -686,8 +752,10 @@ __all__ = [
     "corpus_hash",
     "describe_context",
     "fold",
+    "hidden_character",
     "keep_probability",
     "repeat_corpus",
+    "stray_byte_order_mark",
     "subsample",
     "token_counts",
     "token_index",

@@ -51,7 +51,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Dict, Iterable, List, Union
 
-from lib.corpus import tokenize
+from lib.corpus import MOJIBAKE_BYTE_ORDER_MARK, stray_byte_order_mark, tokenize
 
 GENSIM_PIN = "gensim==4.4.0"
 
@@ -240,8 +240,9 @@ def read_text(path) -> str:
     the byte for bytes that are not text in that encoding (a Latin-1 file: "save the file as UTF-8"), or
     that hold a NUL character (no text file does; UTF-16 saved without a byte-order mark does, in every
     other byte). One byte-order mark at the start is the encoding's and is removed; a second one directly
-    after it, or a byte-swapped mark U+FFFE there, is a ``ValueError`` naming line 1 and the character
-    (:func:`stray_byte_order_mark`, the rule of every reader and of :func:`lib.trace.run`).
+    after it, or a byte-swapped mark U+FFFE there, is a ``ValueError`` naming line 1 and the character, and so
+    is ``ï»¿`` on any line (a UTF-8 mark decoded as cp1252 and saved again as UTF-8), naming its line
+    (:func:`lib.corpus.stray_byte_order_mark`, the rule of every reader and of :func:`lib.trace.run`).
     """
     path = _checked_path(path)
     data = path.read_bytes()
@@ -261,6 +262,10 @@ def read_text(path) -> str:
         ) from None
     if text.startswith(("\ufeff", "\ufffe")):  # after the mark the codec removed: the text's first character
         raise ValueError(f"{path.name}, line 1: {stray_byte_order_mark(text[0])}")
+    if MOJIBAKE_BYTE_ORDER_MARK in text:  # "ï»¿": no text holds it, and it would stick to the first word
+        lines = text_lines(text)
+        number = len(text_lines(text[: text.index(MOJIBAKE_BYTE_ORDER_MARK)]))
+        raise ValueError(f"{path.name}, line {number}: {stray_byte_order_mark(lines[number - 1])}")
     if "\x00" in text:
         i = text.index("\x00")
         mark = next((mark for mark, _ in BYTE_ORDER_MARKS if data.startswith(mark)), b"")
@@ -286,7 +291,7 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 def text_lines(text: str) -> List[str]:
     r"""``text`` split into lines at ``\n``, ``\r\n`` and ``\r`` (only these, as an editor numbers lines),
     after removing one byte-order mark (U+FEFF) at its start (a second is left for the readers to refuse,
-    :func:`stray_byte_order_mark`). Line ``i`` of a file is item ``i - 1``.
+    :func:`lib.corpus.stray_byte_order_mark`). Line ``i`` of a file is item ``i - 1``.
 
     >>> text_lines("\ufeffWIDTH 2\r\nTOKEN a 1 2\x0c\n")
     ['WIDTH 2', 'TOKEN a 1 2\x0c', '']
@@ -316,45 +321,6 @@ def other_line_end(line: str) -> str:
     return ""
 
 
-def stray_byte_order_mark(text: str) -> str:
-    """The one rule for a byte-order mark (U+FEFF) that is not at the start of a file, in every reader (benchmark
-    files, trace programs) and every function given words: ``""`` when ``text`` holds none, else the problem to
-    report after the place (file and line, or the argument). One mark at the start of a file is removed
-    (:func:`read_text`, :func:`text_lines`); anywhere else, a second one directly after it included, it is
-    an invisible character glued to a word. U+FFFE (a byte-order mark with its bytes swapped, a
-    noncharacter) is refused everywhere, the start of a file included.
-
-    >>> stray_byte_order_mark("cat"), stray_byte_order_mark("\ufeffcat").split(",")[0]
-    ('', 'holds a byte-order mark (U+FEFF)')
-    """
-    if "\ufffe" in text:  # checked first: it is refused even at the start of a file
-        return ("holds the character U+FFFE, a byte-swapped byte-order mark (a noncharacter, never text: the "
-                "file's bytes were swapped, or it was read in the wrong byte order); remove it, or save the file "
-                "as UTF-8")
-    if "\ufeff" not in text:
-        return ""
-    return ("holds a byte-order mark (U+FEFF), allowed only at the start of a file (were two files joined, or a "
-            "file read with encoding='utf-8' rather than 'utf-8-sig'?); remove it")
-
-
-def hidden_character(text: str) -> str:
-    """``""`` when ``text`` holds no invisible format character (Unicode category Cf: U+200B ZERO WIDTH SPACE,
-    U+2060 WORD JOINER, U+FEFF), else the problem to report: the corpus tokeniser drops such a character, so
-    a word holding it would match no token. A byte-order mark is reported as :func:`stray_byte_order_mark` does.
-
-    >>> hidden_character("cat"), hidden_character("c\u200bat").split(" (")[0]
-    ('', 'holds the invisible format character U+200B')
-    """
-    mark = stray_byte_order_mark(text)
-    if mark:
-        return mark
-    hidden = next((c for c in text if unicodedata.category(c) == "Cf"), None)
-    if hidden is None:
-        return ""
-    return (f"holds the invisible format character U+{ord(hidden):04X} ({unicodedata.name(hidden, 'unnamed')}), "
-            "which the corpus tokeniser drops, so a word holding it would match no token; remove it")
-
-
 def read_documents(name: str = "lee") -> List[str]:
     """The documents of a corpus file: one ``str`` per non-empty line, in file order (:func:`read_text`).
 
@@ -379,7 +345,6 @@ __all__ = [
     "data_path",
     "dataset_hashes",
     "gensim_test_data_dir",
-    "hidden_character",
     "load_corpus",
     "locate",
     "other_line_end",
@@ -387,6 +352,5 @@ __all__ = [
     "read_documents",
     "read_text",
     "sha256_file",
-    "stray_byte_order_mark",
     "text_lines",
 ]

@@ -45,8 +45,8 @@ import numpy as np
 import scipy.stats
 
 from lib import validate
-from lib.corpus import TOKEN_PATTERN, fold, tokenize
-from lib.datasets import hidden_character, locate, other_line_end, read_text, text_lines
+from lib.corpus import TOKEN_PATTERN, fold, hidden_character, tokenize
+from lib.datasets import locate, other_line_end, read_text, text_lines
 from lib.embedding import check_table, cosine_scores, normalize_rows, top_k, unit_pair_cosines
 from lib.geometry import vocabulary_table
 from lib.notebook import logging_numbers, record_gap
@@ -234,7 +234,7 @@ def _check_word(word, where: str) -> str:
     number, a NaN that pandas reads from an empty cell) without an invisible format character
     (``ValueError`` naming ``where`` and the word: a byte-order mark glued to the first word of a file read
     with ``encoding="utf-8"``, a U+200B), the rule of the file readers
-    (:func:`lib.datasets.hidden_character`). Such a word could match no token, and would be counted like an
+    (:func:`lib.corpus.hidden_character`). Such a word could match no token, and would be counted like an
     out-of-vocabulary word, lowering the coverage without a word said."""
     if not isinstance(word, str):
         raise TypeError(f"{where} must be a str, got {word!r}")
@@ -310,7 +310,7 @@ def word_similarity(vectors, vocab, pairs: Sequence[WordPair]) -> SimilarityResu
     or when the human scores or the cosines of the usable pairs are all equal (ρ undefined), for a human
     score that is NaN or infinite or an integer beyond 2**53 (refused, not rounded: float64, in which scores
     are ranked, would merge 2**60 and 2**60 + 1), for a word holding an invisible format character such as
-    a byte-order mark (U+FEFF; the readers' rule, :func:`lib.datasets.hidden_character`), each naming the
+    a byte-order mark (U+FEFF; the readers' rule, :func:`lib.corpus.hidden_character`), each naming the
     pair whether or not its words have rows, and for a table that does not match the vocabulary or holds
     NaN; ``TypeError`` for a pair that is not ``(str, str, number)``, the number an ``int`` or a float
     (Python or NumPy: a ``Fraction``, a ``Decimal`` or a 0-d array is named with its type).

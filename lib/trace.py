@@ -51,7 +51,8 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from lib import embedding, positional, validate
-from lib.datasets import other_line_end, read_text, stray_byte_order_mark, text_lines
+from lib.corpus import stray_byte_order_mark
+from lib.datasets import other_line_end, read_text, text_lines
 from lib.notebook import fmt
 
 MAX_WIDTH = 1024
@@ -116,7 +117,7 @@ def parse(text: str) -> List[Command]:
     Lines are numbered as an editor numbers them (:func:`lib.datasets.text_lines`: a line ends at
     ``\\n``, ``\\r\\n`` or ``\\r``), and a byte-order mark at the start of ``text`` is not part of the
     first command; one anywhere else (two programs joined) is an error naming the line, the benchmark readers'
-    rule (:func:`lib.datasets.stray_byte_order_mark`). A line holding another line-end character (U+2028, NEL, VT, FF:
+    rule (:func:`lib.corpus.stray_byte_order_mark`). A line holding another line-end character (U+2028, NEL, VT, FF:
     :func:`lib.datasets.other_line_end`, the benchmark readers' rule) is an error, since an editor may show
     a line break there; words are separated by ASCII spaces and tabs only, so a no-break or ideographic
     space is part of a word (and its error shows it escaped), never a separator that cannot be seen.

@@ -15,6 +15,7 @@ from gensim.utils import deaccent
 from lib.chapters.embeddings import animal_vehicle_corpus
 from lib.corpus import (
     TOKEN_PATTERN,
+    UNKNOWN_POLICIES,
     UnknownTokenError,
     Vocabulary,
     check_sentences,
@@ -171,6 +172,22 @@ def test_token_takes_one_integer_id(bad):
     with pytest.raises(TypeError, match=r"token id must be one integer in \[0, 1\], got"):  # was NumPy's error
         vocab.token(bad)
     assert vocab.token(np.int32(1)) == "b" and vocab.decode([1]) == ["b"]
+
+
+@pytest.mark.parametrize("token, problem", [
+    ("\ufeffcat", r"holds a byte-order mark \(U\+FEFF\), allowed only at the start of a file"),
+    ("\u00ef\u00bb\u00bfcat", r"starts with 'ï»¿', a byte-order mark decoded as cp1252"),
+    ("c\u200bat", r"holds the invisible format character U\+200B \(ZERO WIDTH SPACE\)"),
+])
+def test_a_token_holding_a_byte_order_mark_is_refused_as_the_readers_refuse_a_word(token, problem):
+    with pytest.raises(ValueError, match=rf"^tokens\[1\] {re.escape(repr(token))} {problem}"):  # was accepted
+        Vocabulary(["dog", token])
+    with pytest.raises(ValueError, match=rf"^tokens\[1\] {re.escape(repr(token))} {problem}"):
+        Vocabulary.from_sentences([["a", token]], order="alphabetical")
+    for policy in UNKNOWN_POLICIES:  # not dropped or mapped as an unknown word
+        vocab = Vocabulary(["<unk>", "cat", "dog"], unknown=policy)
+        with pytest.raises(ValueError, match=rf"^tokens\[1\] {re.escape(repr(token))} {problem}"):
+            vocab.encode(["dog", token])
 
 
 def test_decode_reads_object_arrays_and_tensors_and_names_a_generator():

@@ -133,6 +133,19 @@ def test_text_lines_counts_lines_as_an_editor_does():
         text_lines(b"a")
 
 
+def test_read_text_refuses_a_byte_order_mark_decoded_as_cp1252(tmp_path):
+    # the reader of every text file, the corpus's (read_documents) included: "ï»¿" would stick to the first word
+    path = tmp_path / "corpus.txt"
+    mojibake = codecs.BOM_UTF8.decode("cp1252")
+    for text, line in ((mojibake + "the cat\nsat\n", 1), ("the cat\r\n" + mojibake + "sat\n", 2)):
+        path.write_bytes(text.encode("utf-8"))
+        with pytest.raises(ValueError, match=rf"^corpus.txt, line {line}: (starts with|holds) 'ï»¿', a byte-order mark "
+                                             r"decoded as cp1252 .*re-save the file as UTF-8$"):
+            read_text(path)
+    path.write_bytes("the cat\n".encode("utf-8-sig"))
+    assert read_text(path) == "the cat\n"
+
+
 def test_read_text_reports_bytes_that_are_not_utf8(tmp_path):
     path = tmp_path / "latin1.txt"
     path.write_bytes("caf\xe9".encode("latin-1"))

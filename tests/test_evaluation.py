@@ -788,6 +788,31 @@ def test_readers_accept_one_leading_byte_order_mark_and_refuse_a_second(tmp_path
     with pytest.raises(ValueError, match=r"^marked.txt, line 1: holds a byte-order mark \(U\+FEFF\)"):
         read_analogies(marked)
 
+#: a UTF-8 byte-order mark decoded as cp1252 and saved again as UTF-8: "ï»¿", the bytes C3 AF C2 BB C2 BF
+MOJIBAKE_MARK = codecs.BOM_UTF8.decode("cp1252").encode("utf-8")
+MOJIBAKE_MESSAGE = (r"starts with 'ï»¿', a byte-order mark decoded as cp1252 \(the UTF-8 mark EF BB BF read as "
+                    r"Windows-1252 or Latin-1, then saved again\); remove it, or re-save the file as UTF-8$")
+
+
+def test_readers_refuse_a_byte_order_mark_decoded_as_cp1252(tmp_path):
+    assert MOJIBAKE_MARK == bytes.fromhex("C3AFC2BBC2BF")
+    path = tmp_path / "pairs.tsv"
+    path.write_bytes(MOJIBAKE_MARK + b"cat\tdog\t9.0\ncat\tcar\t1.0\ncar\ttruck\t8.5\ndog\tcar\t2.0\n")
+    with pytest.raises(ValueError, match="^pairs.tsv, line 1: " + MOJIBAKE_MESSAGE):  # was 3 of 4 pairs used
+        read_word_pairs(path)
+    path.write_bytes(codecs.BOM_UTF8 + MOJIBAKE_MARK + b"cat\tdog\t9.0\n")  # a real mark before it
+    with pytest.raises(ValueError, match="^pairs.tsv, line 1: " + MOJIBAKE_MESSAGE):
+        read_word_pairs(path)
+    path.write_bytes(MOJIBAKE_MARK + b": family\nman woman king queen\n")
+    with pytest.raises(ValueError, match="^pairs.tsv, line 1: " + MOJIBAKE_MESSAGE):
+        read_analogies(path)
+    path.write_bytes(b": family\nman woman king queen\n" + MOJIBAKE_MARK + b": capitals\n")  # two files joined
+    with pytest.raises(ValueError, match="^pairs.tsv, line 3: " + MOJIBAKE_MESSAGE):
+        read_analogies(path)
+    with pytest.raises(ValueError, match=r"^pairs\[0\] \('ï»¿cat', 'dog'\): word 1 'ï»¿cat' " + MOJIBAKE_MESSAGE):
+        word_similarity(TABLE, TOKENS, [("ï»¿cat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)])
+
+
 def test_spaces_around_each_field_are_dropped_alike(tmp_path):
     spaced = tmp_path / "spaced.txt"
     spaced.write_text("cat \t dog\t 7.0\ncar\ttruck\t6.5 \n", encoding="utf-8")

@@ -300,6 +300,18 @@ def test_a_program_with_a_byte_order_mark_runs(tmp_path, encode):
     assert result.returncode == 2 and result.stderr.startswith(f"{path}:3: error: unknown command 'FOO'")
 
 
+def test_a_byte_order_mark_decoded_as_cp1252_is_named(tmp_path):
+    message = ("starts with 'ï»¿', a byte-order mark decoded as cp1252 (the UTF-8 mark EF BB BF read as "
+               "Windows-1252 or Latin-1, then saved again); remove it, or re-save the file as UTF-8")
+    with pytest.raises(trace.TraceError) as info:
+        trace.run("\u00ef\u00bb\u00bfWIDTH 1\nTOKEN a 2")  # was "unknown command 'ï»¿WIDTH'"
+    assert info.value.line == 1 and info.value.message == message
+    path = tmp_path / "mojibake.trace"
+    path.write_bytes("\u00ef\u00bb\u00bfWIDTH 1\nTOKEN a 2\n".encode("utf-8"))
+    with pytest.raises(ValueError, match=f"^mojibake.trace, line 1: {re.escape(message)}$"):
+        trace.run_file(path)
+
+
 def test_a_byte_order_mark_in_a_string_program():
     assert trace.run("\ufeffWIDTH 1\nTOKEN a 2\nLOOKUP a") == ["LOOKUP a = [2.0000]"]
     with pytest.raises(trace.TraceError) as info:  # a mark that is not at the start is a stray character
