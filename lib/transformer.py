@@ -100,8 +100,33 @@ def rope_rotate(x: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
     """RoPE in PyTorch: rotate each pair ``(x_2i, x_2i+1)`` of ``x`` ``(..., T, d)`` by ``angles`` ``(T, d/2)``.
 
     The same rotation as :func:`lib.positional.rope` (Su et al. 2021, eq. 34), differentiable in ``x``;
-    ``angles`` come from :func:`lib.positional.rope_angles`. Returns a new tensor of ``x``'s shape.
+    ``angles`` (radians) come from :func:`lib.positional.rope_angles`, one row per position of ``x``. Returns a
+    new tensor of ``x``'s shape. Raises ``TypeError`` for an argument that is not a floating-point tensor (a
+    NumPy array, integer or complex entries) and ``ValueError`` for an odd width ``d``, ``x`` of fewer than two
+    dimensions, ``angles`` of another shape than ``(T, d/2)`` (never broadcast), tensors on different devices,
+    or NaN or infinity in either.
+
+    >>> # (1, 0) turned by 3 rad and by 0.03 rad: [cos 3, sin 3, cos 0.03, sin 0.03]
+    >>> x = torch.tensor([[1.0, 0.0, 1.0, 0.0]], dtype=DTYPE)
+    >>> rope_rotate(x, torch.tensor([[3.0, 0.03]], dtype=DTYPE))
+    tensor([[-0.9900,  0.1411,  0.9996,  0.0300]], dtype=torch.float64)
     """
+    validate.tensor(x, "x", "(..., T, d)", floating=True, finite=True)
+    validate.tensor(angles, "angles", "(T, d/2)", floating=True, finite=True)
+    if x.ndim < 2 or x.shape[-1] % 2 or x.shape[-1] < 2:
+        raise ValueError(f"x must have shape (..., T, d) with an even width d >= 2 (RoPE rotates pairs), "
+                         f"got {tuple(x.shape)}")
+    T, d = x.shape[-2], x.shape[-1]
+    if tuple(angles.shape) != (T, d // 2):
+        raise ValueError(f"angles must have shape (T, d/2) = ({T}, {d // 2}), one angle per position and pair "
+                         f"of x {tuple(x.shape)}, got {tuple(angles.shape)}")
+    if angles.device != x.device:
+        raise ValueError(f"angles must be on x's device ({x.device}), got {angles.device}")
+    return _rotate_pairs(x, angles)
+
+
+def _rotate_pairs(x: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
+    """:func:`rope_rotate` without its checks, for the model, whose shapes its config has checked."""
     cos, sin = angles.cos(), angles.sin()
     even, odd = x[..., 0::2], x[..., 1::2]                   # (..., T, d/2) each
     rotated = torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1)  # (..., T, d/2, 2)
@@ -132,7 +157,7 @@ class CausalSelfAttention(nn.Module):
         q, k, v = self.qkv(x).split(d, dim=-1)
         q, k, v = (t.view(B, T, H, hd).transpose(1, 2) for t in (q, k, v))  # (B, H, T, hd) each
         if self.config.position == "rope":
-            q, k = rope_rotate(q, self.angles[:T]), rope_rotate(k, self.angles[:T])
+            q, k = _rotate_pairs(q, self.angles[:T]), _rotate_pairs(k, self.angles[:T])
         scores = (q / math.sqrt(hd)) @ k.transpose(-2, -1)  # (B, H, T, T): query i, key j
         if self.config.position == "alibi":
             scores = scores + self.bias[:, :T, :T]

@@ -113,6 +113,35 @@ def test_rope_rotate_agrees_with_the_numpy_reference():
         np.testing.assert_allclose(ours, positional.rope(x, np.arange(10), base, s), rtol=0, atol=1e-14)
 
 
+def test_rope_rotate_turns_each_pair_by_hand():
+    # position 0: (1, 2) by a quarter turn -> (-2, 1), (3, 4) by a half turn -> (-3, -4); position 1: no turn
+    x = torch.tensor([[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]], dtype=torch.float64)  # (1, T=2, d=4)
+    angles = torch.tensor([[math.pi / 2, math.pi], [0.0, 0.0]], dtype=torch.float64)  # (T, d/2)
+    out = transformer.rope_rotate(x, angles)
+    expected = torch.tensor([[[-2.0, 1.0, -3.0, -4.0], [5.0, 6.0, 7.0, 8.0]]], dtype=torch.float64)
+    torch.testing.assert_close(out, expected, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("x, angles, error, message", [
+    (np.zeros((1, 2, 4)), torch.zeros(2, 2), TypeError, "x must be a torch.Tensor .*got ndarray"),
+    (torch.zeros(1, 2, 4), np.zeros((2, 2)), TypeError, "angles must be a torch.Tensor .*got ndarray"),
+    (torch.zeros(1, 2, 4, dtype=torch.int64), torch.zeros(2, 2), TypeError,
+     "x must be a floating-point torch.Tensor .*got dtype torch.int64"),
+    (torch.zeros(1, 2, 4, dtype=torch.complex128), torch.zeros(2, 2), TypeError, "x must be a floating-point"),
+    (torch.zeros(1, 2, 4), torch.zeros(2, 2, dtype=torch.bool), TypeError, "angles must be a floating-point"),
+    (torch.zeros(1, 2, 3), torch.zeros(2, 1), ValueError, r"even width d >= 2 .*got \(1, 2, 3\)"),
+    (torch.zeros(4), torch.zeros(1, 2), ValueError, r"x must have shape \(\.\.\., T, d\)"),
+    # too few rows of angles would be broadcast: every position turned by position 0's angle
+    (torch.zeros(1, 3, 4), torch.ones(1, 2), ValueError, r"angles must have shape \(T, d/2\) = \(3, 2\).*got \(1, 2\)"),
+    (torch.zeros(1, 3, 4), torch.ones(3, 4), ValueError, r"= \(3, 2\).*got \(3, 4\)"),
+    (torch.full((1, 2, 4), float("nan")), torch.zeros(2, 2), ValueError, "x contains NaN or infinity"),
+    (torch.zeros(1, 2, 4), torch.full((2, 2), float("inf")), ValueError, "angles contains NaN or infinity"),
+])
+def test_rope_rotate_refuses_bad_input_by_name(x, angles, error, message):
+    with pytest.raises(error, match=message):
+        transformer.rope_rotate(x, angles)
+
+
 def _attention_by_hand(config, attn, x):
     """The attention weights of one layer recomputed in NumPy from its weights, for input x (T, d)."""
     W, b = attn.qkv.weight.detach().numpy(), attn.qkv.bias.detach().numpy()

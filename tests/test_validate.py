@@ -452,6 +452,16 @@ def test_collection_and_tensor_name_the_argument():
     assert validate.tensor(t, "x") is t
     with pytest.raises(TypeError, match=r"^x must be a torch.Tensor \(B,\), got ndarray$"):
         validate.tensor(np.zeros(2), "x", "(B,)")
+    # the dtype and the values, on request: PyTorch's NotImplementedError or a NaN loss otherwise
+    assert validate.tensor(torch.arange(3), "counts", real=True, finite=True).tolist() == [0, 1, 2]
+    with pytest.raises(TypeError, match=r"^x must be a floating-point torch.Tensor \(B,\), got dtype torch.int64$"):
+        validate.tensor(torch.arange(2), "x", "(B,)", floating=True)
+    for dtype in (torch.bool, torch.complex64):
+        with pytest.raises(TypeError, match=rf"^c must be a torch.Tensor of real numbers .*got dtype {dtype}$"):
+            validate.tensor(torch.zeros(2, dtype=dtype), "c", real=True)
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(ValueError, match="^x contains NaN or infinity$"):
+            validate.tensor(torch.tensor([0.0, bad], requires_grad=True), "x", floating=True, finite=True)
 
 
 def test_a_longdouble_below_float64_is_named_never_zero():
