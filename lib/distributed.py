@@ -433,6 +433,8 @@ def vocab_parallel_logits(hidden: torch.Tensor, weight_local: torch.Tensor, *, g
     the output matrix. ``hidden`` enters through Megatron's ``f`` (identity forward, all-reduce
     backward), so that ``hidden.grad`` is the full gradient on every rank.
     """
+    validate.tensor(hidden, "hidden", "(N, D)", floating=True)
+    validate.tensor(weight_local, "weight_local", "(V_r, D)", floating=True)
     _group_info(group)
     return _CopyToParallel.apply(hidden, group) @ weight_local.T
 
@@ -446,8 +448,10 @@ def vocab_parallel_log_softmax(logits_local: torch.Tensor, *, group=None) -> tor
     log-probabilities, equal (to rounding) to ``log_softmax(z_full, -1)[:, lo:hi]``. Differentiable: the
     loss is taken to be a sum of terms computed on the ranks from their slices (or a value replicated
     with :func:`vocab_parallel_cross_entropy`); the SUM is all-reduced in the backward pass too. Raises
-    ``ValueError`` if ``logits_local`` is not 2-D. Source: Shoeybi et al. (2019), §3.
+    ``ValueError`` if ``logits_local`` is not 2-D or holds NaN or infinity, ``TypeError`` if it is not a
+    floating-point tensor. Source: Shoeybi et al. (2019), §3.
     """
+    validate.tensor(logits_local, "logits_local", "(N, V_r)", floating=True, finite=True)
     _group_info(group)
     if logits_local.dim() != 2:
         raise ValueError(f"logits_local must have shape (N, V_r), got {tuple(logits_local.shape)}")
@@ -468,8 +472,11 @@ def vocab_parallel_cross_entropy(
     picks the log-probabilities of the targets it owns (0 elsewhere), and an all-reduce SUM (Megatron's
     ``g``) adds the picks: only ``N`` numbers are communicated, not ``N · V``. Equals
     ``F.cross_entropy(z_full, targets)``, and its gradients equal the unsharded ones. Raises
-    ``ValueError`` for mismatched shapes.
+    ``ValueError`` for mismatched shapes and as :func:`vocab_parallel_log_softmax`, ``TypeError`` for
+    ``targets`` that is not an integer tensor.
     """
+    validate.tensor(logits_local, "logits_local", "(N, V_r)", floating=True, finite=True)
+    validate.tensor(targets, "targets", "(N,)", integer=True)
     rank, W = _group_info(group)
     if targets.dim() != 1 or targets.shape[0] != logits_local.shape[0]:
         raise ValueError(f"targets must have shape ({logits_local.shape[0]},), got {tuple(targets.shape)}")

@@ -131,18 +131,36 @@ def softmax_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.
     ``logits`` ``(B, V)`` float are raw scores (``u_j·v_w``); do **not** apply a softmax first, the
     log-softmax is part of this loss (PyTorch's ``cross_entropy``, which subtracts the maximum before
     exponentiating). ``targets`` ``(B,)`` int64 in ``[0, V)``. Logits ``[2, 0, 0]`` with target 0 give
-    ``log(1 + 2 e^{-2}) = 0.2395``. Raises ``ValueError`` on mismatched shapes or a target out of range,
-    ``TypeError`` for an argument that is not a tensor (a NumPy array).
+    ``log(1 + 2 e^{-2}) = 0.2395``. The mean is taken without overflow: rows whose losses are each finite
+    but whose sum is not (two losses of 1.5e308 in float64) give their true mean. Raises ``ValueError`` on
+    mismatched shapes, an empty batch (``B = 0``: no mean), NaN or infinite logits, a target out of range,
+    or a row whose loss is beyond the range of the logits' dtype (float64: about 1.8e308; its target's logit
+    lies that far below the row's largest); ``TypeError`` for an argument that is not a tensor (a NumPy
+    array) or logits that are not floating-point (integer, bool or complex).
 
     >>> logits, targets = torch.tensor([[2.0, 0.0, 0.0]]), torch.tensor([0])
     >>> round(float(softmax_cross_entropy(logits, targets)), 4)
     0.2395
     """
-    validate.tensor(logits, "logits", "(B, V)"), validate.tensor(targets, "targets", "(B,)")
+    validate.tensor(logits, "logits", "(B, V)", floating=True, finite=True)
+    validate.tensor(targets, "targets", "(B,)")
     if logits.ndim != 2 or targets.ndim != 1 or logits.shape[0] != targets.shape[0]:
         raise ValueError(f"logits must be (B, V) and targets (B,), got {tuple(logits.shape)} and {tuple(targets.shape)}")
+    if logits.shape[0] == 0 or logits.shape[1] == 0:
+        raise ValueError(f"logits must be (B, V) with B >= 1 and V >= 1 (the mean of no rows is undefined), "
+                         f"got {tuple(logits.shape)}")
     validate.ids(targets.detach().cpu().numpy(), logits.shape[1], "target")
-    return F.cross_entropy(logits, targets)
+    loss = F.cross_entropy(logits, targets)  # log-softmax with the row maximum subtracted
+    if torch.isfinite(loss):
+        return loss
+    rows = F.cross_entropy(logits, targets, reduction="none")  # (B,): finite unless beyond the dtype
+    bad = torch.nonzero(~torch.isfinite(rows)).flatten()
+    if bad.numel():
+        row = int(bad[0])
+        raise ValueError(f"the loss of row {row} (target {int(targets[row])}) is beyond the range of {logits.dtype} "
+                         f"(about {torch.finfo(logits.dtype).max:.1e}): its target's logit lies that far below the "
+                         f"row's largest, and such a loss has no {logits.dtype} value")
+    return (rows / rows.shape[0]).sum()  # each term <= the largest loss: the sum of the shares cannot overflow
 
 
 def negative_sampling_loss(
@@ -155,16 +173,18 @@ def negative_sampling_loss(
     ``positive`` ``(B, D)`` the output vectors of the observed contexts, ``negatives`` ``(B, K, D)``
     those of the sampled items, ``mask`` ``(B, K)`` bool (or 0/1 float): ``False`` leaves a negative
     out (default: all in). ``log σ`` is ``F.logsigmoid``, finite for any finite score (a score of
-    ``-1000`` costs 1000 nats instead of ``inf``). Raises ``ValueError`` on mismatched shapes and
-    ``TypeError`` for an argument that is not a tensor.
+    ``-1000`` costs 1000 nats instead of ``inf``). Raises ``ValueError`` on mismatched shapes or NaN or
+    infinite vectors, and ``TypeError`` for an argument that is not a tensor or vectors that are not
+    floating-point.
 
     >>> v = torch.tensor([[1.0, 0.0]])
     >>> # -log σ(1) - log σ(0)
     >>> round(float(negative_sampling_loss(v, v, torch.zeros(1, 1, 2))), 4)
     1.0064
     """
-    validate.tensor(centre, "centre", "(B, D)"), validate.tensor(positive, "positive", "(B, D)")
-    validate.tensor(negatives, "negatives", "(B, K, D)")
+    validate.tensor(centre, "centre", "(B, D)", floating=True, finite=True)
+    validate.tensor(positive, "positive", "(B, D)", floating=True, finite=True)
+    validate.tensor(negatives, "negatives", "(B, K, D)", floating=True, finite=True)
     if mask is not None:
         validate.tensor(mask, "mask", "(B, K)")
     if centre.ndim != 2 or positive.shape != centre.shape:

@@ -34,6 +34,7 @@ nats per predicted token; the floor is the grammar's conditional entropy
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Optional
 
@@ -115,9 +116,32 @@ def expected_parameters(V: int, d: int, variant: str) -> int:
 def counts_loss(model: TinyLM, counts: torch.Tensor) -> torch.Tensor:
     """Mean cross-entropy (nats) of ``model`` on the pairs counted in ``counts`` ``(V, V)``: a 0-d tensor.
 
-    ``−Σ_ij C_ij log softmax(model(i))_j / Σ C``; equal to the mean over the raw pairs.
+    ``−Σ_ij C_ij log softmax(model(i))_j / Σ C``; equal to the mean over the raw pairs. ``counts`` holds
+    real numbers (integer or floating), finite and ``>= 0``, with a positive total. Raises ``TypeError`` for a
+    ``model`` that is not a :class:`TinyLM` or ``counts`` that is not a tensor of real numbers (a NumPy array:
+    ``torch.as_tensor(counts)``), ``ValueError`` for ``counts`` of another shape than ``(V, V)``, with NaN,
+    infinity or a negative entry, or counting no pair (a total of 0: the mean of nothing).
+
+    >>> model = TinyLM(2, 1, "tied_no_hidden")
+    >>> with torch.no_grad():  # every logit 0: P(next) = 1/2
+    ...     _ = model.embed.weight.zero_()
+    >>> loss = counts_loss(model, torch.tensor([[3, 1], [0, 2]]))
+    >>> round(float(loss.detach()), 4)  # ln 2
+    0.6931
     """
-    V = counts.shape[0]
+    if not isinstance(model, TinyLM):
+        raise TypeError(f"model must be a TinyLM, got {type(model).__name__}")
+    V = model.embed.num_embeddings
+    validate.tensor(counts, "counts", f"({V}, {V})", real=True, finite=True)
+    if tuple(counts.shape) != (V, V):
+        raise ValueError(f"counts must have shape (V, V) = ({V}, {V}), the model's vocabulary, got {tuple(counts.shape)}")
+    if (counts < 0).any():
+        raise ValueError("counts must be >= 0 (a number of pairs), got a negative entry")
+    if not counts.sum() > 0:
+        raise ValueError("counts must count at least one pair (a positive total), got all zeros: the mean of no pair "
+                         "is undefined")
+    if not torch.isfinite(counts.sum()):  # float counts near 1.8e308: the same fractions, scaled by a power of two
+        counts = counts * 2.0 ** -math.frexp(float(counts.max()))[1]
     logp = torch.log_softmax(model(torch.arange(V)), dim=1)  # (V, V): row i is log P(. | i)
     return -(counts * logp).sum() / counts.sum()
 

@@ -386,15 +386,16 @@ def _equal(value, option) -> bool:
     return isinstance(same, (bool, np.bool_)) and bool(same)
 
 
-def tensor(value, name: str, shape: str = "", *, floating: bool = False, real: bool = False,
-           finite: bool = False):
+def tensor(value, name: str, shape: str = "", *, floating: bool = False, integer: bool = False,
+           real: bool = False, finite: bool = False):
     """``value`` itself after checking that it is a ``torch.Tensor``: ``TypeError`` naming ``name`` (and
     ``shape``, the expected shape, when given) otherwise, rather than an ``AttributeError`` (a list has no
     ``.detach``) or PyTorch's own complaint. PyTorch is not imported here: until it is imported, nothing is a
     tensor.
 
     With ``floating=True`` its dtype must be a floating one (``float16``, ``bfloat16``, ``float32``,
-    ``float64``), with ``real=True`` a floating or an integer one (not ``bool`` or complex): ``TypeError``
+    ``float64``), with ``integer=True`` an integer one (not ``bool``: ids, targets), with ``real=True`` a
+    floating or an integer one (not ``bool`` or complex): ``TypeError``
     naming the dtype otherwise, where PyTorch would raise its own ``NotImplementedError`` ("not implemented for
     'Long'") or compute in the wrong type. With ``finite=True`` a NaN or an infinite entry is a ``ValueError``
     ``"{name} contains NaN or infinity"`` (the words of :func:`real_array`).
@@ -410,6 +411,8 @@ def tensor(value, name: str, shape: str = "", *, floating: bool = False, real: b
         raise TypeError(f"{name} must be a {described}, got {type(value).__name__}")
     if floating and not value.is_floating_point():
         raise TypeError(f"{name} must be a floating-point {described}, got dtype {value.dtype}")
+    if integer and (value.is_floating_point() or value.is_complex() or value.dtype == torch.bool):
+        raise TypeError(f"{name} must be an integer {described}, got dtype {value.dtype}")
     if real and (value.is_complex() or value.dtype == torch.bool):
         raise TypeError(f"{name} must be a {described} of real numbers (integer or floating), got dtype {value.dtype}")
     if finite and value.is_floating_point() and not bool(torch.isfinite(value.detach()).all()):

@@ -22,7 +22,9 @@ from lib.distributed import (
     row_owner,
     shard_offsets,
     shard_sizes,
+    vocab_parallel_cross_entropy,
     vocab_parallel_log_softmax,
+    vocab_parallel_logits,
 )
 from lib.processes import spawn
 
@@ -231,6 +233,17 @@ def test_collectives_outside_a_process_group_are_a_clear_error():
         RowShardedEmbedding(torch.zeros(3, 2), 3)
     with pytest.raises(RuntimeError, match="not initialised"):
         vocab_parallel_log_softmax(torch.zeros(2, 3))
+
+
+def test_vocab_parallel_arguments_are_checked_before_the_process_group():
+    with pytest.raises(TypeError, match=r"^logits_local must be a floating-point torch.Tensor \(N, V_r\), got dtype torch.int64$"):
+        vocab_parallel_log_softmax(torch.zeros(2, 3, dtype=torch.int64))
+    with pytest.raises(ValueError, match="^logits_local contains NaN or infinity$"):
+        vocab_parallel_cross_entropy(torch.full((1, 3), float("nan")), torch.tensor([0]), 0)
+    with pytest.raises(TypeError, match=r"^targets must be an integer torch.Tensor \(N,\), got dtype torch.float32$"):
+        vocab_parallel_cross_entropy(torch.zeros(1, 3), torch.tensor([0.0]), 0)
+    with pytest.raises(TypeError, match=r"^hidden must be a torch.Tensor \(N, D\), got ndarray$"):
+        vocab_parallel_logits(np.zeros((1, 2)), torch.zeros(3, 2))
 
 
 def test_dedupe_must_be_true_or_false():

@@ -146,6 +146,44 @@ def test_softmax_cross_entropy_takes_logits():
         softmax_cross_entropy(torch.zeros(3), torch.tensor([0]))
 
 
+def test_softmax_cross_entropy_far_apart_logits_give_the_true_loss_or_a_named_error():
+    f64 = dict(dtype=torch.float64)
+    # [1e308, -1e308]: target 0 has probability 1 - e^-2e308 = 1 in float64, a loss of exactly 0
+    assert float(softmax_cross_entropy(torch.tensor([[1e308, -1e308]], **f64), torch.tensor([0]))) == 0.0
+    # two losses of 1.5e308 (their sum overflows): the mean is 1.5e308, as each is
+    logits = torch.tensor([[1.5e308, 0.0], [1.5e308, 0.0]], **f64, requires_grad=True)
+    loss = softmax_cross_entropy(logits, torch.tensor([1, 1]))
+    assert float(loss.detach()) == 1.5e308
+    loss.backward()  # d loss / d z = (softmax(z) - onehot(target)) / B: [0.5, -0.5] per row
+    torch.testing.assert_close(logits.grad, torch.tensor([[0.5, -0.5], [0.5, -0.5]], **f64), rtol=0, atol=0)
+    # target 1 of [1e308, -1e308]: the true loss, 2e308, has no float64 value
+    with pytest.raises(ValueError, match=r"loss of row 0 \(target 1\) is beyond the range of torch.float64 "
+                                         r"\(about 1.8e\+308\)"):
+        softmax_cross_entropy(torch.tensor([[1e308, -1e308]], **f64), torch.tensor([1]))
+
+
+@pytest.mark.parametrize("logits, targets, error, message", [
+    (torch.tensor([[1, 0]]), torch.tensor([0]), TypeError, r"^logits must be a floating-point .*got dtype torch.int64$"),
+    (torch.tensor([[True, False]]), torch.tensor([0]), TypeError, "got dtype torch.bool"),
+    (torch.tensor([[1 + 0j, 0j]]), torch.tensor([0]), TypeError, "got dtype torch.complex64"),
+    (torch.tensor([[float("nan"), 0.0]]), torch.tensor([0]), ValueError, "^logits contains NaN or infinity$"),
+    (torch.tensor([[-float("inf"), 0.0]]), torch.tensor([1]), ValueError, "^logits contains NaN or infinity$"),
+    (torch.zeros(0, 3), torch.zeros(0, dtype=torch.int64), ValueError, r"B >= 1 and V >= 1 .*got \(0, 3\)"),
+    (torch.zeros(2, 0), torch.zeros(2, dtype=torch.int64), ValueError, r"got \(2, 0\)"),
+])
+def test_softmax_cross_entropy_refuses_bad_logits_by_name(logits, targets, error, message):
+    with pytest.raises(error, match=message):
+        softmax_cross_entropy(logits, targets)
+
+
+def test_negative_sampling_loss_refuses_integer_and_non_finite_vectors():
+    v = torch.zeros(1, 2)
+    with pytest.raises(TypeError, match=r"^centre must be a floating-point torch.Tensor \(B, D\), got dtype torch.int64$"):
+        negative_sampling_loss(torch.zeros(1, 2, dtype=torch.int64), v, torch.zeros(1, 1, 2))
+    with pytest.raises(ValueError, match="^negatives contains NaN or infinity$"):
+        negative_sampling_loss(v, v, torch.full((1, 1, 2), float("nan")))
+
+
 def test_negative_sampling_loss_closed_form_and_mask():
     v = torch.tensor([[1.0, 0.0]])
     pos = torch.tensor([[2.0, 0.0]])

@@ -70,6 +70,31 @@ def test_counts_loss_equals_cross_entropy_over_pairs():
     assert float(counts_loss(model, counts).detach()) == pytest.approx(float(ref.detach()), rel=1e-12)
 
 
+def test_counts_loss_of_huge_counts_is_the_loss_of_their_fractions():
+    model = TinyLM(3, 2, "untied", seed=1)
+    counts = torch.tensor([[3.0, 1.0, 0.0], [0.0, 2.0, 5.0], [1.0, 1.0, 1.0]], dtype=torch.float64)
+    small = float(counts_loss(model, counts).detach())
+    # the same fractions of pairs at 2**1010 each: the total (14 * 2**1010) is beyond float64
+    huge = float(counts_loss(model, counts * 2.0**1010).detach())
+    assert huge == pytest.approx(small, rel=1e-15)
+
+
+@pytest.mark.parametrize("counts, error, message", [
+    (torch.ones(2, 2), ValueError, r"^counts must have shape \(V, V\) = \(3, 3\), the model's vocabulary, got \(2, 2\)$"),
+    (torch.ones(3), ValueError, r"got \(3,\)$"),
+    (np.ones((3, 3)), TypeError, r"^counts must be a torch.Tensor \(3, 3\), got ndarray$"),
+    (torch.ones(3, 3, dtype=torch.complex64), TypeError, "counts must be a torch.Tensor .*of real numbers"),
+    (torch.zeros(3, 3), ValueError, "counts must count at least one pair .*got all zeros"),
+    (torch.full((3, 3), float("nan")), ValueError, "^counts contains NaN or infinity$"),
+    (torch.tensor([[1.0, -1.0, 0.0]] * 3), ValueError, "counts must be >= 0"),
+])
+def test_counts_loss_refuses_bad_counts_by_name(counts, error, message):
+    with pytest.raises(error, match=message):
+        counts_loss(TinyLM(3, 2), counts)
+    with pytest.raises(TypeError, match="^model must be a TinyLM, got Linear$"):
+        counts_loss(torch.nn.Linear(3, 3), torch.ones(3, 3))
+
+
 def test_untrained_loss_is_about_log_V():
     tr, va = toy_counts(make_corpus(100, seed=1))
     model = TinyLM(TOY_V, 4, "untied")

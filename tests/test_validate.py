@@ -456,6 +456,8 @@ def test_collection_and_tensor_name_the_argument():
     assert validate.tensor(torch.arange(3), "counts", real=True, finite=True).tolist() == [0, 1, 2]
     with pytest.raises(TypeError, match=r"^x must be a floating-point torch.Tensor \(B,\), got dtype torch.int64$"):
         validate.tensor(torch.arange(2), "x", "(B,)", floating=True)
+    with pytest.raises(TypeError, match=r"^t must be an integer torch.Tensor \(N,\), got dtype torch.bool$"):
+        validate.tensor(torch.zeros(2, dtype=torch.bool), "t", "(N,)", integer=True)
     for dtype in (torch.bool, torch.complex64):
         with pytest.raises(TypeError, match=rf"^c must be a torch.Tensor of real numbers .*got dtype {dtype}$"):
             validate.tensor(torch.zeros(2, dtype=dtype), "c", real=True)
