@@ -122,9 +122,10 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
     ``ids`` has shape ``S`` and ``grad_out`` shape ``S + (d,)``; returns ``(vocab_size, d)`` ``float64``
     where row ``i`` is the sum of ``grad_out`` over every position whose id is ``i`` (an id used twice
     gets two contributions: ``np.add.at``, not ``dE[ids] += ...`` which would keep only one).
-    Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. Raises ``ValueError`` on mismatched shapes,
-    NaN or infinity in ``grad_out`` or a summed row beyond float64 (about 1.8e308), ``TypeError`` for entries that are not real numbers, and like
-    :func:`lib.validate.ids` for bad ids.
+    Equals ``onehot(ids).T @ grad_out`` flattened over ``S``. A sum whose running total overflows although
+    its value does not (``1e308 + 1e308 - 1e308``) is summed again exactly and rounded once. Raises ``ValueError`` on mismatched shapes, NaN or infinity in
+    ``grad_out`` or a summed entry whose true value is beyond float64 (about 1.8e308), ``TypeError`` for
+    entries that are not real numbers, and like :func:`lib.validate.ids` for bad ids.
 
     >>> # id 1 used twice: its rows add up
     >>> lookup_grad([1, 1, 0], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], 3)
@@ -139,11 +140,15 @@ def lookup_grad(ids, grad_out, vocab_size: int) -> np.ndarray:
         raise ValueError(f"grad_out must have shape {ids.shape} + (d,), got {grad_out.shape}")
     validate.entries((vocab_size, grad_out.shape[-1]), "vocab_size and the width of grad_out")
     grad = np.zeros((vocab_size, grad_out.shape[-1]), dtype=np.float64)
-    with np.errstate(over="ignore"):  # reported below, naming the row
-        np.add.at(grad, ids.reshape(-1), grad_out.reshape(-1, grad_out.shape[-1]))
-    if not np.all(np.isfinite(grad)):
-        row = int(np.flatnonzero(~np.all(np.isfinite(grad), axis=1))[0])
-        raise ValueError(f"the summed gradient of row {row} overflows float64 (its true value is above 1.8e308)")
+    flat_ids, flat = ids.reshape(-1), grad_out.reshape(-1, grad_out.shape[-1])
+    with np.errstate(over="ignore"):  # summed again below where the running total overflowed
+        np.add.at(grad, flat_ids, flat)
+    for row, col in zip(*np.nonzero(~np.isfinite(grad))):  # the exact sum of the terms, rounded once
+        terms = flat[flat_ids == row, col]
+        try:
+            grad[row, col] = math.ldexp(*_exact_dot(terms, np.ones_like(terms)))
+        except OverflowError:
+            raise ValueError(f"the summed gradient of row {row} (column {col}) is {validate.BEYOND_FLOAT64}") from None
     return grad
 
 

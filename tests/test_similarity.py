@@ -437,9 +437,25 @@ def test_top_k_near_the_float64_limit_warns_nothing():
 
 
 def test_lookup_grad_reports_a_summed_row_beyond_float64():
-    with pytest.raises(ValueError, match=r"^the summed gradient of row 0 overflows float64 \(its true value is above 1.8e308\)$"):
+    with pytest.raises(ValueError, match=r"^the summed gradient of row 0 \(column 0\) is beyond the float64 range "
+                                         r"\(about 1.8e308\)$"):
         embedding.lookup_grad([0, 0], [[1e308], [1e308]], 1)  # was inf, with NumPy's warning
     assert embedding.lookup_grad([0, 0], [[1e308], [-1e308]], 1).tolist() == [[0.0]]
+
+
+def test_lookup_grad_gives_a_representable_sum_whose_running_total_overflows():
+    import warnings
+
+    top = 1.7976931348623157e308
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # in order, 1e308 + 1e308 is inf and stays inf; the true sum is 1e308
+        assert embedding.lookup_grad([0, 0, 0], [[1e308], [1e308], [-1e308]], 1).tolist() == [[1e308]]
+        # row 1, column 1 only: the largest float twice, less itself, plus a small term the exact sum keeps
+        grad = embedding.lookup_grad([1, 1, 0, 1, 1], [[1.0, top], [2.0, top], [5.0, 6.0], [3.0, -top], [4.0, 2.0**969]], 2)
+    assert grad.tolist() == [[5.0, 6.0], [10.0, top]]  # top + a quarter of its ulp, rounded once: top
+    with pytest.raises(ValueError, match=r"row 1 \(column 1\) is beyond the float64 range"):
+        embedding.lookup_grad([1, 1, 0], [[0.0, top], [0.0, 2.0**971], [0.0, 0.0]], 2)  # top + its ulp = 2**1024
 
 
 # --- a ranking fails only for a score it returns; distances in O(n m) memory --------------------------------
