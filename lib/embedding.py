@@ -712,7 +712,9 @@ def top_k(scores, k: int, *, largest: bool = True, relative: bool = False, what:
         end = int(np.searchsorted(reaches, keys[p], side="right"))  # > p: reach(s) <= s
         order.append(np.sort(ranked[p:end]))
         if end < ranked.shape[0] and end <= k:  # how far the first key outside the group is from joining it
-            margin, s = float(reaches[end] - keys[p]), float(size[ranked[end]])
+            with np.errstate(over="ignore"):  # keys near ±1.8e308: a margin beyond float64 is inf, the largest
+                margin = float(reaches[end] - keys[p])
+            s = float(size[ranked[end]])
             if closest is None or margin * closest[1] < closest[0] * s:  # the smallest margin relative to its size
                 closest = (margin, s)
         p = end

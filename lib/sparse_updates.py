@@ -69,7 +69,8 @@ def id_probabilities(V: int, distribution: str = "uniform", exponent: float = 1.
 
     ``"uniform"``: ``1 / V`` each. ``"zipf"``: ``p_r ∝ 1 / (r + 1) ** exponent`` for id ``r`` (id 0 the most
     frequent), the rank-frequency law of word counts (Zipf 1949), truncated to ``V`` ids. Raises
-    ``ValueError`` for ``V < 1``, an unknown distribution or ``exponent <= 0``.
+    ``ValueError`` for ``V < 1``, an unknown distribution or ``exponent <= 0``. A weight whose power is beyond
+    float64 (``exponent = 1e6``) is its true value, subnormal or 0 (``[1, 0, ...]``), without an overflow.
 
     >>> id_probabilities(3, "zipf")  # 1, 1/2, 1/3, normalised by 11/6
     array([0.5455, 0.2727, 0.1818])
@@ -79,7 +80,13 @@ def id_probabilities(V: int, distribution: str = "uniform", exponent: float = 1.
     if distribution == "uniform":
         return np.full(V, 1.0 / V)
     exponent = validate.number(exponent, "exponent", gt=0)
-    w = 1.0 / np.arange(1, V + 1, dtype=np.float64) ** exponent
+    ranks = np.arange(1, V + 1, dtype=np.float64)
+    with np.errstate(over="ignore"):  # (r + 1) ** exponent beyond float64: its inverse is taken directly below
+        powered = ranks**exponent
+    w = 1.0 / powered
+    beyond = np.isinf(powered)
+    with np.errstate(under="ignore"):  # subnormal or 0: the true weight, rounded
+        w[beyond] = ranks[beyond] ** -exponent
     return w / w.sum()
 
 

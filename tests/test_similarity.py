@@ -434,6 +434,10 @@ def test_top_k_near_the_float64_limit_warns_nothing():
         assert embedding.top_k([top * (1 - 3e-12), top], 2, relative=True).tolist() == [1, 0]
         # within the tolerance of each other: one group, smaller position first
         assert embedding.top_k([top * (1 - 1e-13), top], 2, relative=True).tolist() == [0, 1]
+        # the margin to the next group, -1.7e308 - 1.6e308, is beyond float64 ("overflow in scalar subtract")
+        assert embedding.top_k([1.7e308, 1.6e308, -1.7e308], 3, largest=False, relative=True).tolist() == [2, 1, 0]
+        assert embedding.top_k([-top, top], 2).tolist() == [1, 0]
+        assert embedding.top_k([-top, top], 2, largest=False).tolist() == [0, 1]
 
 
 def test_lookup_grad_reports_a_summed_row_beyond_float64():

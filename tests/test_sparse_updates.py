@@ -28,6 +28,18 @@ def test_id_probabilities():
     assert p2.sum() == pytest.approx(1.0)
 
 
+def test_id_probabilities_with_a_power_beyond_float64_warn_nothing():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's "overflow encountered in power" was leaked
+        assert id_probabilities(10, "zipf", 1e6).tolist() == [1.0] + [0.0] * 9  # 2**-1e6 and below: 0
+        # 4**515 = 2**1030 is beyond float64, its inverse 2**-1030 a subnormal: kept, not 1/inf = 0
+        p = id_probabilities(4, "zipf", 515)
+    assert p[3] == 2.0**-1030 and p[3] > 0
+    assert p[:3].tolist() == [1.0, 2.0**-515, 3.0**-515]
+
+
 def test_expected_touched_fraction_hand_cases():
     assert expected_touched_fraction(1, 10) == 1.0
     assert expected_touched_fraction(7, 1) == pytest.approx(1 / 7)  # one draw touches one row
