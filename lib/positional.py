@@ -130,11 +130,19 @@ def wavelengths(d: int, base: float = BASE) -> np.ndarray:
     """Wavelength of each (sin, cos) pair in positions, ``(ceil(d / 2),)`` float64: ``2π / ω_i``.
 
     The first pair repeats every ``2π ≈ 6.28`` positions; the last every ``2π · base ** ((d − 2) / d)``.
+    Raises ``ValueError`` as :func:`angular_frequencies`, and for a ``base`` so large that the last wavelength
+    is beyond the float64 range (about 1.8e308; ``base = 1e308`` with ``d = 4096``).
 
     >>> wavelengths(4)  # 2π and 2π · 100 positions
     array([  6.2832, 628.3185])
     """
-    return 2.0 * np.pi / angular_frequencies(d, base)[0::2]
+    with np.errstate(over="ignore"):  # reported below, naming base
+        out = 2.0 * np.pi / angular_frequencies(d, base)[0::2]
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"base must keep the longest wavelength, 2π · base ** ((d - 2) / d), within float64 "
+                         f"(about 1.8e308), got base = {float(base)!r} with width d = {d}: that wavelength is "
+                         f"{validate.BEYOND_FLOAT64}")
+    return out
 
 
 def shift_rotation(k: int, d: int, base: float = BASE) -> np.ndarray:
@@ -395,7 +403,9 @@ def alibi_bias(n: int, n_heads: int, slopes=None) -> np.ndarray:
     (Press et al. 2022, §3: ``softmax(q_i K^T + m · [-(i-1), ..., -2, -1, 0])``); ``-inf`` for ``j > i``, a key
     that a causal model may not see. ``slopes`` (``(n_heads,)``, finite, >= 0) defaults to
     :func:`alibi_slopes`. Raises ``ValueError`` for ``n < 1``, bad slopes, and as :func:`alibi_slopes`;
-    ``TypeError`` for slopes that are not real numbers.
+    ``TypeError`` for slopes that are not real numbers. A slope whose bias at the farthest visible key,
+    ``-m_h (n - 1)``, is beyond float64 (about 1.8e308) is a ``ValueError``: it would become ``-inf``, the
+    value of a masked key.
 
     >>> alibi_bias(3, 1)[0]          # one head, slope 2 ** -8
     array([[ 0.        ,        -inf,        -inf],
@@ -418,6 +428,13 @@ def alibi_bias(n: int, n_heads: int, slopes=None) -> np.ndarray:
         validate.entries((n_heads, n, n), "n_heads and window length n")
     i = np.arange(n)
     offset = (i[None, :] - i[:, None]).astype(np.float64)  # (n, n): j - i for query i, key j; <= 0 in the past
-    bias = slopes[:, None, None] * offset                   # (H, n, n)
+    with np.errstate(over="ignore"):  # a bias beyond float64 is refused below, naming the slope
+        bias = slopes[:, None, None] * offset               # (H, n, n)
+        if not np.all(np.isfinite(bias)):
+            h = int(np.flatnonzero(~np.all(np.isfinite(bias), axis=(1, 2)))[0])
+            limit = np.finfo(np.float64).max / (n - 1)
+            raise ValueError(f"slopes must keep the bias -m (n - 1) of the farthest key within float64 (about "
+                             f"1.8e308), at most about {limit:.4g} for a window of n = {n}, got slopes[{h}] = {float(slopes[h])!r}; "
+                             f"a bias of -inf would mask a visible key")
     bias[:, offset > 0] = -np.inf                           # the future is masked
     return bias

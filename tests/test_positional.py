@@ -359,6 +359,25 @@ def test_rope_that_overflows_is_an_error_not_inf():
     np.testing.assert_allclose(positional.rope([[1.7e300, 1.7e300]], [1]) / 1e300, positional.rope([[1.7, 1.7]], [1]), rtol=1e-15)
 
 
+def test_a_wavelength_or_an_alibi_bias_beyond_float64_is_refused_by_name():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's overflow warnings were leaked beside inf
+        with pytest.raises(ValueError, match=r"^base must keep the longest wavelength, .* got base = 1e\+308 with "
+                                             r"width d = 4096: that wavelength is beyond the float64 range"):
+            positional.wavelengths(4096, base=1e308)  # 2π · 1e308 ** (4094 / 4096), about 4e308
+        # d = 4: 2π · sqrt(1e308) = 2π · 1e154 is within range
+        np.testing.assert_allclose(positional.wavelengths(4, base=1e308), [2 * np.pi, 2 * np.pi * 1e154], rtol=1e-15)
+        # a slope of 1e308 at distance 2: -2e308 would be -inf, the value of the causal mask
+        with pytest.raises(ValueError, match=r"^slopes must keep the bias -m \(n - 1\) of the farthest key within "
+                                             r"float64 .* at most about 8.988e\+307 for a window of n = 3, got "
+                                             r"slopes\[1\] = 1e\+308; a bias of -inf would mask a visible key$"):
+            positional.alibi_bias(3, 2, slopes=[1.0, 1e308])
+        bias = positional.alibi_bias(3, 1, slopes=[8e307])[0]  # -1.6e308 at distance 2: within range
+    assert bias[2].tolist() == [-1.6e308, -8e307, 0.0] and bias[0, 1] == -np.inf
+
+
 @pytest.mark.parametrize("scale, base", [(1e300, 10000.0), (1e10, 1e300)])
 def test_ntk_base_beyond_float64_is_a_value_error(scale, base):
     with pytest.raises(ValueError, match=r"NTK-aware base .* overflows float64"):
