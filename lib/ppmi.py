@@ -316,6 +316,11 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
     if A.ndim != 2 or min(A.shape) < 1:
         raise ValueError(f"matrix must be 2-D and non-empty, got shape {A.shape}")
     if not np.all(np.isfinite(data)):
+        if is_sparse and np.all(np.isfinite(scipy.sparse.coo_array(matrix).data)):  # the entries as given
+            first = int(np.flatnonzero(~np.isfinite(A.data))[0])  # in CSR order: its row from indptr
+            row, col = int(np.searchsorted(A.indptr, first, side="right")) - 1, int(A.indices[first])
+            raise ValueError(f"matrix holds duplicate entries at ({row}, {col}) whose sum, as SciPy adds them in "
+                             f"order, is {validate.BEYOND_FLOAT64}: each entry is finite, their sum is not")
         raise ValueError("matrix contains NaN or infinity")
     if solver == "auto":
         solver = "sparse" if is_sparse and isinstance(k, (int, np.integer)) and 1 <= k < min(A.shape) else "dense"
@@ -501,6 +506,7 @@ def ppmi_svd_embedding(
     if not hasattr(vocab, "encode_sentences"):
         raise TypeError(f"vocab must be a lib.corpus.Vocabulary, got {type(vocab).__name__}")
     power = validate.number(power, "power", ge=0)
+    k = validate.integer(k, "k", low=1)  # its upper bound, by solver, is truncated_svd's
     ids = vocab.encode_sentences(sentences)
     V = len(vocab)
     C = cooccurrence(ids, V, window, symmetric=symmetric, weighting=weighting, sparse=sparse)

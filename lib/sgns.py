@@ -408,8 +408,14 @@ class Buffers(NamedTuple):
 
 def make_buffers(G: int, B: int, N: int, window: int, D: int) -> Buffers:
     """Allocate :class:`Buffers` for steps of up to ``G`` blocks of ``B`` windows with ``N`` negatives,
-    window ``window`` and width ``D`` (all ``float32``)."""
+    window ``window`` and width ``D`` (all ``float32``). Each is an integer >= 0 (0 gives empty buffers);
+    ``TypeError`` for one that is not an integer, ``ValueError`` for a negative one or buffers beyond
+    ``lib.validate.MAX_SIZE`` entries."""
+    G, B, N, window, D = (validate.size(v, name, low=0) for v, name in
+                          ((G, "G"), (B, "B"), (N, "N"), (window, "window"), (D, "D")))
     S, T = B + 2 * window, B + N
+    validate.entries((G, T, S), "G, B, N and window")
+    validate.entries((G * (S + T), D), "G, B, N, window and D")
     label = torch.zeros(G, T, S)
     label[:, :B] = 1.0  # the centre rows hold the observed pairs
     weight, negative_rows = torch.zeros(G, T, S), torch.empty(G, N, S)

@@ -36,9 +36,12 @@ def _check(header: Sequence[str], rows: Sequence[Sequence[str]], align) -> List[
             raise TypeError(f"row {i} must be a sequence of strings, got {row!r}")
         if len(row) != n:
             raise ValueError(f"row {i} has {len(row)} cells, the header {n}")
-        for cell in row:
+        for j, cell in enumerate(row):
             if not isinstance(cell, str):
                 raise TypeError(f"cells must be formatted strings, got {cell!r} in row {i}")
+            _one_line(cell, f"row {i}, column {j}")
+    for j, cell in enumerate(header):
+        _one_line(cell, f"header column {j}")
     align = list(align) if align is not None else ["<"] * n
     if len(align) != n:
         raise ValueError(f"align must give one of {ALIGNS} per column ({n}), got {len(align)}")
@@ -47,12 +50,25 @@ def _check(header: Sequence[str], rows: Sequence[Sequence[str]], align) -> List[
     return align
 
 
+#: the characters that end a line for ``str.splitlines``: any of them inside a cell would split its row
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _one_line(cell: str, where: str) -> None:
+    """``ValueError`` naming ``where`` when ``cell`` holds a line break: a table row is one line, and a break
+    inside a cell would end the row there, silently breaking the table."""
+    brk = next((c for c in cell if c in _LINE_BREAKS), None)
+    if brk is not None:
+        raise ValueError(f"{where} holds a line break ({brk!r}) in {cell!r}: a table cell must be one line")
+
+
 def markdown(header: Sequence[str], rows: Sequence[Sequence[str]], align: Optional[Sequence[str]] = None) -> str:
     """A Markdown table: a header line, an alignment line and one line per row.
 
     ``header`` and every row hold one string per column; ``align`` one of ``"<"`` / ``">"`` per column
-    (default all left). Raises ``ValueError`` for a row of the wrong length or an unknown alignment and
-    ``TypeError`` for a header, a row or a cell that is not a string or a sequence of them.
+    (default all left); a ``|`` in a cell is escaped (``\\|``). Raises ``ValueError`` for a row of the wrong
+    length, a cell (or a header) holding a line break, or an unknown alignment, and ``TypeError`` for a header,
+    a row or a cell that is not a string or a sequence of them.
 
     >>> rows = [["the", "12"], ["a|b", "3"]]
     >>> print(markdown(["word", "count"], rows, align="<>"))

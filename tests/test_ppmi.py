@@ -216,6 +216,13 @@ def test_svd_rejects_bad_input(k, solver, match):
 def test_svd_rejects_non_finite_and_bad_power():
     with pytest.raises(ValueError, match="NaN or infinity"):
         truncated_svd(np.array([[1.0, np.nan], [0, 1]]), 1)
+    # two finite entries at (1, 2) that SciPy sums into inf: said so, not "NaN or infinity"
+    twice = scipy.sparse.coo_array(([1.0, 1e308, 1e308], ([0, 1, 1], [0, 2, 2])), shape=(3, 3))
+    with pytest.raises(ValueError, match=r"^matrix holds duplicate entries at \(1, 2\) whose sum, as SciPy adds them "
+                                         r"in order, is beyond the float64 range \(about 1.8e308\)"):
+        truncated_svd(twice, 1)
+    with pytest.raises(ValueError, match="^matrix contains NaN or infinity$"):  # an entry that is itself infinite
+        truncated_svd(scipy.sparse.coo_array(([1.0, np.inf], ([0, 1], [0, 2])), shape=(3, 3)), 1)
     with pytest.raises(ValueError, match="power must be a finite number >= 0"):
         svd_vectors(np.eye(3), 1, power=-1)
 
@@ -298,6 +305,11 @@ def test_log_space_matches_the_direct_formula_on_ordinary_counts():
 def test_pipeline_validates_power_and_vocabulary():
     sentences = [["a", "b", "c"], ["a", "c"]]
     vocab = Vocabulary.from_sentences(sentences)
+    for sparse in (False, True):  # "'<' not supported between instances of 'str' and 'int'" on the sparse path
+        with pytest.raises(TypeError, match="^k must be an integer >= 1, got '2'$"):
+            ppmi_svd_embedding(sentences, vocab, k="2", sparse=sparse)
+        with pytest.raises(ValueError, match="^k must be an integer >= 1, got 0$"):
+            ppmi_svd_embedding(sentences, vocab, k=0, sparse=sparse)
     with pytest.raises(ValueError, match="power must be a finite number >= 0, got nan"):
         ppmi_svd_embedding(sentences, vocab, power=float("nan"))
     with pytest.raises(ValueError, match="power must be a finite number >= 0, got -1"):

@@ -475,6 +475,16 @@ def test_buffers_resize_is_a_view():
     assert small.g.data_ptr() == buf.g.data_ptr() and small.label[:, :4].eq(1).all() and small.label[:, 4:].eq(0).all()
 
 
+def test_make_buffers_checks_its_sizes_by_name():
+    assert make_buffers(0, 0, 0, 0, 0).x.shape == (0, 0)  # empty buffers are allowed
+    with pytest.raises(ValueError, match=r"^G must be an integer in \[0, 268435456\], got -1$"):
+        make_buffers(-1, 2, 2, 2, 2)  # was torch's "zeros: Dimension size must be non-negative"
+    with pytest.raises(TypeError, match=r"^B must be an integer in \[0, 268435456\], got 1.5$"):
+        make_buffers(1, 1.5, 2, 2, 2)
+    with pytest.raises(ValueError, match=r"^G, B, N and window: a result of shape \(65536, 4100, 4100\)"):
+        make_buffers(2**16, 4096, 4, 2, 2)
+
+
 # --- training ------------------------------------------------------------------------------------------------------
 
 

@@ -44,3 +44,17 @@ def test_a_header_or_rows_that_are_not_strings_are_named():
         tables.text(["a"], None)
     with pytest.raises(TypeError, match="^row 0 must be a sequence of strings, got 'ab'$"):
         tables.markdown(["a", "b"], ["ab"])
+
+
+@pytest.mark.parametrize("cell", ["x\ny", "x\r\ny", "x\u2028y", "x\x85y"])
+def test_a_line_break_in_a_cell_is_refused_by_name(cell):
+    # it was written into the row, ending the row there and breaking the table without a word
+    for table in (tables.markdown, tables.text):
+        with pytest.raises(ValueError, match=r"^row 1, column 0 holds a line break \(.*\) in .*: a table cell must be one line$"):
+            table(["a", "b"], [["1", "2"], [cell, "3"]])
+        with pytest.raises(ValueError, match=r"^header column 1 holds a line break"):
+            table(["a", cell], [["1", "2"]])
+
+
+def test_a_pipe_in_a_markdown_cell_is_escaped():
+    assert tables.markdown(["a|b"], [["x|y"]]).splitlines() == ["| a\\|b |", "| --- |", "| x\\|y |"]
