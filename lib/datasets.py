@@ -223,6 +223,17 @@ class NotTextError(UnicodeDecodeError):
         return self.message
 
 
+class StrayMarkError(ValueError):
+    """A byte-order mark where no mark belongs (a second one at the start, U+FFFE, or ``ï»¿``), found by
+    :func:`read_text`: a ``ValueError`` whose message names the file and the line, with the 1-based ``line``
+    and the ``reason`` (the words of :func:`lib.corpus.stray_byte_order_mark`) as attributes, so that a
+    reader reports it as it reports the same mark found further on (:func:`lib.trace.run_file`)."""
+
+    def __init__(self, name: str, line: int, reason: str):
+        super().__init__(f"{name}, line {line}: {reason}")
+        self.line, self.reason = line, reason
+
+
 #: the codec that encodes text without a mark, byte for byte as after each byte-order mark
 _BARE_CODECS = {codecs.BOM_UTF32_LE: "utf-32-le", codecs.BOM_UTF32_BE: "utf-32-be",
                 codecs.BOM_UTF16_LE: "utf-16-le", codecs.BOM_UTF16_BE: "utf-16-be"}
@@ -240,9 +251,10 @@ def read_text(path) -> str:
     the byte for bytes that are not text in that encoding (a Latin-1 file: "save the file as UTF-8"), or
     that hold a NUL character (no text file does; UTF-16 saved without a byte-order mark does, in every
     other byte). One byte-order mark at the start is the encoding's and is removed; a second one directly
-    after it, or a byte-swapped mark U+FFFE there, is a ``ValueError`` naming line 1 and the character, and so
-    is ``ï»¿`` on any line (a UTF-8 mark decoded as cp1252 and saved again as UTF-8), naming its line
-    (:func:`lib.corpus.stray_byte_order_mark`, the rule of every reader and of :func:`lib.trace.run`).
+    after it, or a byte-swapped mark U+FFFE there, is a :class:`StrayMarkError` (a ``ValueError``) naming line 1
+    and the character, and so is ``ï»¿`` on any line (a UTF-8 mark decoded as cp1252 and saved again as UTF-8),
+    naming its line (:func:`lib.corpus.stray_byte_order_mark`, the rule of every reader and of
+    :func:`lib.trace.run`).
     """
     path = _checked_path(path)
     data = path.read_bytes()
@@ -261,11 +273,11 @@ def read_text(path) -> str:
             "save the file as UTF-8",
         ) from None
     if text.startswith(("\ufeff", "\ufffe")):  # after the mark the codec removed: the text's first character
-        raise ValueError(f"{path.name}, line 1: {stray_byte_order_mark(text[0])}")
+        raise StrayMarkError(path.name, 1, stray_byte_order_mark(text[0]))
     if MOJIBAKE_BYTE_ORDER_MARK in text:  # "ï»¿": no text holds it, and it would stick to the first word
         lines = text_lines(text)
         number = len(text_lines(text[: text.index(MOJIBAKE_BYTE_ORDER_MARK)]))
-        raise ValueError(f"{path.name}, line {number}: {stray_byte_order_mark(lines[number - 1])}")
+        raise StrayMarkError(path.name, number, stray_byte_order_mark(lines[number - 1]))
     if "\x00" in text:
         i = text.index("\x00")
         mark = next((mark for mark, _ in BYTE_ORDER_MARKS if data.startswith(mark)), b"")
@@ -352,5 +364,6 @@ __all__ = [
     "read_documents",
     "read_text",
     "sha256_file",
+    "StrayMarkError",
     "text_lines",
 ]

@@ -52,7 +52,7 @@ import numpy as np
 
 from lib import embedding, positional, validate
 from lib.corpus import stray_byte_order_mark
-from lib.datasets import other_line_end, read_text, text_lines
+from lib.datasets import StrayMarkError, other_line_end, read_text, text_lines
 from lib.notebook import fmt
 
 MAX_WIDTH = 1024
@@ -327,8 +327,14 @@ def run_or_error(text: str, functions: Functions = REFERENCE) -> List[str]:
 def run_file(path, functions: Functions = REFERENCE) -> List[str]:
     """Run the program in ``path``, a text file read by :func:`lib.datasets.read_text` (UTF-8, or the
     encoding a byte-order mark names, the mark removed). Raises :class:`TraceError`, ``OSError`` and
-    ``UnicodeDecodeError``."""
-    return run(read_text(path), functions)
+    ``UnicodeDecodeError``; a byte-order mark where none belongs is a :class:`TraceError` naming its line,
+    whether :func:`lib.datasets.read_text` finds it (a second mark or U+FFFE at the start, ``ï»¿`` on any
+    line) or :func:`parse` does (U+FEFF after the start)."""
+    try:
+        text = read_text(path)
+    except StrayMarkError as exc:
+        raise TraceError(exc.line, exc.reason) from None
+    return run(text, functions)
 
 
 def example(name: str) -> Path:

@@ -308,8 +308,30 @@ def test_a_byte_order_mark_decoded_as_cp1252_is_named(tmp_path):
     assert info.value.line == 1 and info.value.message == message
     path = tmp_path / "mojibake.trace"
     path.write_bytes("\u00ef\u00bb\u00bfWIDTH 1\nTOKEN a 2\n".encode("utf-8"))
-    with pytest.raises(ValueError, match=f"^mojibake.trace, line 1: {re.escape(message)}$"):
+    with pytest.raises(trace.TraceError) as info:  # was a plain ValueError, which run_file does not list
         trace.run_file(path)
+    assert info.value.line == 1 and info.value.message == message
+
+
+@pytest.mark.parametrize("mark, said", [
+    ("\ufeff", "holds a byte-order mark (U+FEFF), allowed only"),  # after the file's own: a doubled mark
+    ("\ufffe", "U+FFFE, a byte-swapped byte-order mark"),
+    ("\u00ef\u00bb\u00bf", "starts with 'ï»¿', a byte-order mark decoded as cp1252"),
+], ids=["doubled", "U+FFFE", "mojibake"])
+def test_a_stray_mark_on_line_1_is_reported_as_on_line_5(tmp_path, capsys, mark, said):
+    # read_text finds one at the start of the file, parse one further on: the same TraceError, the same CLI line
+    body = ["WIDTH 1", "TOKEN a 2", "SEQUENCE a", "LOOKUP a", "ADD 0"]
+    for line in (1, 5):
+        lines = body.copy()
+        lines[line - 1] = mark + lines[line - 1]
+        path = tmp_path / f"line{line}.trace"
+        path.write_bytes(codecs.BOM_UTF8 + "\n".join(lines).encode("utf-8"))
+        with pytest.raises(trace.TraceError) as info:
+            trace.run_file(path)
+        assert info.value.line == line and said in info.value.message
+        assert trace.main([str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err == f"{path}:{line}: error: {info.value.message}\n"  # was "FILE: error: ValueError: FILE, line 1: ..."
 
 
 def test_a_byte_order_mark_in_a_string_program():
@@ -326,8 +348,9 @@ def test_one_rule_for_a_second_byte_order_mark_and_a_byte_swapped_one(tmp_path):
     path.write_bytes(codecs.BOM_UTF8 + program.encode())
     assert trace.run_file(path) == trace.run(program) == trace.run("\ufeff" + program)  # one mark: removed
     path.write_bytes(codecs.BOM_UTF8 * 2 + program.encode())  # was accepted from a file, refused in a str
-    with pytest.raises(ValueError, match=r"^p.trace, line 1: holds a byte-order mark \(U\+FEFF\), allowed only"):
+    with pytest.raises(trace.TraceError) as info:
         trace.run_file(path)
+    assert info.value.line == 1 and info.value.message.startswith("holds a byte-order mark (U+FEFF), allowed only")
     with pytest.raises(trace.TraceError) as info:
         trace.run("\ufeff\ufeff" + program)
     assert info.value.line == 1 and info.value.message.startswith("holds a byte-order mark (U+FEFF), allowed only")
