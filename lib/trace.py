@@ -44,6 +44,7 @@ import math
 import re
 import sys
 import textwrap
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
@@ -133,7 +134,7 @@ def parse(text: str) -> List[Command]:
             continue
         name, args = words[0], words[1:]
         if name not in COMMANDS:
-            hint = f" (commands are upper case: {name.upper()})" if name.upper() in COMMANDS else ""
+            hint = f" (commands are upper case: {name.upper()})" if name.upper() in COMMANDS else _non_ascii(name)
             raise TraceError(number, f"unknown command {name!r}; expected one of {', '.join(COMMANDS)}{hint}")
         expected = {"WIDTH": 1, "LOOKUP": 1, "POSENC": 1, "ADD": 1, "SIM": 2}.get(name)
         if expected is not None and len(args) != expected:
@@ -225,8 +226,23 @@ def _token(state: State, cmd: Command, name: str) -> int:
         known = ", ".join(n if n.isprintable() else repr(n) for n in state.names[:SHOWN_TOKENS]) or "none yet"
         if len(state.names) > SHOWN_TOKENS:
             known += f", ... ({len(state.names)} in all)"
-        raise TraceError(cmd.line, f"unknown token {name!r}; defined tokens: {known}")
+        raise TraceError(cmd.line, f"unknown token {name!r}{_non_ascii(name)}; defined tokens: {known}")
     return token_id
+
+
+def _non_ascii(name: str) -> str:
+    """A hint for an unknown name that holds a character outside ASCII, naming the first one by code point
+    and Unicode name: a look-alike (Cyrillic ``А`` in ``АDD``, Greek ``ο``) prints as the ASCII letter, so
+    the name would look the same as the one meant. ``""`` for an ASCII name."""
+    odd = next((c for c in name if not c.isascii()), None)
+    if odd is None:
+        return ""
+    described = f"U+{ord(odd):04X}" + (f" {unicodedata.name(odd)}" if unicodedata.name(odd, "") else "")
+    if unicodedata.category(odd) == "Zs":  # a no-break or ideographic space: words are split at ASCII ones only
+        looks = "a space that does not separate words"
+    else:
+        looks = "which may look like an ASCII letter" if odd.isprintable() else "which cannot be seen"
+    return f" (it holds the non-ASCII character {odd!r}, {described}, {looks})"
 
 
 def _position(state: State, cmd: Command, text: str) -> int:

@@ -334,6 +334,24 @@ def test_a_stray_mark_on_line_1_is_reported_as_on_line_5(tmp_path, capsys, mark,
         assert err == f"{path}:{line}: error: {info.value.message}\n"  # was "FILE: error: ValueError: FILE, line 1: ..."
 
 
+def test_an_unknown_name_with_a_look_alike_letter_names_the_letter():
+    with pytest.raises(trace.TraceError) as info:  # Cyrillic А, which prints as the Latin A
+        trace.run("WIDTH 1\nTOKEN a 1\nSEQUENCE a\n\u0410DD 0")
+    assert info.value.line == 4 and info.value.message == (
+        "unknown command '\u0410DD'; expected one of WIDTH, TOKEN, SEQUENCE, LOOKUP, POSENC, ADD, SIM (it holds the "
+        "non-ASCII character '\u0410', U+0410 CYRILLIC CAPITAL LETTER A, which may look like an ASCII letter)")
+    with pytest.raises(trace.TraceError) as info:
+        trace.run("WIDTH 1\nTOKEN a 1\nSEQUENCE \u0430")
+    assert info.value.message == ("unknown token '\u0430' (it holds the non-ASCII character '\u0430', U+0430 CYRILLIC "
+                                  "SMALL LETTER A, which may look like an ASCII letter); defined tokens: a")
+    with pytest.raises(trace.TraceError) as info:
+        trace.run("WIDTH 1\nTOKEN a 1\nSEQUENCE a\u200b")
+    assert "(it holds the non-ASCII character '\\u200b', U+200B ZERO WIDTH SPACE, which cannot be seen)" in info.value.message
+    with pytest.raises(trace.TraceError) as info:  # an ASCII name gets no hint
+        trace.run("WIDTH 1\nTOKEN a 1\nSEQUENCE b")
+    assert info.value.message == "unknown token 'b'; defined tokens: a"
+
+
 def test_a_byte_order_mark_in_a_string_program():
     assert trace.run("\ufeffWIDTH 1\nTOKEN a 2\nLOOKUP a") == ["LOOKUP a = [2.0000]"]
     with pytest.raises(trace.TraceError) as info:  # a mark that is not at the start is a stray character
@@ -526,7 +544,8 @@ def test_a_line_end_an_editor_may_show_is_refused_as_in_the_benchmark_readers(pr
 def test_words_are_separated_by_ascii_spaces_and_tabs_only():
     # a no-break or ideographic space separated words that no one can see
     assert trace.run_or_error("WIDTH\u30002\nTOKEN a 1 2") == [
-        "error: line 1: unknown command 'WIDTH\\u30002'; expected one of WIDTH, TOKEN, SEQUENCE, LOOKUP, POSENC, ADD, SIM"]
+        "error: line 1: unknown command 'WIDTH\\u30002'; expected one of WIDTH, TOKEN, SEQUENCE, LOOKUP, POSENC, ADD, SIM "
+        "(it holds the non-ASCII character '\\u3000', U+3000 IDEOGRAPHIC SPACE, a space that does not separate words)"]
     assert trace.run_or_error("WIDTH 2\nTOKEN a 1\u00a02") == ["error: line 2: TOKEN a needs 2 values (the WIDTH), got 1"]
     assert trace.run_or_error("  WIDTH 2  # c\n\tTOKEN a 1 2\t\nSEQUENCE a\nLOOKUP a\n\n") == ["LOOKUP a = [1.0000, 2.0000]"]
 
