@@ -77,19 +77,14 @@ def _chapters_part() -> list[str]:
 CHAPTERS = _chapters_part()
 # The API reference is the api page's prose and lib's docstrings. The docstrings are read in Python's help()
 # too, so they name chapters by their source file ("Taught in: chapters/lesson.md", which the page turns
-# into a link to the chapter) or by kind ("the lesson"), and cite in plain text ("Press & Wolf (2017)"):
-# the checks of chapter names and of citations (kinds 7 and 9) skip the api page, whose headings are checked
-# apart. Test machinery is named on no page, the api page included (kind 6).
+# into a link to the chapter) and source texts by name ("Lesson 2.3"), as prose does (kind 7, checked on every
+# page, and on the docstrings themselves in tests/test_reader_notebooks.py), but cite in plain text ("Press &
+# Wolf (2017)"): the check of citations (kind 9) skips the api page. Test machinery is named on no page, the
+# api page included (kind 6).
 PROSE_PAGES = [d for d in PAGES if d != "api"]
 
-# Phrases that name another chapter by its kind instead of its title. Each must be (or be followed by) a
-# link to the page it means; "the source" (the material a chapter follows) is never a name a reader knows.
-CHAPTER_PHRASES = (
-    r"\bthe (?:source )?lesson\b(?!s)|\bthe four-level chapter\b|\bthe trace exercise\b|\bthe exercise chapter\b"
-    r"|\bthe (?:real[- ]text|scale|systems|embeddings) chapter\b|\bthe appendix\b|\bthe previous chapter\b"
-    r"|\bthe next chapter\b|\bthe earlier chapter\b|\bthe chapter in four levels\b"
-)
-SOURCE_PHRASE = r"\bthe source(?:'s\b|\s+(?:lesson|exercise|chapter|text|notebook)s?\b|\s+of\s+this\b|(?=\s*[,.;:)]))"
+CHAPTER_PHRASES = booksite.CHAPTER_PHRASES
+SOURCE_PHRASE = booksite.SOURCE_PHRASE
 MACHINERY = r"\bnbval\b|\bsanitiz|\btests/|\bpytest\b"
 # A source text named: "Lesson 2.3", "the chapter this one is adapted from", "the texts the book was written from"
 SOURCE_MENTION = r"\bLesson \d+(?:\.\d+)+\b|\b(?:adapted|written) from\b"
@@ -696,7 +691,7 @@ def test_no_glue_code_and_no_test_machinery_in_view(site, docname):
 # 7. chapters referred to by title, linked
 
 
-@pytest.mark.parametrize("docname", PROSE_PAGES)
+@pytest.mark.parametrize("docname", PAGES)
 def test_chapters_are_named_and_linked(site, docname):
     seen = site.audit(docname, WIDTHS["laptop"])
     assert seen["unlinkedChapters"] == [], (
