@@ -9,7 +9,7 @@ Compositionality", §2.2–2.3; the C tool ``word2vec.c`` and gensim's ``word2ve
 details the paper leaves out):
 
 - **subsampling** of frequent words before the windows are formed, with the C tool's keep probability
-  ``(sqrt(f/t) + 1) · t/f`` (:func:`lib.corpus.keep_probability` with ``formula="word2vec"``);
+  ``(sqrt(f/τ) + 1) · τ/f`` (τ the threshold ``sample``) (:func:`lib.corpus.keep_probability` with ``formula="word2vec"``);
 - **dynamic window**: each centre word draws its window size ``b`` uniformly from ``1 .. window``
   (word2vec's "reduced window", ``b = window - r`` with ``r`` uniform in ``0 .. window-1``), so near
   words are seen more often (or a fixed ``±window`` with ``dynamic_window=False``); windows never cross
@@ -631,7 +631,7 @@ def train_sgns(
     fields = dict(
         n_pairs=int(n_pairs),
         subsampling=(
-            f"t = {exact(config.sample)}, keep min(1, (sqrt(f/t) + 1) t/f) (word2vec.c), before windowing"
+            f"τ = {exact(config.sample)}, keep min(1, (sqrt(f/τ) + 1) τ/f) (word2vec.c), before windowing"
             if config.sample > 0
             else "none"
         ),
