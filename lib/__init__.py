@@ -6,9 +6,10 @@ modules and explain them. The folder a module sits in says what it holds:
 - ``lib/<concept>.py``: one concept, named by the field's term. Its docstring names the chapters that
   teach it, on a line "Taught in:" (on the book's page, their titles, linked; in Python's ``help()``, their
   files under ``chapters/``), the source it follows and where it departs from it, and every
-  function that turns data into data carries a worked example that runs as a doctest.
+  function that turns data into data carries a worked example whose output is what the function returns.
   Lookup and similarity (``embedding``), byte-pair encoding (``bpe``), positions (``positional``), the toy
-  language and its bigram models (``toylang``, ``bigram``), the trace exercise's language (``trace``), a tiny
+  language and its bigram models (``toylang``, ``bigram``), the command language of
+  chapters/trace_exercise.md (``trace``), a tiny
   causal transformer with five position schemes (``transformer``) and the exact best predictor of the toy
   language (``forward_filter``), corpora and vocabularies
   (``corpus``), counts and PPMI-SVD (``ppmi``), skip-gram (``skipgram``, and ``sgns`` at scale),
@@ -27,7 +28,7 @@ modules and explain them. The folder a module sits in says what it holds:
 
 Imports run one way, each at the top of its module: figures import chapter code and concepts, chapter
 code imports concepts, concepts import concepts and the shared modules; there is no import cycle
-(a test checks the whole package). Numeric modules never import matplotlib; only ``lib.figures`` does, and
+(in the whole package). Numeric modules never import matplotlib; only ``lib.figures`` does, and
 ``lib.notebook`` renders figures through its style.
 """
 

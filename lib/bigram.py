@@ -26,7 +26,7 @@ summing over the pairs that share a previous token ``i`` gives
 
 so one weighted row per token replaces ``n_i`` identical rows, and a step costs ``O(V² d)`` instead of
 ``O(N V d)``. :func:`factored_loss_and_grads` uses the counts; :func:`pairs_loss_and_grads` is the same
-computation over raw pairs, written as the lesson writes it, and the tests check that the two agree.
+computation over raw pairs, written as Lesson 2.3 writes it; the two agree to rounding.
 
 Divergence, and why the fallback step is small. Gradient descent is stable while the learning rate times
 the sharpness of the loss (the largest eigenvalue of its Hessian) stays below 2. The narrow models have no
@@ -39,7 +39,7 @@ is not finite or exceeds ``divergence_factor × ln V`` (a model that far worse t
 coming back), returns a report instead of NaNs, and its message says that the run diverged but not at which
 step. :func:`width_sweep` retrains a diverged width at ``FALLBACK_LR`` for ``FALLBACK_STEPS`` steps.
 
-Departure from the lesson: its fallback was lr 3 for 4,000 steps. At that step size the narrow models train
+Departure from Lesson 2.3: its fallback was lr 3 for 4,000 steps. At that step size the narrow models train
 at the edge of stability, the loss jumping up and down from step to step, and where they end depends on
 rounding noise in the third decimal (a different CPU prints a different table). The book's fallback, lr 0.1
 for 40,000 steps, keeps ``lr × sharpness`` below 1 for the whole run, half the stability limit, so that the
@@ -298,7 +298,8 @@ def sharpness(E, U, counts, step: float = 1e-5) -> float:
     The Hessian over all ``2 V d`` parameters is built column by column from central differences of
     :func:`factored_loss_and_grads` (``step`` relative to each parameter's size, at least ``step``), made
     symmetric, and its eigenvalues taken with ``numpy.linalg.eigvalsh``; that is ``4 V d`` gradients, cheap
-    at the lesson's sizes. Raises ``ValueError`` like :func:`factored_loss_and_grads` and for ``step <= 0``.
+    at the sizes of chapters/lesson.md. Raises ``ValueError`` like :func:`factored_loss_and_grads` and for
+    ``step <= 0``.
     """
     E, U = _check_params(E, U)
     step = validate.number(step, "step", gt=0)
@@ -322,7 +323,7 @@ def sharpness(E, U, counts, step: float = 1e-5) -> float:
 def pairs_loss_and_grads(E, U, x, y) -> Tuple[float, np.ndarray, np.ndarray]:
     """The same loss and gradients as :func:`factored_loss_and_grads`, computed over raw pairs.
 
-    ``x`` and ``y`` are ``(N,)`` int ids (previous and next token). This is the lesson's form:
+    ``x`` and ``y`` are ``(N,)`` int ids (previous and next token). This is the form of Lesson 2.3:
     ``H = E[x]``, ``P = softmax(H @ U)``, ``dlogits = (P − onehot(y)) / N``, ``dU = Hᵀ dlogits``,
     ``dE = np.add.at(0, x, dlogits Uᵀ)`` (:func:`lib.embedding.lookup_grad`). It costs ``O(N V d)`` per
     call, so the book trains on counts and uses this only to check that the two agree. Raises
@@ -442,7 +443,8 @@ def train_factored_pairs(x, y, vocab_size: int, d: int, *, steps: int = STEPS, l
                          scale: float = INIT_SCALE, divergence_factor: float = DIVERGENCE_FACTOR) -> TrainResult:
     """:func:`train_factored` over raw pairs ``(x, y)`` (:func:`pairs_loss_and_grads`): same result, slower.
 
-    Used by the tests to show that training on the count matrix changes nothing but the cost.
+    It gives the result of :func:`train_factored` to rounding: training on the count matrix changes nothing
+    but the cost.
     """
     vocab_size = validate.size(vocab_size, "vocab_size", low=1)
     x, y = validate.ids(x, vocab_size), validate.ids(y, vocab_size)
@@ -455,7 +457,7 @@ def train_factored_pairs(x, y, vocab_size: int, d: int, *, steps: int = STEPS, l
 
 @dataclass
 class WidthRow:
-    """One row of the lesson's table: a width, its parameter count, and its losses in nats.
+    """One row of the width table of chapters/lesson.md: a width, its parameter count, and its losses in nats.
 
     ``lr`` and ``steps`` are the settings of the run that produced the losses (``result``); ``diverged_run``
     is the run at the default settings when that run diverged (``None`` otherwise).
@@ -483,7 +485,7 @@ class WidthRow:
 
 def width_sweep(train_counts, val_counts, widths: Sequence[int] = WIDTHS, *, steps: int = STEPS, lr: float = LR,
                 fallback_steps: int = FALLBACK_STEPS, fallback_lr: float = FALLBACK_LR, seed: int = 0) -> List[WidthRow]:
-    """Train the factored bigram at each width and score it: the lesson's table of width against loss.
+    """Train the factored bigram at each width and score it: the table of width against loss of chapters/lesson.md.
 
     Each width is trained with ``lr`` for ``steps`` steps from ``seed``; a width whose run diverges is
     retrained from the same seed with ``fallback_lr`` for ``fallback_steps`` steps, and the row records

@@ -45,7 +45,7 @@ from lib import validate
 TOKEN_PATTERN = re.compile(r"[a-z]+(?:'[a-z]+)*")
 
 
-#: more rounds than :func:`fold` ever needs: one round settles every single code point (the tests try them all)
+#: more rounds than :func:`fold` ever needs: one round settles every single code point (every code point was tried)
 FOLD_ROUNDS = 8
 
 
@@ -338,7 +338,7 @@ class Vocabulary:
         """Count the tokens of ``sentences`` (sequences of ``str``) and keep those seen ``min_count`` times.
 
         ``order``: ``"count"`` (count descending, ties by token in code-point order: the usual word2vec
-        order) or ``"alphabetical"`` (token in code-point order, as the chapter's source does with
+        order) or ``"alphabetical"`` (token in code-point order, as the textbook chapter *Embeddings* does with
         ``sorted``). The result is deterministic for a given corpus. ``max_size`` keeps only the first
         ``max_size`` items of that order (after ``min_count``). With ``unknown="map"`` a row for
         ``unknown_token`` is put first (id 0) and its count is the number of occurrences of the dropped
@@ -556,7 +556,7 @@ def context_pairs(
 
     ``sentences`` is a sequence of 1-D integer id arrays (see :meth:`Vocabulary.encode_sentences`);
     pairs never cross a sentence boundary. ``window=None`` pairs every position with every other
-    position of its sentence (the chapter's source); ``window=w`` with the positions at distance
+    position of its sentence (as in the textbook chapter *Embeddings*); ``window=w`` with the positions at distance
     ``1..w``. ``symmetric=True`` takes context on both sides; ``symmetric=False`` only the positions
     *after* the centre, so that the pairs of ``symmetric=True`` are those of ``symmetric=False`` plus
     their reversals. Order: sentence by sentence, centre position ascending, then context position

@@ -130,7 +130,7 @@ def format_metric_table(rows: Sequence[MetricRow], digits: int = 4) -> str:
 def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.ndarray:
     """PCA coordinates ``(V, k) float64`` of the rows of ``vectors`` ``(V, D)``, with a fixed sign.
 
-    Rows are scaled to unit length first when ``normalize`` (as the chapter's source does before its
+    Rows are scaled to unit length first when ``normalize`` (as the textbook chapter *Embeddings* does before its
     projection), then centred; the coordinates are the centred rows times the top ``k`` right singular
     vectors, i.e. ``U_k S_k`` of :func:`lib.ppmi.truncated_svd` with its sign convention (largest entry
     of each column of ``U`` positive), so the figure does not flip between runs or machines.

@@ -5,7 +5,7 @@ the weights") and
 chapters/embeddings.md (Level 4, systems costs).
 
 A table of ``V`` rows and ``D`` columns stored at ``q`` bytes per value occupies ``V · D · q`` bytes
-(the four-level chapter's Level 4, "Embedding tables create systems costs": for ``V = 250,000``,
+(Level 4 of the textbook chapter *Embeddings*, "Embedding tables create systems costs": for ``V = 250,000``,
 ``D = 1,024`` and two-byte weights, about 512 MB in decimal units). Training needs more than the weights:
 
 - a gradient of the same shape (PyTorch stores ``param.grad`` in the parameter's dtype);
@@ -94,7 +94,7 @@ def table_bytes(V: int, D: int, dtype="fp32") -> int:
     ``V`` (rows, vocabulary size) and ``D`` (columns, embedding width) are integers >= 1. Returns an
     ``int`` in bytes. int8 counts the stored values only; a quantised table also keeps a scale per row or
     per tensor, which is not included. Raises ``TypeError`` for a non-integer size, ``ValueError`` for a
-    size below 1 or an unknown dtype. Source: the four-level chapter, Level 4 (``V D q`` bytes).
+    size below 1 or an unknown dtype. Source: the textbook chapter *Embeddings*, Level 4 (``V D q`` bytes).
 
     >>> table_bytes(250_000, 1_024, "bf16")
     512000000

@@ -7,14 +7,14 @@ The book's rule for numbers (CONTRIBUTING.md, "Numbers a reader sees"): every fl
 glues is rounded here, once, to the precision the chapter shows, and that text is what a re-executed
 chapter is compared on, nothing more. A float that went through float32 arithmetic, a BLAS reduction, an iterative solver or
 training differs between CPUs and their SIMD code paths in its last digits; rounded to the digits a
-reader sees it is the same everywhere, unless it sits on a rounding boundary, which the rounding-margin
-report (``tools/codepaths.py``) watches for. Integers are exact and are printed and glued as they are.
+reader sees it is the same everywhere, unless it sits on a rounding boundary, which the number log below
+shows. Integers are exact and are printed and glued as they are.
 
 - :func:`fmt` formats a number, or a 1-D / 2-D array of numbers, with a format spec that states its
   precision (``".4f"``, ``">7.3f"``, ``".1%"``, ``".2e"``).
 - :func:`glue` stores a value for myst-nb's ``{glue:text}`` role. A float needs ``decimals``: the record
   holds the number already rounded (its ``text/plain`` is ``"1.3480"``, exactly the digits the prose
-  shows), so the prose uses the same number of decimals, ``{glue:text}`name:.4f```; a test checks that.
+  shows), so the prose uses the same number of decimals, ``{glue:text}`name:.4f```.
 - :func:`exact` shows a setting typed in the source (a learning rate of 0.1) in its shortest form.
 - :func:`rounded` gives a figure the numbers as the chapter prints them, so that a point does not move by a
   pixel from one CPU to another.
@@ -23,8 +23,8 @@ report (``tools/codepaths.py``) watches for. Integers are exact and are printed 
 
 When the environment variable ``EMBOOK_NUMBER_LOG`` names a file, :func:`fmt`, :func:`exact`, :func:`glue`
 and :func:`record_gap` append one JSON line per number to it: the unrounded value, the spec and the text
-shown. ``tools/codepaths.py`` sets it while it executes the chapters under several CPU code paths and
-compares the unrounded values to find the numbers closest to a rounding boundary.
+shown. Comparing the logs of runs under several CPU code paths finds the numbers closest to a rounding
+boundary.
 
 Two further problems of comparing re-executed notebooks and of rendering them with myst-nb are solved
 here too:
@@ -247,8 +247,8 @@ def exact(value) -> str:
     """A number that is exact by construction, shown in its shortest form: ``exact(0.1)`` is ``'0.1'``.
 
     For settings and constants typed in the source (a learning rate, a smoothing exponent), never for a
-    computed value. Logged like :func:`fmt` (kind ``exact``), and ``tools/codepaths.py`` checks that the
-    value is bit-identical under every code path. Raises ``TypeError`` for a value that is not a number.
+    computed value. Logged like :func:`fmt` (kind ``exact``), so that the log shows the value is bit-identical
+    under every code path. Raises ``TypeError`` for a value that is not a number.
 
     >>> exact(0.025), exact(10.0), exact(3)
     ('0.025', '10', '3')
@@ -351,9 +351,9 @@ def runner_up_gap(scores, best: int) -> float:
 def argmax(values, what: str) -> int:
     """``numpy.argmax`` of the flattened ``values`` (the first maximum), recording the gap to the runner-up.
 
-    A chapter that prints the item with the largest score uses this, so that the rounding-margin report
-    (``tools/codepaths.py``) sees how close another item came to being printed instead. ``what`` names
-    the choice in that report. ``-inf`` marks an item that cannot win (a masked entry). Raises
+    A chapter that prints the item with the largest score uses this, so that the number log (``EMBOOK_NUMBER_LOG``)
+    shows how close another item came to being printed instead. ``what`` names
+    the choice in that log. ``-inf`` marks an item that cannot win (a masked entry). Raises
     ``ValueError`` for an empty array, NaN or ``+inf`` among ``values``, or ``values`` all ``-inf``.
     """
     scores = validate.real_numbers(values, "values").astype(np.float64).ravel()

@@ -279,7 +279,7 @@ def rope_angles(positions, d: int, base: float = BASE, interpolation: float = 1.
     ``ValueError`` for a position outside ``[0, 2**53]`` (exact in a float64 angle; also a Python ``int``
     beyond ``int64``), an odd ``d``, ``base <= 1`` or ``interpolation < 1``.
 
-    >>> rope_angles(3, 4)  # the trace exercise's angles: 3 rad and 0.03 rad
+    >>> rope_angles(3, 4)  # the angles of the worked trace: 3 rad, 0.03 rad
     array([3.  , 0.03])
     """
     positions = _check_positions(positions)

@@ -7,8 +7,8 @@ The pipeline of the chapter's Level 2 (and of Levy, Goldberg & Dagan 2015, "Impr
 Similarity with Lessons Learned from Word Embeddings", TACL 3, §2–3):
 
 1. :func:`cooccurrence`: ``C[w, c]`` = (weighted) number of times context ``c`` occurs in the window of
-   centre ``w``. The window is the whole sentence (the chapter's source) or ``±w`` positions; counts can
-   be one-sided and weighted by distance.
+   centre ``w``. The window is the whole sentence (as the textbook chapter *Embeddings* counts) or ``±w``
+   positions; counts can be one-sided and weighted by distance.
 2. :func:`ppmi`: ``PPMI(w, c) = max(0, log[ P(w, c) / (P(w) · P_α(c)) ])`` with natural logarithms,
    ``P(w, c) = C[w, c] / N``, ``P(w) = Σ_c C[w, c] / N`` and the smoothed context distribution
    ``P_α(c) = (Σ_w C[w, c])^α / Σ_c' (Σ_w C[w, c'])^α`` (Levy et al. 2015, §3.2, equation 3; α = 1 is
@@ -435,7 +435,7 @@ def svd_vectors(matrix, k: int, *, power: float = 0.5, solver: str = "auto", see
     """Word vectors ``U_k · S_k^power`` ``(n, k) float64`` from :func:`truncated_svd` (same sign rule).
 
     ``power=1`` gives the classic ``U S``, ``0.5`` the symmetric split of Levy et al. (2015, §3.3) and
-    the chapter's source, ``0`` the bare singular vectors. Raises like :func:`truncated_svd` and
+    the textbook chapter *Embeddings*, ``0`` the bare singular vectors. Raises like :func:`truncated_svd` and
     ``ValueError`` for a non-finite ``power`` or one that takes a non-zero singular value beyond float64
     (``S**power`` overflows or underflows to 0).
 

@@ -1,6 +1,6 @@
 """Run one function on several local processes joined by ``torch.distributed``, and never hang.
 
-Used by: chapters/scale.md (the sharded table on four processes) and the tests of :mod:`lib.distributed`.
+Used by: chapters/scale.md (the sharded table on four processes) and :mod:`lib.distributed`.
 
 Follows ``torch.multiprocessing.spawn`` and the rendezvous of ``torch.distributed.init_process_group``:
 :func:`spawn` starts ``world_size`` processes, each initialises a process group (gloo on CPU, NCCL on

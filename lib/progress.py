@@ -1,8 +1,9 @@
-"""Progress bars for long loops: tqdm's notebook bar in Jupyter, a text bar in a terminal, nothing in CI.
+"""Progress bars for long loops: tqdm's notebook bar in Jupyter, a text bar in a terminal, nothing where
+``EMBOOK_QUIET`` is set.
 
 Used by the long loops of ``lib`` (training, the real-text study, the race); not taught in a chapter.
 
-The book build and the test command set ``EMBOOK_QUIET=1`` (see the Makefile), so that no progress bar
+The book build sets ``EMBOOK_QUIET=1`` (see the Makefile), so that no progress bar
 reaches the stored outputs of a notebook or the HTML pages; a reader running a notebook sees the bar.
 """
 

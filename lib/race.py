@@ -249,7 +249,7 @@ def train_gensim(
         corpus=corpus,
         context=describe_context(config.window, unit="document", dynamic=config.dynamic_window)
         + " (gensim shrink_windows)",
-        subsampling=f"t = {exact(config.sample)}, word2vec.c formula",
+        subsampling=f"τ = {exact(config.sample)}, word2vec.c formula",
         n_pairs=None,
         objective="skip-gram, negative sampling (gensim Word2Vec sg=1, hs=0)",
         negatives=config.negatives,
@@ -329,7 +329,7 @@ def train_fasttext(
         corpus=corpus,
         context=describe_context(config.window, unit="document", dynamic=config.dynamic_window)
         + " (gensim shrink_windows)",
-        subsampling=f"t = {exact(config.sample)}, word2vec.c formula",
+        subsampling=f"τ = {exact(config.sample)}, word2vec.c formula",
         objective=f"skip-gram, negative sampling, over word and character {min_n}-{max_n}-gram vectors "
         f"(gensim FastText sg=1, {bucket:,} hash buckets)",
         negatives=config.negatives,
@@ -594,10 +594,10 @@ def race_table(summaries: Sequence[RaceSummary], *, markdown: bool = True, compa
     one in a form that is left out when a re-executed chapter is compared with its stored outputs (the
     chapter's version). ``TypeError`` for a ``markdown`` or ``compact`` that is not ``True`` or ``False``."""
     markdown, compact = validate.flag(markdown, "markdown"), validate.flag(compact, "compact")
-    header = ["corpus", "method", "wall time (median, min-max)", "words/s", "speed vs gensim", "cost per word"]
+    header = ["corpus", "method", "wall time (median, min-max)", "words/s", "speed (× gensim's)", "cost per word"]
     header.append("WordSim-353 rho (mean, min-max)")
     if compact:
-        header = ["corpus", "method", "wall time", "words/s", "speed vs gensim"]
+        header = ["corpus", "method", "wall time", "words/s", "speed (× gensim's)"]
     order = list(METHODS)
     rows = []
     for s in sorted(summaries, key=lambda s: (s.scale, order.index(s.method) if s.method in order else len(order))):

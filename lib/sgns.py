@@ -9,7 +9,7 @@ Compositionality", §2.2–2.3; the C tool ``word2vec.c`` and gensim's ``word2ve
 details the paper leaves out):
 
 - **subsampling** of frequent words before the windows are formed, with the C tool's keep probability
-  ``(sqrt(f/t) + 1) · t/f`` (:func:`lib.corpus.keep_probability` with ``formula="word2vec"``);
+  ``(sqrt(f/τ) + 1) · τ/f`` (τ the threshold ``sample``) (:func:`lib.corpus.keep_probability` with ``formula="word2vec"``);
 - **dynamic window**: each centre word draws its window size ``b`` uniformly from ``1 .. window``
   (word2vec's "reduced window", ``b = window - r`` with ``r`` uniform in ``0 .. window-1``), so near
   words are seen more often (or a fixed ``±window`` with ``dynamic_window=False``); windows never cross
@@ -69,7 +69,7 @@ Departures from word2vec, stated:
 - the exact logistic function instead of word2vec's 1,000-entry table with no update when ``|s| ≥ 6``;
 - the learning rate decays per centre word rather than per 10,000 words.
 
-What these cost in quality was measured on the real-text chapter's corpus (the Lee corpus, and the same
+What these cost in quality was measured on the corpus of chapters/real_text.md (the Lee corpus, and the same
 text repeated 4 and 16 times, a longer training on the same vocabulary; WordSim-353 ρ over seeds,
 ``benchmarks/sgns_quality.py``, the table in ``benchmarks/README.md``). The effects of word2vec's logistic
 table and of its schedule in steps of 10,000 words were not measured apart. Sharing the negatives moves it by less than
@@ -133,7 +133,7 @@ class SGNSConfig:
     words) the plain summed step costs nothing at 1× and about 0.01 of WordSim-353 ρ when the same text is
     trained on four times as long, which the damped step recovers (the module notes); on a toy vocabulary
     of 20 words a step of 512 windows puts every row in hundreds of pairs and training collapses. Keep ``batch_windows`` small for small vocabularies
-    (the tests of this module show both cases).
+    (both cases are shown by training on them).
 
     Raises ``ValueError`` (``TypeError`` for a non-number) naming the field and its allowed range.
     """
@@ -637,7 +637,7 @@ def train_sgns(
     fields = dict(
         n_pairs=int(n_pairs),
         subsampling=(
-            f"t = {exact(config.sample)}, keep min(1, (sqrt(f/t) + 1) t/f) (word2vec.c), before windowing"
+            f"τ = {exact(config.sample)}, keep min(1, (sqrt(f/τ) + 1) τ/f) (word2vec.c), before windowing"
             if config.sample > 0
             else "none"
         ),

@@ -3,10 +3,10 @@
 Taught in: chapters/lesson.md (the corpus of its bigram models), chapters/toy_language.md (the grammar)
 and chapters/position_schemes.md (the exact entropies of the stream).
 
-The lesson chapter trains bigram models on a small artificial language whose structure is known exactly,
-so that what the models learn can be checked against the grammar. This module is that language. The
-lesson it serves assumes a generator from an earlier lesson which the book does not have; this one is the
-book's own design, built to have the properties the lesson states and relies on:
+The chapter chapters/lesson.md trains bigram models on a small artificial language whose structure is known exactly,
+so that what the models learn can be checked against the grammar. This module is that language. Lesson
+2.3 assumes a generator from an earlier lesson of its course which the book does not have; this one is the
+book's own design, built to have the properties Lesson 2.3 states and relies on:
 
 - a vocabulary of 34 tokens (``VOCAB``);
 - a sentence is ``SUBJECT VERB OBJECT ENDING``, each part drawn independently of the others, so every
@@ -19,7 +19,7 @@ book's own design, built to have the properties the lesson states and relies on:
   sentence, and the stream is split into training and validation parts at a sentence boundary.
 
 The probabilities (``GRAMMAR``) were tuned so that the full bigram table, counted on the training
-split of :func:`make_corpus`'s default corpus, has a validation loss close to the lesson's 1.162 nats;
+split of :func:`make_corpus`'s default corpus, has a validation loss close to the 1.162 nats of Lesson 2.3;
 :func:`bigram_entropy` gives the exact value the table tends to as the corpus grows. The grammar is a
 probabilistic context-free grammar with a single level of rules; no claim is made that it resembles
 English beyond its word order.
@@ -131,7 +131,7 @@ def grammar_rows() -> List[Dict[str, object]]:
     """The grammar as a list of table rows, one per expansion, in the order of ``GRAMMAR``.
 
     Each row is ``{"part": str, "expansion": str, "probability": float}``; probabilities within a part
-    sum to 1. Used by the appendix page to render the grammar as a table.
+    sum to 1. Used by chapters/toy_language.md to render the grammar as a table.
     """
     return [
         {"part": part, "expansion": exp, "probability": float(p)}
@@ -141,7 +141,7 @@ def grammar_rows() -> List[Dict[str, object]]:
 
 
 def grammar_markdown() -> str:
-    """The grammar as a Markdown table (part, expansion, probability), for the appendix page.
+    """The grammar as a Markdown table (part, expansion, probability), for chapters/toy_language.md.
 
     >>> print("\\n".join(grammar_markdown().splitlines()[:3]))
     | part | expansion | probability |

@@ -1,4 +1,5 @@
-"""The trace exercise: a tiny command language for embeddings plus sinusoidal positions, and a checker.
+"""The language of chapters/trace_exercise.md: a tiny command language for embeddings plus sinusoidal
+positions, and a checker.
 
 Taught in: chapters/trace_exercise.md (the exercise's language, its interpreter and its checker).
 

@@ -11,7 +11,7 @@ report equal or better perplexity with fewer parameters; GPT-2 and nanoGPT do it
 ``model.parameters()`` then yields it once, so the parameter count falls by exactly ``V · d``, and its
 gradient is the sum of the gradient through the lookup and the gradient through the output layer.
 
-The model here is the lesson's setting, the next token of the toy language (``lib.toylang``) from the
+The model here is the setting of chapters/lesson.md, the next token of the toy language (``lib.toylang``) from the
 previous one, with one hidden layer between input and output (Press & Wolf tie across an LSTM; here
 ``z = tanh(E[x] M + b_M)``, the symbols of the book's notation page):
 

@@ -98,6 +98,20 @@ def git_tracked(path: str) -> bool:
 
 
 # ----------------------------------------------------------------------------------------------------
+# words a reader must not meet (the pages in tests/test_reader_page.py, the docstrings of lib in
+# tests/test_reader_notebooks.py)
+
+# Phrases that name another chapter by its kind instead of its title. Each must be (or be followed by) a
+# link to the page it means; "the source" (the material a chapter follows) is never a name a reader knows.
+CHAPTER_PHRASES = (
+    r"\bthe (?:source )?lesson\b(?!s)|\bthe four-level chapter\b|\bthe trace exercise\b|\bthe exercise chapter\b"
+    r"|\bthe (?:real[- ]text|scale|systems|embeddings) chapter\b|\bthe appendix\b|\bthe previous chapter\b"
+    r"|\bthe next chapter\b|\bthe earlier chapter\b|\bthe chapter in four levels\b"
+    r"|\bthe chapter's source\b|\bthe source chapter's\b"
+)
+SOURCE_PHRASE = r"\bthe source(?:'s\b|\s+(?:lesson|exercise|chapter|text|notebook)s?\b|\s+of\s+this\b|(?=\s*[,.;:)]))"
+
+# ----------------------------------------------------------------------------------------------------
 # missing tools: a skip with a hint on a reader's machine, a failure in CI
 
 

@@ -340,3 +340,16 @@ def test_stratum_interval_names_a_bad_low_or_high():
     for high in (float("nan"), 1, 0.5):
         with pytest.raises(ValueError, match=r"^high must be a number > low \(1.0\) or inf, got "):
             real_text.stratum_interval(model, 1, high)
+
+
+def test_how_many_reads_none_one_and_a_number_with_the_right_verb():
+    assert real_text.how_many(0, "has", "have") == "none has"
+    assert real_text.how_many(1, "excludes", "exclude") == "one excludes"
+    assert real_text.how_many(2, "excludes", "exclude") == "2 exclude"
+    assert real_text.how_many(np.int64(12345), "has", "have") == "12,345 have"
+    with pytest.raises(ValueError, match="count"):
+        real_text.how_many(-1, "has", "have")
+    with pytest.raises(TypeError, match="count"):
+        real_text.how_many(1.5, "has", "have")
+    with pytest.raises(TypeError, match="plural"):
+        real_text.how_many(2, "has", None)

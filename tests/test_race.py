@@ -184,12 +184,12 @@ def test_paired_ratios_need_both_methods_in_a_repeat():
 def test_race_table_by_hand():
     book = summarise_race(_runs())[1]
     assert race.race_table([book], compact=True) == (
-        "| corpus | method | wall time | words/s | speed vs gensim |\n"
+        "| corpus | method | wall time | words/s | speed (× gensim's) |\n"
         "| --- | --- | --- | --- | --- |\n"
         "| 1x | book SGNS | 1.50 s | 0.00 M words/s | 2.00× |"
     )
     assert race.race_table([book], markdown=False).splitlines()[1] == (
-        "1x      book SGNS  1.50 s (1.00-2.00)           0.00 M words/s  2.00×            5000.00 µs/word  "
+        "1x      book SGNS  1.50 s (1.00-2.00)           0.00 M words/s  2.00×               5000.00 µs/word  "
         "0.42 (0.40 to 0.44)"
     )
 

@@ -199,14 +199,57 @@ def _rendered_docstrings(module: str):
             yield f"{path.relative_to(ROOT)}:{number}", line
 
 
+# What a docstring says of the test machinery beyond the words prose never uses (MACHINERY): the commands, CI,
+# the tests as the holder of a guarantee. A doctest flag (``# doctest: +ELLIPSIS``) is not shown on the page.
+DOCSTRING_MACHINERY = re.compile(
+    r"\bCI\b|\bmake test(?:-unit)?\b|\btest-unit\b|\btools/codepaths\.py\b|\bthe tests\b|\btests of\b"
+    r"|\ba test checks\b|\bunit tests?\b|\bbaseline (?:test|image)s?\b|\bdoctests?\b(?!:)"
+)
+# Another chapter or a source text named by its kind ("the lesson", "the chapter's source"): the same phrases
+# as on the book's pages (tests/test_reader_page.py)
+CHAPTER_KIND = re.compile(f"{booksite.CHAPTER_PHRASES}|{booksite.SOURCE_PHRASE}", re.I)
+
+
+def _hits(pattern: re.Pattern, doc: str) -> list[str]:
+    """Each match of ``pattern`` in ``doc`` (its lines joined, so that a phrase broken over two lines is found),
+    with the words around it."""
+    text = " ".join(doc.split())
+    return [text[max(0, m.start() - 40): m.end() + 40] for m in pattern.finditer(text)]
+
+
+def test_docstring_patterns_catch_machinery_and_chapter_kinds_and_spare_names():
+    for line in ("nothing in CI.", "the tests check that the two agree", "(not under ``make test-unit``)",
+                 "a worked example that runs as a doctest", "(the figure registry, the baseline test)",
+                 "``tools/codepaths.py`` sets it", "checked by nbval", "see tests/test_x.py"):
+        assert _hits(MACHINERY, line) or _hits(DOCSTRING_MACHINERY, line), line
+    for line in (">>> f(10**400)  # doctest: +ELLIPSIS", "CIFAR-10", "a test split of 10 %", "the latest run"):
+        assert not (_hits(MACHINERY, line) or _hits(DOCSTRING_MACHINERY, line)), line
+    for line in ("the numbers the lesson\n    reports", "Departure from the lesson: its fallback", "the lesson's table",
+                 "(the chapter's source)", "the four-level chapter, Level 4", "the trace exercise's angles",
+                 "the real-text chapter's corpus", "Used by the appendix page"):
+        assert _hits(CHAPTER_KIND, line), line
+    for line in ("the numbers Lesson 2.3 reports", "Taught in: chapters/lesson.md", "the textbook chapter *Embeddings*",
+                 "lessons of a course", "the chapter's settings"):
+        assert not _hits(CHAPTER_KIND, line), line
+
+
 @pytest.mark.parametrize("module", _api_modules())
 def test_docstrings_on_the_api_page_never_mention_the_test_machinery(module):
     """The API page is a page of the book: what its docstrings say follows the rule for prose. A docstring
     states what is guaranteed ("reproduces them to four decimals"); a comment in the code may name the test
     that holds it."""
-    found = [f"{where}: {line.strip()[:100]}" for where, doc in _rendered_docstrings(module)
-             for line in doc.splitlines() if MACHINERY.search(line)]
+    found = [f"{where}: ...{hit}..." for where, doc in _rendered_docstrings(module)
+             for pattern in (MACHINERY, DOCSTRING_MACHINERY) for hit in _hits(pattern, doc)]
     assert found == [], "docstrings the API page shows talk about the test machinery:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("module", _api_modules())
+def test_docstrings_on_the_api_page_name_the_chapters_and_texts_they_mean(module):
+    """As prose does (CONTRIBUTING.md, "A chapter, cell by cell", item 3): a chapter of the book by its file,
+    ``chapters/lesson.md`` (the API page shows its title, linked), a source text by the name the introduction
+    gives it ("Lesson 2.3", the textbook chapter *Embeddings*), never "the lesson" or "the chapter's source"."""
+    found = [f"{where}: ...{hit}..." for where, doc in _rendered_docstrings(module) for hit in _hits(CHAPTER_KIND, doc)]
+    assert found == [], "docstrings the API page shows name a chapter or a source text by its kind:\n" + "\n".join(found)
 
 
 GREEK = ("alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|pi|rho|"

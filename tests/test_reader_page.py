@@ -9,9 +9,10 @@ reader notices, on every page of the table of contents:
    code cell is visible, and a solution is one collapsible (not a dropdown plus a separate cell);
 3. navigation: the primary sidebar toggle shows the chapter list at 390 px and toggles it at 1280 px, its
    tooltip covers none of the header's buttons, and a page has one search field;
-4. nothing is cut off: a code, output, table or equation block wider than the column scrolls inside its own
-   block (at 1280 px and at 390 px), and no page, the search page with its results included, scrolls
-   sideways; inline code (an identifier, a file name) breaks only after a ``.``, ``_``, ``/`` or a space,
+4. nothing is cut off: a code, output or table block wider than the column scrolls inside its own block (at
+   1280 px and at 390 px), a display equation fits its column at both widths (inside an opened solution
+   too), and no page, the generated ones (index, module index, search with its results) included, scrolls
+   sideways or clips what sticks out; inline code (an identifier, a file name) breaks only after a ``.``, ``_``, ``/`` or a space,
    never inside a word; a number and its unit ("6.1 GB") are never on two lines;
 6. no glue bookkeeping in code a reader can open, no prose about the test machinery, on any page (the API
    page's docstrings included: they say what is guaranteed, not which test holds it);
@@ -58,6 +59,7 @@ pytestmark = pytest.mark.slow  # builds the book (or reuses this run's build) an
 ROOT = booksite.ROOT
 CONFIG = booksite.config()
 PAGES = booksite.toc_docnames()
+GENERATED = ["genindex", "py-modindex", "search"]  # the pages Sphinx adds to the book
 WIDTHS = {"laptop": 1280, "phone": 390}
 HEIGHT = 900
 SHOTS = booksite.ARTIFACTS / "screenshots" / "reader"
@@ -75,19 +77,14 @@ def _chapters_part() -> list[str]:
 CHAPTERS = _chapters_part()
 # The API reference is the api page's prose and lib's docstrings. The docstrings are read in Python's help()
 # too, so they name chapters by their source file ("Taught in: chapters/lesson.md", which the page turns
-# into a link to the chapter) or by kind ("the lesson"), and cite in plain text ("Press & Wolf (2017)"):
-# the checks of chapter names and of citations (kinds 7 and 9) skip the api page, whose headings are checked
-# apart. Test machinery is named on no page, the api page included (kind 6).
+# into a link to the chapter) and source texts by name ("Lesson 2.3"), as prose does (kind 7, checked on every
+# page, and on the docstrings themselves in tests/test_reader_notebooks.py), but cite in plain text ("Press &
+# Wolf (2017)"): the check of citations (kind 9) skips the api page. Test machinery is named on no page, the
+# api page included (kind 6).
 PROSE_PAGES = [d for d in PAGES if d != "api"]
 
-# Phrases that name another chapter by its kind instead of its title. Each must be (or be followed by) a
-# link to the page it means; "the source" (the material a chapter follows) is never a name a reader knows.
-CHAPTER_PHRASES = (
-    r"\bthe (?:source )?lesson\b(?!s)|\bthe four-level chapter\b|\bthe trace exercise\b|\bthe exercise chapter\b"
-    r"|\bthe (?:real[- ]text|scale|systems|embeddings) chapter\b|\bthe appendix\b|\bthe previous chapter\b"
-    r"|\bthe next chapter\b|\bthe earlier chapter\b|\bthe chapter in four levels\b"
-)
-SOURCE_PHRASE = r"\bthe source(?:'s\b|\s+(?:lesson|exercise|chapter|text|notebook)s?\b|\s+of\s+this\b|(?=\s*[,.;:)]))"
+CHAPTER_PHRASES = booksite.CHAPTER_PHRASES
+SOURCE_PHRASE = booksite.SOURCE_PHRASE
 MACHINERY = r"\bnbval\b|\bsanitiz|\btests/|\bpytest\b"
 # A source text named: "Lesson 2.3", "the chapter this one is adapted from", "the texts the book was written from"
 SOURCE_MENTION = r"\bLesson \d+(?:\.\d+)+\b|\b(?:adapted|written) from\b"
@@ -184,6 +181,32 @@ AUDIT_JS = r"""
     }
   }
   out.pageWidth = document.documentElement.scrollWidth;
+  // the page and every box that holds the article, from the article up: none wider inside than it is
+  // (a box that clips what sticks out, overflow hidden, is caught as well as one that scrolls)
+  out.sideways = [];
+  for (let n = article; n; n = n.parentElement) {
+    if (n.scrollWidth > n.clientWidth + 1)
+      out.sideways.push(`${n.tagName.toLowerCase()}${n.id ? '#' + n.id : ''}${n.className ? '.' + String(n.className).trim().split(/\s+/).join('.') : ''} (${n.scrollWidth} px of content in ${n.clientWidth} px)`);
+  }
+  // display equations wider than their column: at any width, each must be written to fit (split over lines,
+  // aligned), not left to scroll in its box or to run past the column
+  const texOf = (el) => {
+    try {
+      const item = MathJax.startup.document.getMathItemsWithin(el)[0];
+      if (item) return squash(item.math).slice(0, 90);
+    } catch (e) { /* not typeset by MathJax */ }
+    return short(el);
+  };
+  out.wideEquations = [];
+  for (const el of article.querySelectorAll('mjx-container[display="true"]')) {
+    if (!visible(el)) continue;
+    const column = (el.closest('div.math') || el.parentElement).getBoundingClientRect().right;
+    const maths = el.querySelector('mjx-math');
+    const right = maths ? maths.getBoundingClientRect().right : el.getBoundingClientRect().right;
+    const hidden = el.scrollWidth - el.clientWidth, past = right - Math.min(column, limit);
+    if (hidden > 1 || past > 1)
+      out.wideEquations.push(`in "${sectionOf(el)}" (${Math.round(Math.max(hidden, past))} px too wide): ${texOf(el)}`);
+  }
 
   // inline code broken inside a word, a number on one line and its unit on the next
   const textNodes = (root, skip) => {
@@ -608,14 +631,20 @@ def test_one_search_field_per_page(site, docname):
 
 
 @pytest.mark.parametrize("opened", [False, True], ids=["closed", "opened"])
-@pytest.mark.parametrize("docname, width", _both(PAGES))
+@pytest.mark.parametrize("docname, width", _both(PAGES + GENERATED))
 def test_nothing_is_cut_off(site, docname, width, opened):
-    """As the page opens, and again with every solution and folded cell opened (a table inside a solution is
-    narrower than the column by the solution's margins)."""
+    """As the page opens, and again with every solution and folded cell opened (a table or an equation inside
+    a solution is narrower than the column by the solution's margins). Every page, the ones Sphinx generates
+    (the index, the module index, the search page) included."""
     seen = site.audit(docname, width, opened)
     state = f"{docname} at {width} px" + (", every solution and folded cell opened" if opened else "")
     assert seen["cutOff"] == [], f"{state}: blocks cut off at the right edge:\n" + "\n".join(seen["cutOff"])
     assert seen["pageWidth"] <= width, f"{state}: the page scrolls sideways ({seen['pageWidth']} px wide)"
+    assert seen["sideways"] == [], f"{state}: the page is wider than the screen in:\n" + "\n".join(seen["sideways"])
+    assert seen["wideEquations"] == [], (
+        f"{state}: display equations wider than their column (split them over lines with aligned, or shorten "
+        "them; an equation number takes its own room):\n" + "\n".join(seen["wideEquations"])
+    )
     if width == WIDTHS["laptop"]:
         assert seen["scrolls"] == [], (
             f"{state}: code, output or equation blocks that must be scrolled sideways to be "
@@ -662,7 +691,7 @@ def test_no_glue_code_and_no_test_machinery_in_view(site, docname):
 # 7. chapters referred to by title, linked
 
 
-@pytest.mark.parametrize("docname", PROSE_PAGES)
+@pytest.mark.parametrize("docname", PAGES)
 def test_chapters_are_named_and_linked(site, docname):
     seen = site.audit(docname, WIDTHS["laptop"])
     assert seen["unlinkedChapters"] == [], (

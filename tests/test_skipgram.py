@@ -292,7 +292,7 @@ def test_negative_sampling_training_is_deterministic_and_learns(vocab):
 def test_subsampling_and_window_reach_the_provenance(vocab):
     res = skipgram_embedding(animal_vehicle_corpus(), vocab, window=1, subsample_t=0.05, steps=2)
     assert res.provenance.context == "±1 positions within the sentence"
-    assert res.provenance.subsampling.startswith("t = 0.05, keep min(1, sqrt(t/f))")
+    assert res.provenance.subsampling.startswith("τ = 0.05, keep min(1, sqrt(τ/f))")
     assert res.provenance.n_pairs < 52  # 13 sentences x 4 window-1 pairs, fewer after subsampling
 
 

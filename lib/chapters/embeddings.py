@@ -9,7 +9,7 @@ neighbours of two corpora across several seeds with the seed-to-seed agreement i
 change is not read off one run), and :func:`overlap_by_count` gives the difference in seed stability
 between rare and frequent items with a bootstrap interval over the items (``scipy.stats.bootstrap``).
 
-The constructed animal/vehicle corpus (:data:`ANIMAL_VEHICLE_CORPUS`) is the source chapter's: 13
+The constructed animal/vehicle corpus (:data:`ANIMAL_VEHICLE_CORPUS`) is that of the textbook chapter *Embeddings*: 13
 three-word sentences whose counts and fitted vectors can be inspected by hand. It is evidence about
 mechanics, not about natural-language semantics. :data:`SOURCE_NEIGHBOURS` are the cosine neighbours the
 source printed after its full-softmax skip-gram run (constructed corpus, seed 17, D = 8, Adam 0.04, 350
@@ -62,8 +62,8 @@ FOUR_VECTORS: Dict[str, Tuple[float, float]] = {
     "opposite": (-1.0, -0.5),
 }
 
-#: The cosine neighbours the chapter's source printed after its full-softmax run, at the precision it
-#: printed them; :func:`lib.skipgram.train_skipgram` reproduces them to four decimals, which the tests hold it to.
+#: The cosine neighbours the textbook chapter *Embeddings* printed after its full-softmax run, at the precision it
+#: printed them; :func:`lib.skipgram.train_skipgram` reproduces them to four decimals.
 SOURCE_NEIGHBOURS: Dict[str, Tuple[Tuple[str, float], ...]] = {
     "cat": (("kitten", 0.5262460708618164), ("soft", 0.45443016290664673), ("dog", 0.3860318064689636), ("pet", 0.19947943091392517)),
     "truck": (("people", 0.4025770127773285), ("vehicle", 0.3929774761199951), ("road", 0.21301373839378357), ("pet", 0.17421948909759521)),

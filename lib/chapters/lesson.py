@@ -1,18 +1,18 @@
 """The chapter "Embeddings, vectors and token positions" (chapters/lesson.md): its experiment in one
-place, and the numbers the lesson reports, to compare against.
+place, and the numbers Lesson 2.3 reports, to compare against.
 
 Concepts used: :mod:`lib.toylang`, :mod:`lib.bigram`, :mod:`lib.embedding`, :mod:`lib.positional`,
 :mod:`lib.geometry` (neighbours by name).
 
-The lesson ("Embeddings, vectors and token positions") trains the factored bigram of :mod:`lib.bigram` on a
+Lesson 2.3 (*Embeddings, vectors and token positions*) trains the factored bigram of :mod:`lib.bigram` on a
 34-token toy language, reads the learned vectors with cosine similarity, shows that averaged token vectors
 ignore word order, and builds learned and sinusoidal position tables. Its toy language came from a generator
 the book does not have, so the book uses its own (:mod:`lib.toylang`); the numbers that depend on the corpus
-therefore differ from the lesson's, while the positional numbers, which do not, are reproduced exactly.
+therefore differ from those of Lesson 2.3, while the positional numbers, which do not, are reproduced exactly.
 
 :func:`experiment` runs the corpus-dependent part once per process and caches it, so that
-the chapter, its figures (``lib.figures.lesson``) and the tests share one run. The ``LESSON_*``
-constants are the values the lesson reports, kept only to be printed beside the book's.
+the chapter and its figures (``lib.figures.lesson``) share one run. The ``LESSON_*``
+constants are the values Lesson 2.3 reports, kept only to be printed beside the book's.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def gpt2_position_parameters() -> int:
 
 @dataclass(frozen=True)
 class Experiment:
-    """The corpus-dependent results of the lesson, computed by :func:`experiment`.
+    """The corpus-dependent results of the chapter, computed by :func:`experiment`.
 
     ``corpus``: the toy corpus; ``train_counts`` / ``val_counts``: ``(V, V)`` int64 bigram counts;
     ``table``: ``(V, V)`` float64 full bigram table; ``full_train_loss`` / ``full_val_loss``: its losses
@@ -142,7 +142,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=4)
 def experiment(seed: int = 0) -> Experiment:
-    """Run the lesson's experiment: sample the corpus, count, fit the full table, sweep the widths.
+    """Run the chapter's experiment: sample the corpus, count, fit the full table, sweep the widths.
 
     ``seed`` seeds both the corpus (:func:`lib.toylang.make_corpus`) and the weights
     (:func:`lib.bigram.width_sweep`); the book uses 0. Cached per seed. Returns an :class:`Experiment`.
@@ -180,7 +180,7 @@ def cosine(E, a: str, b: str) -> float:
 
 
 def cosine_rows(E) -> List[Tuple[str, str, float, float, str]]:
-    """The lesson's twelve pairs: ``(a, b, book cosine, lesson cosine, relationship)`` for each."""
+    """The twelve pairs of Lesson 2.3: ``(a, b, book cosine, lesson cosine, relationship)`` for each."""
     return [(a, b, cosine(E, a, b), lesson, rel) for a, b, lesson, rel in LESSON_PAIRS]
 
 
@@ -243,7 +243,7 @@ def cosine_summary(E, pairs=None) -> CosineSummary:
 
 
 def twelve_pairs_summary(E) -> CosineSummary:
-    """:func:`cosine_summary` over the lesson's twelve pairs only (``LESSON_PAIRS``)."""
+    """:func:`cosine_summary` over the twelve pairs of Lesson 2.3 only (``LESSON_PAIRS``)."""
     return cosine_summary(E, [(a, b) for a, b, _, _ in LESSON_PAIRS])
 
 
@@ -481,13 +481,13 @@ def _loss_rows(exp: Experiment, missing: str) -> List[List[str]]:
 
 
 def loss_table_markdown(exp: Experiment) -> str:
-    """The width table as Markdown: the book's parameters and losses beside the lesson's, full table last."""
+    """The width table as Markdown: the book's parameters and losses beside Lesson 2.3's, full table last."""
     header = ["width d", "parameters", "training loss", "validation loss", "Lesson 2.3: training", "Lesson 2.3: validation", "run"]
     return tables.markdown(header, _loss_rows(exp, ""), align=">>>>>><")
 
 
 def loss_table_text(exp: Experiment) -> str:
-    """The width table as fixed-width text (the book's numbers and the lesson's), for printing in a cell.
+    """The width table as fixed-width text (the book's numbers and Lesson 2.3's), for printing in a cell.
 
     Every line fits in 88 characters: a retrained width is marked ``*`` in its run column, and a note under
     the table says which learning rate diverged.
@@ -518,7 +518,7 @@ COSINE_HEADER = ["pair", "book", "Lesson 2.3", "roles", "next tokens"]
 
 
 def cosine_table_markdown(E) -> str:
-    """The twelve pairs as Markdown: pair, the book's cosine, the lesson's, the roles of the two words, and
+    """The twelve pairs as Markdown: pair, the book's cosine, Lesson 2.3's, the roles of the two words, and
     whether the same tokens follow both (``same``: one kind, :func:`lib.toylang.next_token_kinds`)."""
     return tables.markdown(COSINE_HEADER, _cosine_rows(E, "–"), align="<>><<")
 

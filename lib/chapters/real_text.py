@@ -399,6 +399,28 @@ def excludes_zero(interval: Interval, decimals: int = 1) -> bool:
     return low > 0 or high < 0
 
 
+def how_many(count, singular: str, plural: str) -> str:
+    """A count as the words that open a clause, with its verb: ``"none has"``, ``"one has"``, ``"3 have"``.
+
+    For the prose that counts the intervals that exclude 0, so that a count of 0 reads "none of them has ...",
+    not "0 have ...". ``count`` is an integer ≥ 0 (``TypeError`` for another type, ``ValueError`` for a
+    negative one); ``singular`` and ``plural`` are the verb (phrase) after one and after several
+    (``TypeError`` for a non-string).
+
+    >>> [how_many(n, "has", "have") for n in (0, 1, 1200)]
+    ['none has', 'one has', '1,200 have']
+    """
+    count = validate.integer(count, "count", low=0)
+    for name, verb in (("singular", singular), ("plural", plural)):
+        if not isinstance(verb, str):
+            raise TypeError(f"{name} must be a string, got {type(verb).__name__}")
+    if count == 0:
+        return f"none {singular}"
+    if count == 1:
+        return f"one {singular}"
+    return f"{count:,} {plural}"
+
+
 def _finite_interval(interval) -> Interval:
     """``interval`` after checking that it is an :class:`lib.evaluation.Interval` whose statistic and ends
     are finite numbers: ``TypeError`` for anything else, ``ValueError`` naming the field otherwise."""
@@ -510,6 +532,7 @@ __all__ = [
     "evaluate",
     "excludes_zero",
     "format_interval",
+    "how_many",
     "largest_lead",
     "lead_table",
     "method_differences",

@@ -467,7 +467,7 @@ INTERVAL_DECIMALS = 1
 
 def similarity_study(docs, settings: Settings = Settings(), *, seed: int = SIMILARITY_SEED) -> SimilarityStudy:
     """Train PPMI-SVD, the book's skip-gram, gensim's Word2Vec and gensim's fastText on ``docs`` (token
-    lists, :func:`lib.datasets.load_corpus`) with the real-text chapter's ``settings`` (seed ``seed``,
+    lists, :func:`lib.datasets.load_corpus`) with the ``settings`` of chapters/real_text.md (seed ``seed``,
     one worker) and score them on WordSim-353 with paired BCa bootstrap intervals
     (:func:`lib.evaluation.spearman_interval`, ``BOOTSTRAP_RESAMPLES`` resamples, seed 0). Raises like
     the trainers."""

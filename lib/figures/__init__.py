@@ -1,10 +1,10 @@
 """Figures of the book: one module per chapter, named like ``chapters/<name>.md``, each function returning
 a ``matplotlib.figure.Figure``.
 
-Every chapter module defines ``FIGURES``, a dict from a figure's name (the name of its baseline image,
-against which every drawing is compared) to a function that takes no arguments and returns the figure exactly as the
+Every chapter module defines ``FIGURES``, a dict from a figure's name (the name its reference image is kept
+under) to a function that takes no arguments and returns the figure exactly as the
 chapter shows it, and may define ``SLOW``, the names of figures whose data take more than about a second
-to compute (the tests of those run under ``make test`` but not ``make test-unit``). :func:`registry` and
+to compute. :func:`registry` and
 :func:`slow` collect them from every module of this package, so a new chapter adds its module and nothing
 else. Figures are made with the object-oriented API (``Figure()``, not ``pyplot``), so that a notebook
 never shows one by accident and no global state leaks between them. The data a figure draws comes from

@@ -1,13 +1,13 @@
 """Figures of the four-level "Embeddings" chapter (chapters/embeddings.md).
 
-Seven figures, after the source chapter's seven: the lookup diagram, one-hot against dense vectors,
+Seven figures, after the seven of the textbook chapter *Embeddings*: the lookup diagram, one-hot against dense vectors,
 static against contextual representations, the context window, co-occurrence counts with their PPMI-SVD
 projection, three measurements of four vectors, and the skip-gram loss with a projection of the trained
 vectors. Every number drawn comes from ``lib`` (:mod:`lib.embedding`, :mod:`lib.corpus`,
 :mod:`lib.ppmi`, :mod:`lib.skipgram`, :mod:`lib.geometry`).
 
 Point labels in the two projection panels are placed by :func:`place_labels`, a small deterministic
-search that never lets two labels, or a label and a marker, overlap (a test checks every panel); points that coincide exactly (in the PPMI-SVD panel, four animal
+search that never lets two labels, or a label and a marker, overlap (in any panel); points that coincide exactly (in the PPMI-SVD panel, four animal
 terms share one position) get their labels fanned out around the point with leader lines.
 """
 
@@ -41,7 +41,7 @@ ANIMAL_MARKER, VEHICLE_MARKER = MARKERS[0], MARKERS[1]
 LABEL_GID = "emb-point-label"
 MARKER_SIZE = 60  # scatter area in points^2
 
-#: The illustrative 6 x 3 table of the lookup figure (values from the source chapter).
+#: The illustrative 6 x 3 table of the lookup figure (values from the textbook chapter *Embeddings*).
 EXAMPLE_ITEMS = ("cat", "kitten", "dog", "puppy", "car", "truck")
 EXAMPLE_TABLE = np.array(
     [[0.8, 0.2, -0.1], [0.7, 0.3, -0.2], [0.6, -0.4, 0.1], [0.55, -0.5, 0.15], [-0.5, 0.2, 0.8], [-0.6, 0.1, 0.75]]

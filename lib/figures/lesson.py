@@ -1,4 +1,4 @@
-"""Figures of the lesson chapter (chapters/lesson.md)."""
+"""Figures of the chapter "Embeddings, vectors and token positions" (chapters/lesson.md)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from lib.figures.style import DIVERGING, MARKERS, PALETTE, new_figure, styled
 
 @styled
 def loss_by_width():
-    """Validation loss of the factored bigram against its width, the book's and the lesson's, with the full table.
+    """Validation loss of the factored bigram against its width, the book's and Lesson 2.3's, with the full table.
 
     Two panels: every width, and a close-up of widths 2 to 34 where the differences are thousandths of a nat.
     """
@@ -124,5 +124,5 @@ FIGURES = {
     "lesson-dot-by-offset": dot_by_offset,
 }
 
-#: Figures whose data take more than about a second: the lesson's trained experiment.
+#: Figures whose data take more than about a second: the trained experiment of chapters/lesson.md.
 SLOW = frozenset({"lesson-loss-by-width", "lesson-cosine-heatmap"})
