@@ -346,7 +346,7 @@ def run_file(path, functions: Functions = REFERENCE) -> List[str]:
     encoding a byte-order mark names, the mark removed). Raises :class:`TraceError`, ``OSError`` and
     ``UnicodeDecodeError``; a byte-order mark where none belongs is a :class:`TraceError` naming its line,
     whether :func:`lib.datasets.read_text` finds it (a second mark or U+FFFE at the start, ``ï»¿`` on any
-    line) or :func:`parse` does (U+FEFF after the start)."""
+    line) or ``parse`` does (U+FEFF after the start)."""
     try:
         text = read_text(path)
     except StrayMarkError as exc:
