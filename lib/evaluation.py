@@ -289,7 +289,9 @@ def _check_pairs(pairs) -> List[WordPair]:
 @dataclass(frozen=True)
 class SimilarityResult:
     """Spearman's ``rho`` (float in [-1, 1]) over ``n_used`` of ``n_total`` pairs; ``oov_rate`` is the
-    fraction of pairs left out because at least one word has no vector (``1 - n_used / n_total``)."""
+    fraction of pairs left out because at least one word has no vector (``1 - n_used / n_total``).
+    :func:`word_similarity` never builds one with no pairs; ``oov_rate`` of one built by hand with
+    ``n_total == 0`` raises ``ValueError`` (undefined)."""
 
     rho: float
     n_used: int
@@ -297,6 +299,9 @@ class SimilarityResult:
 
     @property
     def oov_rate(self) -> float:
+        """``1 - n_used / n_total``; ``ValueError`` when ``n_total`` is 0 (no pairs: the rate is undefined)."""
+        if self.n_total == 0:
+            raise ValueError("oov_rate is undefined for a SimilarityResult with n_total = 0 pairs")
         return 1.0 - self.n_used / self.n_total
 
 
@@ -554,7 +559,9 @@ def _count(n: int) -> str:
 @dataclass(frozen=True)
 class AnalogyResult:
     """3CosAdd results: ``correct`` of ``attempted`` questions (all four words in the vocabulary) out of
-    ``total``; ``by_section`` maps each section to ``(correct, attempted, total)``."""
+    ``total``; ``by_section`` maps each section to ``(correct, attempted, total)``. :func:`analogy_accuracy`
+    never builds one with no question attempted; ``accuracy`` (``coverage``) of one built by hand with
+    ``attempted == 0`` (``total == 0``) raises ``ValueError`` (undefined)."""
 
     correct: int
     attempted: int
@@ -563,12 +570,18 @@ class AnalogyResult:
 
     @property
     def accuracy(self) -> float:
-        """``correct / attempted`` (the usual report: accuracy over the covered questions)."""
+        """``correct / attempted`` (the usual report: accuracy over the covered questions); ``ValueError``
+        when ``attempted`` is 0."""
+        if self.attempted == 0:
+            raise ValueError("accuracy is undefined for an AnalogyResult with attempted = 0 questions")
         return self.correct / self.attempted
 
     @property
     def coverage(self) -> float:
-        """``attempted / total``: the share of questions the vocabulary can answer at all."""
+        """``attempted / total``: the share of questions the vocabulary can answer at all; ``ValueError``
+        when ``total`` is 0."""
+        if self.total == 0:
+            raise ValueError("coverage is undefined for an AnalogyResult with total = 0 questions")
         return self.attempted / self.total
 
 

@@ -324,6 +324,17 @@ def test_oov_rate_is_a_fraction():
     assert r.oov_rate == pytest.approx(0.25) and not math.isnan(r.rho)
 
 
+def test_rates_of_results_with_nothing_counted_are_refused_not_divided_by_zero():
+    assert AnalogyResult(3, 4, 8, {}).accuracy == 0.75 and AnalogyResult(3, 4, 8, {}).coverage == 0.5
+    with pytest.raises(ValueError, match="accuracy is undefined for an AnalogyResult with attempted = 0"):
+        AnalogyResult(0, 0, 5, {}).accuracy
+    assert AnalogyResult(0, 0, 5, {}).coverage == 0.0
+    with pytest.raises(ValueError, match="coverage is undefined for an AnalogyResult with total = 0"):
+        AnalogyResult(0, 0, 0, {}).coverage
+    with pytest.raises(ValueError, match="oov_rate is undefined for a SimilarityResult with n_total = 0"):
+        SimilarityResult(0.5, 0, 0).oov_rate
+
+
 @pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e300])
 def test_evaluations_do_not_depend_on_the_size_of_the_vectors(scale):
     rng = np.random.default_rng(6)
