@@ -62,10 +62,11 @@ def _file_lines(path):
     """``(number, line)`` for the lines of the text file ``path`` (:func:`lib.datasets.text_lines`), each
     stripped of surrounding whitespace. Raises ``ValueError`` naming the line for a line-end character an
     editor does not break lines at (U+2028, NEL, ...) or a byte-order mark (U+FEFF) after the first line's
-    start (two files joined together): either would silently join lines or glue the mark to a word."""
+    start (two files joined together): either would silently join lines or glue the mark to a word; and
+    for an invisible format or control character other than a tab (:func:`lib.corpus.hidden_character`)."""
     for number, line in enumerate(text_lines(read_text(path)), start=1):
         line = line.strip()  # such a character at either end joins nothing
-        problem = other_line_end(line) or hidden_character(line)
+        problem = other_line_end(line) or hidden_character(line, allow="\t")  # a tab separates fields
         if problem:
             raise ValueError(f"{path.name}, line {number}: {problem}")
         yield number, line
@@ -231,9 +232,9 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
 
 def _check_word(word, where: str) -> str:
     """``word`` after checking that it is a ``str`` (``TypeError`` naming ``where`` otherwise: ``None``, a
-    number, a NaN that pandas reads from an empty cell) without an invisible format character
+    number, a NaN that pandas reads from an empty cell) without an invisible format or control character
     (``ValueError`` naming ``where`` and the word: a byte-order mark glued to the first word of a file read
-    with ``encoding="utf-8"``, a U+200B), the rule of the file readers
+    with ``encoding="utf-8"``, a U+200B, an ESC U+001B or a tab), the rule of the file readers
     (:func:`lib.corpus.hidden_character`). Such a word could match no token, and would be counted like an
     out-of-vocabulary word, lowering the coverage without a word said."""
     if not isinstance(word, str):
