@@ -134,8 +134,10 @@ def hidden_character(text: str, *, allow: str = "") -> str:
 
     >>> hidden_character("cat"), hidden_character("c\u200bat").split(" (")[0]
     ('', 'holds the invisible format character U+200B')
-    >>> hidden_character("c\x1bat").split(",")[0], hidden_character("a\tb", allow="\t")
-    ('holds the control character U+001B', '')
+    >>> hidden_character("c\x1bat").split(",")[0]
+    'holds the control character U+001B'
+    >>> hidden_character("a\tb", allow="\t")
+    ''
     """
     mark = stray_byte_order_mark(text)
     if mark:
