@@ -123,24 +123,34 @@ def stray_byte_order_mark(text: str) -> str:
             "file read with encoding='utf-8' rather than 'utf-8-sig'?); remove it")
 
 
-def hidden_character(text: str) -> str:
+def hidden_character(text: str, *, allow: str = "") -> str:
     """``""`` when ``text`` holds no invisible format character (Unicode category Cf: U+200B ZERO WIDTH SPACE,
-    U+2060 WORD JOINER, U+FEFF), else the problem to report: the corpus tokeniser drops such a character, so
-    a word holding it would match no token. A byte-order mark (or ``ï»¿``) is reported as
-    :func:`stray_byte_order_mark` does. The rule of the benchmark readers (:mod:`lib.evaluation`) and of the
-    tokens of a :class:`Vocabulary`.
+    U+2060 WORD JOINER, U+FEFF) and no control character (category Cc: the C0 codes U+0000 to U+001F, DEL
+    U+007F and the C1 codes U+0080 to U+009F, such as ESC U+001B) but those in ``allow`` (a tab where a
+    format separates its fields with one), else the problem to report, naming the code point: the corpus
+    tokeniser drops a format character and splits a word at a control character, so a word holding either
+    would match no token. A byte-order mark (or ``ï»¿``) is reported as :func:`stray_byte_order_mark` does.
+    The rule of the benchmark readers (:mod:`lib.evaluation`) and of the tokens of a :class:`Vocabulary`.
 
     >>> hidden_character("cat"), hidden_character("c\u200bat").split(" (")[0]
     ('', 'holds the invisible format character U+200B')
+    >>> hidden_character("c\x1bat").split(",")[0]
+    'holds the control character U+001B'
+    >>> hidden_character("a\tb", allow="\t")
+    ''
     """
     mark = stray_byte_order_mark(text)
     if mark:
         return mark
     hidden = next((c for c in text if unicodedata.category(c) == "Cf"), None)
-    if hidden is None:
-        return ""
-    return (f"holds the invisible format character U+{ord(hidden):04X} ({unicodedata.name(hidden, 'unnamed')}), "
-            "which the corpus tokeniser drops, so a word holding it would match no token; remove it")
+    if hidden is not None:
+        return (f"holds the invisible format character U+{ord(hidden):04X} ({unicodedata.name(hidden, 'unnamed')}), "
+                "which the corpus tokeniser drops, so a word holding it would match no token; remove it")
+    control = next((c for c in text if unicodedata.category(c) == "Cc" and c not in allow), None)
+    if control is not None:
+        return (f"holds the control character U+{ord(control):04X}, at which the corpus tokeniser splits a word, "
+                "so a word holding it would match no token; remove it")
+    return ""
 
 
 def tokenize(text: str) -> List[str]:

@@ -252,9 +252,9 @@ def read_text(path) -> str:
     that hold a NUL character (no text file does; UTF-16 saved without a byte-order mark does, in every
     other byte). One byte-order mark at the start is the encoding's and is removed; a second one directly
     after it, or a byte-swapped mark U+FFFE there, is a :class:`StrayMarkError` (a ``ValueError``) naming line 1
-    and the character, and so is ``ï»¿`` on any line (a UTF-8 mark decoded as cp1252 and saved again as UTF-8),
-    naming its line (:func:`lib.corpus.stray_byte_order_mark`, the rule of every reader and of
-    :func:`lib.trace.run`).
+    and the character, and so are ``ï»¿`` (a UTF-8 mark decoded as cp1252 and saved again as UTF-8), U+FEFF and
+    U+FFFE on any later line or within a line (two files joined), naming the first such line
+    (:func:`lib.corpus.stray_byte_order_mark`, the rule of every reader and of :func:`lib.trace.run`).
     """
     path = _checked_path(path)
     data = path.read_bytes()
@@ -274,10 +274,10 @@ def read_text(path) -> str:
         ) from None
     if text.startswith(("\ufeff", "\ufffe")):  # after the mark the codec removed: the text's first character
         raise StrayMarkError(path.name, 1, stray_byte_order_mark(text[0]))
-    if MOJIBAKE_BYTE_ORDER_MARK in text:  # "ï»¿": no text holds it, and it would stick to the first word
-        lines = text_lines(text)
-        number = len(text_lines(text[: text.index(MOJIBAKE_BYTE_ORDER_MARK)]))
-        raise StrayMarkError(path.name, number, stray_byte_order_mark(lines[number - 1]))
+    stray = [text.find(mark) for mark in (MOJIBAKE_BYTE_ORDER_MARK, "\ufeff", "\ufffe") if mark in text]
+    if stray:  # "ï»¿", or a mark after the start (two files joined): no text holds it, and it would stick to a word
+        number = len(text_lines(text[: min(stray) + 1]))
+        raise StrayMarkError(path.name, number, stray_byte_order_mark(text_lines(text)[number - 1]))
     if "\x00" in text:
         i = text.index("\x00")
         mark = next((mark for mark, _ in BYTE_ORDER_MARKS if data.startswith(mark)), b"")

@@ -287,17 +287,24 @@ def unit_pair_cosines(A, B) -> np.ndarray:
     recomputed where it is within 2**-10 of ±1 (``_parallel_cosines``), so that parallel rows give
     exactly ±1. Bit for bit :func:`cosine_scores`'s value for the same two rows; :func:`similarity`'s
     (a matrix product) is the same bits near ±1 and within about ``d * 2**-53`` elsewhere. Used by
-    :func:`lib.evaluation.pair_cosines`. ``ValueError`` or ``TypeError`` as :func:`lib.validate.real_numbers`
-    for entries that are not numbers float64 holds (a ``longdouble`` beyond its range, a masked entry);
-    that the rows are unit rows is not checked.
+    :func:`lib.evaluation.pair_cosines`. ``TypeError`` or ``ValueError`` as :func:`lib.validate.vectors`
+    for entries that are not real numbers, NaN or infinity (naming ``A`` or ``B``); ``ValueError`` for ``A``
+    or ``B`` not a matrix ``(k, d)`` with ``d >= 1`` (a vector, a 3-D array) and for shapes that differ
+    (naming both shapes: rows are paired one to one, never broadcast). That the rows are unit rows is not
+    checked.
 
     >>> a = normalize_rows([[1.0, 1.0], [1.0, 0.0]])
     >>> b = normalize_rows([[1e-300, 1e-300], [0.0, 2.0]])
     >>> unit_pair_cosines(a, b)
     array([1., 0.])
     """
-    A = validate.real_numbers(A, "A", "unit rows (k, d)").astype(np.float64)
-    B = validate.real_numbers(B, "B", "unit rows (k, d)").astype(np.float64)
+    A, B = validate.vectors(A, "A"), validate.vectors(B, "B")
+    for M, name in ((A, "A"), (B, "B")):
+        if M.ndim != 2:
+            raise ValueError(f"{name} must be a matrix of unit rows (k, d), got shape {M.shape}")
+    if A.shape != B.shape:
+        raise ValueError(f"A and B must have the same shape (k, d), one row of B for each row of A, "
+                         f"got {A.shape} and {B.shape}")
     if A.shape[0] == 0:
         return np.zeros(0)
     pairs = np.arange(A.shape[0])
@@ -541,7 +548,7 @@ def cosine_scores(rows, queries) -> np.ndarray:
     W = normalize_rows(np.atleast_2d(Q))  # (m, d)
     n, m = units.shape[1], W.shape[0]
     out = np.empty((m, n), dtype=np.float64)
-    step = max(1, 2**20 // n)  # queries at a time: about 8 MB of partial sums
+    step = max(1, 2**20 // max(n, 1))  # queries at a time: about 8 MB of partial sums (no rows: an empty result)
     for start in range(0, m, step):
         w = W[start : start + step].T[:, :, None]  # (d, step, 1) against (d, 1, n)
         out[start : start + step] = _ordered_dot(w, units[:, None, :])  # the same operations for one query or many

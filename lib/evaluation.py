@@ -62,10 +62,11 @@ def _file_lines(path):
     """``(number, line)`` for the lines of the text file ``path`` (:func:`lib.datasets.text_lines`), each
     stripped of surrounding whitespace. Raises ``ValueError`` naming the line for a line-end character an
     editor does not break lines at (U+2028, NEL, ...) or a byte-order mark (U+FEFF) after the first line's
-    start (two files joined together): either would silently join lines or glue the mark to a word."""
+    start (two files joined together): either would silently join lines or glue the mark to a word; and
+    for an invisible format or control character other than a tab (:func:`lib.corpus.hidden_character`)."""
     for number, line in enumerate(text_lines(read_text(path)), start=1):
         line = line.strip()  # such a character at either end joins nothing
-        problem = other_line_end(line) or hidden_character(line)
+        problem = other_line_end(line) or hidden_character(line, allow="\t")  # a tab separates fields
         if problem:
             raise ValueError(f"{path.name}, line {number}: {problem}")
         yield number, line
@@ -231,9 +232,9 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
 
 def _check_word(word, where: str) -> str:
     """``word`` after checking that it is a ``str`` (``TypeError`` naming ``where`` otherwise: ``None``, a
-    number, a NaN that pandas reads from an empty cell) without an invisible format character
+    number, a NaN that pandas reads from an empty cell) without an invisible format or control character
     (``ValueError`` naming ``where`` and the word: a byte-order mark glued to the first word of a file read
-    with ``encoding="utf-8"``, a U+200B), the rule of the file readers
+    with ``encoding="utf-8"``, a U+200B, an ESC U+001B or a tab), the rule of the file readers
     (:func:`lib.corpus.hidden_character`). Such a word could match no token, and would be counted like an
     out-of-vocabulary word, lowering the coverage without a word said."""
     if not isinstance(word, str):
@@ -289,7 +290,9 @@ def _check_pairs(pairs) -> List[WordPair]:
 @dataclass(frozen=True)
 class SimilarityResult:
     """Spearman's ``rho`` (float in [-1, 1]) over ``n_used`` of ``n_total`` pairs; ``oov_rate`` is the
-    fraction of pairs left out because at least one word has no vector (``1 - n_used / n_total``)."""
+    fraction of pairs left out because at least one word has no vector (``1 - n_used / n_total``).
+    :func:`word_similarity` never builds one with no pairs; ``oov_rate`` of one built by hand with
+    ``n_total == 0`` raises ``ValueError`` (undefined)."""
 
     rho: float
     n_used: int
@@ -297,6 +300,9 @@ class SimilarityResult:
 
     @property
     def oov_rate(self) -> float:
+        """``1 - n_used / n_total``; ``ValueError`` when ``n_total`` is 0 (no pairs: the rate is undefined)."""
+        if self.n_total == 0:
+            raise ValueError("oov_rate is undefined for a SimilarityResult with n_total = 0 pairs")
         return 1.0 - self.n_used / self.n_total
 
 
@@ -554,7 +560,9 @@ def _count(n: int) -> str:
 @dataclass(frozen=True)
 class AnalogyResult:
     """3CosAdd results: ``correct`` of ``attempted`` questions (all four words in the vocabulary) out of
-    ``total``; ``by_section`` maps each section to ``(correct, attempted, total)``."""
+    ``total``; ``by_section`` maps each section to ``(correct, attempted, total)``. :func:`analogy_accuracy`
+    never builds one with no question attempted; ``accuracy`` (``coverage``) of one built by hand with
+    ``attempted == 0`` (``total == 0``) raises ``ValueError`` (undefined)."""
 
     correct: int
     attempted: int
@@ -563,12 +571,18 @@ class AnalogyResult:
 
     @property
     def accuracy(self) -> float:
-        """``correct / attempted`` (the usual report: accuracy over the covered questions)."""
+        """``correct / attempted`` (the usual report: accuracy over the covered questions); ``ValueError``
+        when ``attempted`` is 0."""
+        if self.attempted == 0:
+            raise ValueError("accuracy is undefined for an AnalogyResult with attempted = 0 questions")
         return self.correct / self.attempted
 
     @property
     def coverage(self) -> float:
-        """``attempted / total``: the share of questions the vocabulary can answer at all."""
+        """``attempted / total``: the share of questions the vocabulary can answer at all; ``ValueError``
+        when ``total`` is 0."""
+        if self.total == 0:
+            raise ValueError("coverage is undefined for an AnalogyResult with total = 0 questions")
         return self.attempted / self.total
 
 

@@ -263,7 +263,10 @@ def rounded(values, decimals: int):
     """``values`` (a number, or an array of any shape) rounded to ``decimals`` places as :func:`fmt` rounds
     them, as floats: for a figure that plots a number the chapter prints at that precision, so that a point
     sits where the printed number says and does not move by a pixel from one CPU to another. Logged like
-    :func:`fmt`. Raises ``ValueError`` for ``decimals`` that is not an integer in [0, 12].
+    :func:`fmt`. NaN and infinity stay as they are, as :func:`fmt` prints them (``nan``, ``inf``), so a
+    figure shows what the chapter prints. Raises ``ValueError`` for ``decimals`` that is not an integer in
+    [0, 12] and, as :func:`fmt` does, for a finite value beyond float64; ``TypeError`` for a value that is not
+    a number.
 
     >>> rounded([0.21763, 0.2174], 2)
     array([0.22, 0.22])

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 import sys
 import time
 from contextlib import contextmanager, redirect_stderr
@@ -535,19 +536,23 @@ def _fixed(value: float) -> str:
         return fmt(value, ".2f")
 
 
-def _measured(value, name: str) -> float:
-    """``value`` as a ``float`` (:func:`lib.validate.real`), with ``ValueError`` for NaN: a measurement is
-    never NaN, and a table must not print ``nan s``."""
+def _measured(value, name: str, *, positive: bool = False) -> float:
+    """``value`` as a ``float`` (:func:`lib.validate.real`), with ``ValueError`` for NaN, infinity and a
+    negative value (0 too where ``positive``): a duration, a rate, a cost or a speed ratio is never any of
+    these, and a table must not print ``nan s``, ``inf×`` or ``-1.00 s``."""
     value = validate.real(value, name)
     if value != value:
         raise ValueError(f"{name} must be a number, got nan (a measurement is never NaN)")
+    if math.isinf(value) or value < 0 or (positive and value == 0):
+        allowed = "> 0" if positive else ">= 0"
+        raise ValueError(f"{name} must be a finite number {allowed} (a measurement), got {value!r}")
     return value
 
 
 def format_seconds(seconds: float) -> str:
-    """A measured duration as ``"2.41 s"``. ``TypeError`` for a non-number, ``ValueError`` for NaN or one
-    beyond float64 (:func:`lib.validate.real`); so for the other ``format_`` functions, which print two decimals
-    and no minus sign on a value that rounds to zero (``format_rate(-0.001)`` is ``"0.00 M words/s"``).
+    """A measured duration as ``"2.41 s"``. ``TypeError`` for a non-number, ``ValueError`` for NaN, infinity,
+    a negative value or one beyond float64 (:func:`lib.validate.real`); so for the other ``format_``
+    functions (a ratio must also be above 0), which print two decimals (``-0.0`` as ``"0.00"``).
 
     >>> format_seconds(2.414)
     '2.41 s'
@@ -562,7 +567,7 @@ def format_ratio(ratio: float) -> str:
     >>> format_ratio(1.4321)
     '1.43×'
     """
-    ratio = _measured(ratio, "ratio")
+    ratio = _measured(ratio, "ratio", positive=True)
     return f"{_fixed(ratio)}×"
 
 

@@ -100,8 +100,9 @@ def text(
     ``align`` as in :func:`markdown`; ``gaps``: the spaces before each column but the first (default 2
     each); ``rule``: ``None`` (no rule), ``"columns"`` (dashes under each column, the last as wide as its
     widest cell) or ``"line"`` (one line of dashes as long as the header line). Trailing spaces are
-    removed from every line. Raises like :func:`markdown`, and ``ValueError`` for ``widths`` or ``gaps``
-    of the wrong length or an unknown ``rule``.
+    removed from every line. Raises like :func:`markdown`, ``ValueError`` for ``widths`` or ``gaps``
+    of the wrong length, a width or gap below 0 (each named, ``widths[0]``) or an unknown ``rule``, and
+    ``TypeError`` for a width or gap that is not an integer.
 
     >>> rows = [["the", "12"], ["cat", "3"]]
     >>> print(text(["word", "count"], rows, align="<>", rule="columns"))
@@ -116,6 +117,8 @@ def text(
     gaps = list(gaps) if gaps is not None else [2] * (n - 1)
     if len(widths) != n or len(gaps) != n - 1:
         raise ValueError(f"widths needs {n} values and gaps {n - 1}, got {len(widths)} and {len(gaps)}")
+    widths = [validate.integer(w, f"widths[{i}]", low=0) for i, w in enumerate(widths)]
+    gaps = [validate.integer(g, f"gaps[{i}]", low=0) for i, g in enumerate(gaps)]
     validate.choice(rule, "rule", (None, "columns", "line"))
     table = [list(header)] + [list(r) for r in rows]
     width = [max([widths[i]] + [len(r[i]) for r in table]) for i in range(n)]

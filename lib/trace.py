@@ -345,8 +345,8 @@ def run_file(path, functions: Functions = REFERENCE) -> List[str]:
     """Run the program in ``path``, a text file read by :func:`lib.datasets.read_text` (UTF-8, or the
     encoding a byte-order mark names, the mark removed). Raises :class:`TraceError`, ``OSError`` and
     ``UnicodeDecodeError``; a byte-order mark where none belongs is a :class:`TraceError` naming its line,
-    whether :func:`lib.datasets.read_text` finds it (a second mark or U+FFFE at the start, ``ï»¿`` on any
-    line) or ``parse`` does (U+FEFF after the start)."""
+    found by :func:`lib.datasets.read_text` (a second mark, U+FFFE or ``ï»¿`` anywhere), as ``parse``
+    finds one in a program given as text."""
     try:
         text = read_text(path)
     except StrayMarkError as exc:

@@ -178,6 +178,7 @@ def test_token_takes_one_integer_id(bad):
     ("\ufeffcat", r"holds a byte-order mark \(U\+FEFF\), allowed only at the start of a file"),
     ("\u00ef\u00bb\u00bfcat", r"starts with 'ï»¿', a byte-order mark decoded as cp1252"),
     ("c\u200bat", r"holds the invisible format character U\+200B \(ZERO WIDTH SPACE\)"),
+    ("c\x1bat", r"holds the control character U\+001B, at which the corpus tokeniser splits a word"),
 ])
 def test_a_token_holding_a_byte_order_mark_is_refused_as_the_readers_refuse_a_word(token, problem):
     with pytest.raises(ValueError, match=rf"^tokens\[1\] {re.escape(repr(token))} {problem}"):  # was accepted

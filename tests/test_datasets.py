@@ -146,6 +146,18 @@ def test_read_text_refuses_a_byte_order_mark_decoded_as_cp1252(tmp_path):
     assert read_text(path) == "the cat\n"
 
 
+def test_read_text_refuses_a_byte_order_mark_after_the_start_naming_its_line(tmp_path):
+    # was let through: read_documents kept it and tokenize split 'ca\ufefft' into ['ca', 't']
+    path = tmp_path / "corpus.txt"
+    for text, line, char in (("the cat\nsat\nca\ufefft\n", 3, "a byte-order mark \\(U\\+FEFF\\)"),
+                             ("the cat\r\n\ufeffsat\n", 2, "a byte-order mark \\(U\\+FEFF\\)"),
+                             ("the\rcat \ufffe\n", 2, "the character U\\+FFFE")):
+        path.write_bytes(text.encode("utf-8-sig"))
+        with pytest.raises(datasets.StrayMarkError, match=rf"^corpus.txt, line {line}: holds {char}") as info:
+            read_text(path)
+        assert info.value.line == line
+
+
 def test_read_text_reports_bytes_that_are_not_utf8(tmp_path):
     path = tmp_path / "latin1.txt"
     path.write_bytes("caf\xe9".encode("latin-1"))

@@ -402,3 +402,35 @@ def test_power_of_two_scale_shares_one_exact_exponent_across_its_arrays():
     assert Xs[0, 0] == 3.0 * 2.0**-997 and Xs[0, 1] == 0.0  # 1e-300 * 2**-997 is below the subnormals
     zeros, empty, e0 = power_of_two_scale(np.zeros(3), np.zeros(0))
     assert e0 == 0 and zeros.tolist() == [0.0, 0.0, 0.0] and empty.shape == (0,)
+
+
+def test_unit_pair_cosines_pairs_rows_one_to_one():
+    # unit rows (3, 4)/5 and (4, 3)/5: cosine 24/25; (1, 0) with (0, 1): 0; a row with its own negative: -1
+    A = np.array([[0.6, 0.8], [1.0, 0.0], [0.6, 0.8]])
+    B = np.array([[0.8, 0.6], [0.0, 1.0], [-0.6, -0.8]])
+    np.testing.assert_allclose(embedding.unit_pair_cosines(A, B), [24 / 25, 0.0, -1.0], rtol=0, atol=1e-15)
+    assert embedding.unit_pair_cosines(np.zeros((0, 3)), np.zeros((0, 3))).shape == (0,)
+
+
+@pytest.mark.parametrize("A, B, message", [
+    ([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], r"A and B must have the same shape \(k, d\).*got \(1, 2\) and \(2, 2\)"),
+    ([[0.6, 0.0, 0.8]], [[0.6, 0.8]], r"A and B must have the same shape.*got \(1, 3\) and \(1, 2\)"),
+    ([[1.0, 0.0]], [[1.0, 0.0, 0.0]], r"A and B must have the same shape.*got \(1, 2\) and \(1, 3\)"),
+    ([1.0, 0.0], [1.0, 0.0], r"A must be a matrix of unit rows \(k, d\), got shape \(2,\)"),
+    ([[1.0, 0.0]], [1.0, 0.0], r"B must be a matrix of unit rows \(k, d\), got shape \(2,\)"),
+    ([[[1.0]]], [[[1.0]]], r"A must be a vector \(d,\) or a matrix \(n, d\), got shape \(1, 1, 1\)"),
+    ([[np.nan, 0.0]], [[1.0, 0.0]], "A contains NaN or infinity"),
+    ([[1.0, 0.0]], [[np.inf, 0.0]], "B contains NaN or infinity"),
+])
+def test_unit_pair_cosines_refuses_shapes_that_do_not_pair_and_non_finite_rows(A, B, message):
+    with pytest.raises(ValueError, match=message):
+        embedding.unit_pair_cosines(A, B)
+
+
+def test_cosine_scores_with_no_rows_or_no_queries_is_empty_like_similarity():
+    none = np.zeros((0, 2))
+    assert embedding.cosine_scores(none, [1.0, 0.0]).shape == (0,)
+    assert embedding.cosine_scores(none, np.eye(2)).shape == (2, 0)
+    assert embedding.cosine_scores(none, none).shape == (0, 0)
+    assert embedding.cosine_scores(np.eye(2), none).shape == (0, 2)
+    assert embedding.similarity(none, none).shape == (0, 0)

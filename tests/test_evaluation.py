@@ -324,6 +324,17 @@ def test_oov_rate_is_a_fraction():
     assert r.oov_rate == pytest.approx(0.25) and not math.isnan(r.rho)
 
 
+def test_rates_of_results_with_nothing_counted_are_refused_not_divided_by_zero():
+    assert AnalogyResult(3, 4, 8, {}).accuracy == 0.75 and AnalogyResult(3, 4, 8, {}).coverage == 0.5
+    with pytest.raises(ValueError, match="accuracy is undefined for an AnalogyResult with attempted = 0"):
+        AnalogyResult(0, 0, 5, {}).accuracy
+    assert AnalogyResult(0, 0, 5, {}).coverage == 0.0
+    with pytest.raises(ValueError, match="coverage is undefined for an AnalogyResult with total = 0"):
+        AnalogyResult(0, 0, 0, {}).coverage
+    with pytest.raises(ValueError, match="oov_rate is undefined for a SimilarityResult with n_total = 0"):
+        SimilarityResult(0.5, 0, 0).oov_rate
+
+
 @pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e300])
 def test_evaluations_do_not_depend_on_the_size_of_the_vectors(scale):
     rng = np.random.default_rng(6)
@@ -876,6 +887,29 @@ def test_benchmark_readers_refuse_invisible_format_characters(tmp_path, char, na
         with pytest.raises(ValueError, match=f"^{path.name}, line {line}: holds the invisible format character "
                                              f"{re.escape(name)}, which the corpus tokeniser drops"):
             read(path)
+
+
+@pytest.mark.parametrize("word, code", [("cat\x7f", "U+007F"), ("c\x1bat", "U+001B"), ("\x01cat", "U+0001"),
+                                        ("ca\x9bt", "U+009B")])
+def test_benchmark_readers_refuse_control_characters_as_they_refuse_format_characters(tmp_path, word, code):
+    # were kept as read with only a NotATokenWarning that blamed hyphens and letters
+    pairs, questions = tmp_path / "p.tsv", tmp_path / "q.txt"
+    pairs.write_text(f"x\ty\t1\n{word}\tdog\t1\n", encoding="utf-8")
+    questions.write_text(f": s\na b c d\n{word} b c d\n", encoding="utf-8")
+    for read, path, line in ((read_word_pairs, pairs, 2), (read_analogies, questions, 3)):
+        with pytest.raises(ValueError, match=f"^{path.name}, line {line}: holds the control character "
+                                             f"{re.escape(code)}, at which the corpus tokeniser splits a word"):
+            read(path)
+    pairs.write_text("x\ty\t1\n", encoding="utf-8")
+    assert read_word_pairs(pairs) == [("x", "y", 1.0)]  # a tab separating the fields is no control character in a word
+
+
+def test_functions_given_pairs_refuse_a_word_holding_a_control_character():
+    with pytest.raises(ValueError, match=r"pairs\[1\] \('cat', 'car\\x1b'\): word 2 'car\\x1b' holds the "
+                                         r"control character U\+001B"):
+        word_similarity(TABLE, TOKENS, [("cat", "dog", 9.0), ("cat", "car\x1b", 1.0), ("dog", "car", 2.0)])
+    with pytest.raises(ValueError, match=r"word 1 'c\\tat' holds the control character U\+0009"):
+        word_similarity(TABLE, TOKENS, [("c\tat", "dog", 9.0), ("cat", "car", 1.0), ("dog", "car", 2.0)])
 
 
 def test_benchmark_readers_name_the_file_and_line_of_bytes_that_are_not_utf8(tmp_path):

@@ -183,6 +183,12 @@ def test_rounded_gives_a_figure_the_numbers_as_printed():
         notebook.rounded(0.5, True)
     with pytest.raises(ValueError, match=r"decimals must be an integer in \[0, 12\], got 13"):
         notebook.rounded(0.5, 13)
+    # NaN and infinity stay as fmt prints them ('nan', 'inf'): the figure shows what the chapter prints
+    assert [notebook.fmt(x, ".2f") for x in (np.nan, np.inf)] == ["nan", "inf"]
+    out = notebook.rounded([np.nan, np.inf, -np.inf, 0.125], 2)
+    assert np.isnan(out[0]) and out[1:].tolist() == [np.inf, -np.inf, 0.12]
+    with pytest.raises(TypeError, match="values must hold real numbers"):
+        notebook.rounded(["0.5"], 2)
 
 
 @pytest.mark.parametrize("values", [[np.nan, 1.0], [1.0, np.nan], [np.inf, 1.0]])

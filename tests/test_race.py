@@ -262,12 +262,24 @@ def test_format_functions_check_their_number():
 
 
 def test_format_functions_print_no_negative_zero():
-    # was '-0.00 M words/s', '-0.00×', '-0.00 µs/word', '-0.00 s'
-    assert race.format_rate(-1000) == "0.00 M words/s"
-    assert race.format_ratio(-0.001) == "0.00×"
-    assert race.format_cost(-0.004) == "0.00 µs/word"
-    assert race.format_seconds(-0.004) == "0.00 s"
-    assert race.format_cost(-0.006) == "-0.01 µs/word"  # rounds away from zero: the sign stays
+    # was '-0.00 M words/s', '-0.00 µs/word', '-0.00 s'
+    assert race.format_rate(-0.0) == "0.00 M words/s"
+    assert race.format_cost(-0.0) == "0.00 µs/word"
+    assert race.format_seconds(-0.0) == "0.00 s"
+    assert race.format_seconds(0.004) == "0.00 s"
+
+
+def test_format_functions_refuse_impossible_measurements():
+    # printed '-1.00 s', 'inf×', '0.00 M words/s' for -1.0 words/s, '0.00×' for a ratio -0.001
+    for f, name in ((race.format_seconds, "seconds"), (race.format_rate, "words_per_second"),
+                    (race.format_cost, "us_per_word")):
+        for bad, shown in ((-1.0, "-1.0"), (-0.004, "-0.004"), (float("inf"), "inf"), (float("-inf"), "-inf")):
+            with pytest.raises(ValueError, match=rf"^{name} must be a finite number >= 0 \(a measurement\), got {shown}$"):
+                f(bad)
+    for bad, shown in ((0.0, "0.0"), (-0.001, "-0.001"), (float("inf"), "inf")):
+        with pytest.raises(ValueError, match=rf"^ratio must be a finite number > 0 \(a measurement\), got {shown}$"):
+            race.format_ratio(bad)
+    assert race.format_ratio(0.004) == "0.00×"
 
 
 def test_format_functions_refuse_nan():

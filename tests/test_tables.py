@@ -26,6 +26,9 @@ def test_text_widths_alignment_gaps_and_rules_by_hand():
         (lambda: tables.markdown(["a"], [["1"]], align="^"), ValueError, "align must be one of"),
         (lambda: tables.text(["a", "b"], [], widths=[1]), ValueError, "widths needs 2 values"),
         (lambda: tables.text(["a"], [], rule="double"), ValueError, "rule must be one of"),
+        (lambda: tables.text(["a"], [["1"]], widths=[-1]), ValueError, r"^widths\[0\] must be an integer >= 0, got -1$"),
+        (lambda: tables.text(["a", "b"], [], gaps=[-2]), ValueError, r"^gaps\[0\] must be an integer >= 0, got -2$"),
+        (lambda: tables.text(["a"], [], widths=[2.5]), TypeError, r"^widths\[0\] must be an integer >= 0, got 2.5$"),
     ],
 )
 def test_bad_tables_are_rejected(call, kind, match):
