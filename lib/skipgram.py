@@ -24,8 +24,8 @@ equation 4).
 :func:`train_skipgram` trains on all pairs at once (full batch) with Adam, shows progress through
 :mod:`lib.progress`, and returns the vectors, the loss history and a :class:`lib.provenance.Provenance`.
 With the chapter's settings (constructed corpus, whole-sentence context, D = 8, seed 17, Adam with
-learning rate 0.04, 350 steps, full softmax) it reproduces the chapter source's run operation for
-operation: both tables are drawn ``N(0, 1)`` from one generator seeded with 17, input table first, the
+learning rate 0.04, 350 steps, full softmax) it reproduces the run of the textbook chapter *Embeddings*
+operation for operation: both tables are drawn ``N(0, 1)`` from one generator seeded with 17, input table first, the
 draws ``torch.nn.Embedding`` makes after ``torch.manual_seed(17)``; but the global RNG is never touched.
 """
 

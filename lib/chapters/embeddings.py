@@ -1,5 +1,5 @@
 """The chapter "Embeddings" (chapters/embeddings.md): its constructed corpus, its examples, and the
-comparison of its skip-gram run with the numbers its source printed.
+comparison of its skip-gram run with the numbers the textbook chapter *Embeddings* printed.
 
 Concepts used: :mod:`lib.embedding`, :mod:`lib.corpus`, :mod:`lib.ppmi`, :mod:`lib.skipgram`,
 :mod:`lib.geometry`, :mod:`lib.provenance`, :mod:`lib.memory`.
@@ -12,7 +12,7 @@ between rare and frequent items with a bootstrap interval over the items (``scip
 The constructed animal/vehicle corpus (:data:`ANIMAL_VEHICLE_CORPUS`) is that of the textbook chapter *Embeddings*: 13
 three-word sentences whose counts and fitted vectors can be inspected by hand. It is evidence about
 mechanics, not about natural-language semantics. :data:`SOURCE_NEIGHBOURS` are the cosine neighbours the
-source printed after its full-softmax skip-gram run (constructed corpus, seed 17, D = 8, Adam 0.04, 350
+textbook chapter *Embeddings* printed after its full-softmax skip-gram run (constructed corpus, seed 17, D = 8, Adam 0.04, 350
 full-batch steps): the external reference that :func:`lib.skipgram.train_skipgram` reproduces, compared
 at the end of the chapter by :func:`compare_neighbours`.
 """
