@@ -3,9 +3,9 @@
 Used by every chapter (its imports cell) and by the ``lib`` code that writes text for a chapter; not taught
 in a chapter.
 
-The book's rule for numbers (CONTRIBUTING.md, "Numbers a reader sees"): every float a chapter prints or
-glues is rounded here, once, to the precision the chapter shows, and that text is what a re-executed
-chapter is compared on, nothing more. A float that went through float32 arithmetic, a BLAS reduction, an iterative solver or
+The book's rule for numbers: every float a chapter prints or
+glues is rounded here, once, to the precision the chapter shows, and that text is all a re-run of the
+chapter must reproduce. A float that went through float32 arithmetic, a BLAS reduction, an iterative solver or
 training differs between CPUs and their SIMD code paths in its last digits; rounded to the digits a
 reader sees it is the same everywhere, unless it sits on a rounding boundary, which the number log below
 shows. Integers are exact and are printed and glued as they are.
@@ -32,11 +32,13 @@ here too:
 - A figure shown the usual way stores a ``text/plain`` line such as ``<Figure size 640x480 with 1 Axes>``
   beside the image, and that text changes between matplotlib versions. :func:`show` emits the
   PNG alone.
-- ``glue`` on a NumPy scalar stores ``np.float64(...)`` and mis-handles format specs (MyST-NB#610).
+- ``glue`` on a NumPy scalar stores ``np.float64(...)`` and mis-handles format specs.
   :func:`glue` converts NumPy scalars to Python numbers first.
 
-Outside a notebook (plain Python, tests) :func:`show` and :func:`glue` do nothing visible.
+Outside a notebook (a plain Python script) :func:`show` and :func:`glue` do nothing visible.
 """
+
+# The rule for numbers is CONTRIBUTING.md, "Numbers a reader sees"; the glue problem is MyST-NB#610.
 
 from __future__ import annotations
 
@@ -279,7 +281,7 @@ def rounded(values, decimals: int):
 
 class Shown:
     """A number as the prose shows it: ``repr`` is the rounded text (``"1.3480"``), which myst-nb stores as
-    the glue record's ``text/plain``, the text a re-executed chapter is compared on. ``value`` holds the
+    the glue record's ``text/plain``, the text a re-run of the chapter must reproduce. ``value`` holds the
     rounded float."""
 
     def __init__(self, text: str):
@@ -298,7 +300,7 @@ def glue(name: str, value, decimals: int | None = None, display: bool = False) -
 
     - A float needs ``decimals``, the number of decimals the prose shows: the record holds the value
       rounded to them (``glue("x", 1.34802, 4)`` stores ``1.3480``) and the prose must show exactly those,
-      ``{glue:text}`x:.4f``` (the book's tests check that every chapter does). ``decimals`` may be given for an integer
+      ``{glue:text}`x:.4f``` (every chapter does). ``decimals`` may be given for an integer
       too, which is then shown as a float.
     - An integer or a bool is stored as it is (exact); the prose may format it (``{glue:text}`n:,```).
     - A string is stored as Markdown, shown with ``{glue:md}`name```.

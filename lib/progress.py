@@ -3,9 +3,11 @@
 
 Used by the long loops of ``lib`` (training, the real-text study, the race); not taught in a chapter.
 
-The book build sets ``EMBOOK_QUIET=1`` (see the Makefile), so that no progress bar
-reaches the stored outputs of a notebook or the HTML pages; a reader running a notebook sees the bar.
+With the environment variable ``EMBOOK_QUIET=1`` no bar is drawn, so that none reaches the stored outputs
+of a notebook or the HTML pages; a reader running a notebook sees the bar.
 """
+
+# The book build sets EMBOOK_QUIET=1 (see the Makefile).
 
 from __future__ import annotations
 

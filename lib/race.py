@@ -596,7 +596,7 @@ def race_table(summaries: Sequence[RaceSummary], *, markdown: bool = True, compa
     speed ratio to gensim, cost per word, WordSim-353 ρ (mean and range over the repeats). Markdown by
     default, aligned plain text with ``markdown=False`` (:mod:`lib.tables`). ``compact=True`` keeps the
     corpus, method, median wall time, words per second and speed ratio: the measured columns only, every
-    one in a form that is left out when a re-executed chapter is compared with its stored outputs (the
+    one printed in the form the book marks as measured, so that a re-run may print other values (the
     chapter's version). ``TypeError`` for a ``markdown`` or ``compact`` that is not ``True`` or ``False``."""
     markdown, compact = validate.flag(markdown, "markdown"), validate.flag(compact, "compact")
     header = ["corpus", "method", "wall time (median, min-max)", "words/s", "speed (× gensim's)", "cost per word"]

@@ -203,7 +203,9 @@ def _rendered_docstrings(module: str):
 # the tests as the holder of a guarantee. A doctest flag (``# doctest: +ELLIPSIS``) is not shown on the page.
 DOCSTRING_MACHINERY = re.compile(
     r"\bCI\b|\bmake test(?:-unit)?\b|\btest-unit\b|\btools/codepaths\.py\b|\bthe tests\b|\btests of\b"
-    r"|\ba test checks\b|\bunit tests?\b|\bbaseline (?:test|image)s?\b|\bdoctests?\b(?!:)"
+    r"|\ba test checks\b|\bunit tests?\b|\bbaseline (?:test|image|comparison)s?\b|\bdoctests?\b(?!:)"
+    r"|\bthe book's tests\b|\btests run it\b|\(plain Python, tests\)|\bMyST-NB#\d+|\bCONTRIBUTING\.md\b"
+    r"|\bsee the Makefile\b|\bcompared with its stored outputs\b|\bcompared on\b|\bfigure registry\b"
 )
 # Another chapter or a source text named by its kind ("the lesson", "the chapter's source"): the same phrases
 # as on the book's pages (tests/test_reader_page.py)
@@ -220,7 +222,11 @@ def _hits(pattern: re.Pattern, doc: str) -> list[str]:
 def test_docstring_patterns_catch_machinery_and_chapter_kinds_and_spare_names():
     for line in ("nothing in CI.", "the tests check that the two agree", "(not under ``make test-unit``)",
                  "a worked example that runs as a doctest", "(the figure registry, the baseline test)",
-                 "``tools/codepaths.py`` sets it", "checked by nbval", "see tests/test_x.py"):
+                 "``tools/codepaths.py`` sets it", "checked by nbval", "see tests/test_x.py",
+                 "(the book's tests check that)", "(plain Python, tests)", "format specs (MyST-NB#610)",
+                 "(CONTRIBUTING.md, \"Numbers\")", "(see the Makefile)", "the book's tests run it on CPU",
+                 "a re-executed chapter is compared with its stored outputs", "the figure's baseline comparison",
+                 "with no argument (the figure registry)", "what a re-executed chapter is compared on"):
         assert _hits(MACHINERY, line) or _hits(DOCSTRING_MACHINERY, line), line
     for line in (">>> f(10**400)  # doctest: +ELLIPSIS", "CIFAR-10", "a test split of 10 %", "the latest run"):
         assert not (_hits(MACHINERY, line) or _hits(DOCSTRING_MACHINERY, line)), line

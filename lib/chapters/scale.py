@@ -8,8 +8,8 @@ Concepts used: :mod:`lib.memory`, :mod:`lib.sparse_updates`, :mod:`lib.tying` (o
 - Memory: :func:`footprint_configs`, the training footprint of a 1,000,000 × 768 table five ways.
 - Sparse updates: :func:`compare_steps` times one step of each method on the same table, and
   :func:`step_table` keeps what is reproducible of it; :func:`format_duration` and :func:`format_fold`
-  give measured values the forms that are left out when a re-executed chapter is compared with its
-  stored outputs (a duration differs from run to run).
+  give measured values a form of their own, which marks them as measured: a duration differs from run to
+  run, and a re-run of the chapter may print another one.
 - Tying: :func:`compare_tying` trains every variant at every width on the toy language.
 - Sharding: :func:`make_case` draws a test case, :func:`check_sharding` (run on every rank) compares the
   sharded lookups, gradients and softmax with the unsharded ones, and :func:`summarise` combines the
@@ -150,8 +150,8 @@ def step_table(results: Dict[str, StepResult]) -> str:
 def format_duration(seconds: float) -> str:
     """A measured duration as ``"12.3 ms"`` (milliseconds, one decimal).
 
-    Every duration the book prints or glues has this form, which is left out when a re-executed chapter is
-    compared with its stored outputs. Raises ``TypeError`` for a value that is not a number (a string such
+    Every duration the book prints or glues has this form, which marks it as measured: a re-run of the
+    chapter may print another value there. Raises ``TypeError`` for a value that is not a number (a string such
     as ``"5"``, a ``bool``) and ``ValueError`` for a negative or non-finite value or one whose milliseconds
     are beyond float64 (above about 1.8e305 s), which would print ``inf ms``.
 
@@ -317,7 +317,7 @@ def check_sharding(
     vocabulary-parallel log-softmax, the cross-entropy and the gradients of ``out_table`` and ``hidden``.
 
     ``device``: where this rank's tensors live; default ``"cpu"`` for gloo and ``"cuda:<rank mod number of
-    GPUs>"`` for NCCL (the NCCL path is written for GPUs but the book's tests run it on CPU only).
+    GPUs>"`` for NCCL (the NCCL path is written for GPUs; the gloo path on CPU is the one verified).
 
     Returns a dict of floats (``*_err``: max absolute differences), this rank's :class:`lib.distributed.CommStats` dicts
     (``row_stats``, ``col_stats``) and ``log_softmax`` (this rank's ``(N, V_r)`` slice, NumPy).

@@ -4,7 +4,7 @@ Three figures, all from :func:`lib.chapters.real_text.chapter_study` (the three 
 with one worker, so every number is reproducible): the benchmark scores of every run by method
 (:func:`seed_scores`), quality against corpus size (:func:`learning_curve`), and what frequency does
 (:func:`frequency_strata`). Each function takes the study as an optional argument so the chapter can pass
-the one it has computed; with no argument (the figure registry) it uses
+the one it has computed; with no argument it uses
 :func:`~lib.chapters.real_text.chapter_study`, computed once per process.
 
 Every score is plotted as the chapter prints it (:func:`lib.notebook.rounded`: ρ and shares to 2 decimals,

@@ -8,7 +8,7 @@ processes), and validation loss of tied and untied models (:mod:`lib.tying`). Th
 are the chapter's (:mod:`lib.chapters.scale`).
 
 Functions whose data take seconds to compute accept it as an optional argument, so the chapter can pass
-what it has already computed; called with no argument (the figure registry) they
+what it has already computed; called with no argument they
 compute it themselves with the chapter's settings.
 """
 
