@@ -405,7 +405,7 @@ def skipgram_embedding(
         keep = keep_probability(counts, subsample_t)
         ids = subsample(ids, counts, subsample_t, seed=subsample_seed)
         sub_desc = (
-            f"τ = {float(subsample_t)!r}, keep min(1, sqrt(τ/f)) (Mikolov et al. 2013), seed {subsample_seed}; "
+            f"τ = {float(subsample_t)!r}, keep min(1, sqrt(τ/f)) (Mikolov et al. 2013b), seed {subsample_seed}; "
             f"{int((keep < 1).sum())} items affected"
         )
     pairs = context_pairs(ids, window, symmetric=symmetric)

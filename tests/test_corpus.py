@@ -1,5 +1,5 @@
 """lib.corpus: tokens, vocabulary order and policies, context pairs and their description, subsampling
-(Mikolov et al. 2013, §2.3), subsets and repetitions of a corpus."""
+(Mikolov et al. 2013b, §2.3), subsets and repetitions of a corpus."""
 
 import hashlib
 import json
