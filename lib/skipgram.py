@@ -173,9 +173,14 @@ def negative_sampling_loss(
     ``positive`` ``(B, D)`` the output vectors of the observed contexts, ``negatives`` ``(B, K, D)``
     those of the sampled items, ``mask`` ``(B, K)`` bool (or 0/1 float): ``False`` leaves a negative
     out (default: all in). ``log σ`` is ``F.logsigmoid``, finite for any finite score (a score of
-    ``-1000`` costs 1000 nats instead of ``inf``). Raises ``ValueError`` on mismatched shapes or NaN or
-    infinite vectors, and ``TypeError`` for an argument that is not a tensor or vectors that are not
-    floating-point.
+    ``-1000`` costs 1000 nats instead of ``inf``). Where a score or the loss overflows the vectors' dtype
+    although the vectors are finite (entries near ``1e20`` in float32, whose products overflow), the scores
+    are recomputed in float64 with each row scaled by a power of two (exact, as in
+    :func:`lib.embedding.power_of_two_scale`), so that a loss the dtype can hold comes out right (scores
+    ``1e40 - 1e40 = 0`` give ``2 ln 2``) instead of NaN or ``inf``. Raises ``ValueError`` on mismatched
+    shapes, NaN or infinite vectors, an empty batch (``B = 0``), or a loss beyond the range of the vectors' dtype (float32: about
+    3.4e38; a positive score, or a negative's negated score, that far below 0); ``TypeError`` for an
+    argument that is not a tensor or vectors that are not floating-point.
 
     >>> v = torch.tensor([[1.0, 0.0]])
     >>> # -log σ(1) - log σ(0)
@@ -198,7 +203,60 @@ def negative_sampling_loss(
         if tuple(mask.shape) != tuple(neg_score.shape):
             raise ValueError(f"mask must have shape {tuple(neg_score.shape)}, got {tuple(mask.shape)}")
         neg_term = neg_term * mask.to(neg_term.dtype)
-    return -(F.logsigmoid(pos_score) + neg_term.sum(-1)).mean()
+    loss = -(F.logsigmoid(pos_score) + neg_term.sum(-1)).mean()
+    if torch.isfinite(loss) and torch.isfinite(pos_score).all() and torch.isfinite(neg_score).all():
+        return loss
+    return _scaled_negative_sampling_loss(centre, positive, negatives, mask)
+
+
+def _row_scale(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    """``x`` as float64 with each row (last axis) divided by the power of two ``2**e`` that puts its largest
+    ``|entry|`` in [0.5, 1) (``e = 0`` for a zero row), and ``e`` (int64, the row's shape less the last
+    axis). The division is two multiplications by powers of two that float64 holds, so it is exact except
+    for entries that become subnormal; it keeps the autograd graph."""
+    x = x.to(torch.float64)
+    top = x.detach().abs().amax(-1) if x.shape[-1] else torch.zeros(x.shape[:-1], dtype=torch.float64)
+    e = torch.where(top > 0, torch.frexp(top)[1].to(torch.int64), torch.zeros_like(top, dtype=torch.int64))
+    return _times_power_of_two(x, -e[..., None]), e
+
+
+def _times_power_of_two(x: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
+    """``x * 2**e`` (float64 ``x``, int64 ``e`` broadcast with it, ``|e| <= 2200``) as three multiplications
+    by powers of two that float64 holds, all of one sign of exponent: exact unless the result overflows
+    (``±inf``) or becomes subnormal, and 0 stays 0 (never ``0 * inf``); it keeps the autograd graph."""
+    two = torch.full((), 2.0, dtype=torch.float64)
+    first = torch.div(e, 3, rounding_mode="trunc")
+    second = torch.div(e - first, 2, rounding_mode="trunc")
+    return x * two.pow(first) * two.pow(second) * two.pow(e - first - second)
+
+
+def _scaled_negative_sampling_loss(centre, positive, negatives, mask) -> torch.Tensor:
+    """:func:`negative_sampling_loss` for checked arguments whose scores or loss overflow their dtype: the
+    scores from rows scaled by powers of two (``_row_scale``), in float64, then scaled back (``±inf``
+    only where a score is beyond float64, which ``F.logsigmoid`` maps to 0 or ``-inf``); the mean is taken
+    as a sum of shares, so that it cannot overflow where the row losses do not. Raises ``ValueError`` where
+    the loss is beyond the range of the vectors' dtype."""
+    dtype = centre.dtype
+    if centre.shape[0] == 0:
+        raise ValueError("centre must hold B >= 1 rows: the mean loss of an empty batch is undefined")
+    c, ce = _row_scale(centre)
+    p, pe = _row_scale(positive)
+    n, ne = _row_scale(negatives)
+    pos_score = _times_power_of_two((c * p).sum(-1), ce + pe)  # (B,) float64
+    neg_score = _times_power_of_two(torch.einsum("bkd,bd->bk", n, c), ne + ce[:, None])  # (B, K)
+    neg_term = F.logsigmoid(-neg_score)
+    if mask is not None:
+        keep = mask != 0
+        neg_term = torch.where(keep, neg_term * mask.to(torch.float64), torch.zeros_like(neg_term))
+    rows = -(F.logsigmoid(pos_score) + neg_term.sum(-1))  # (B,) float64, +inf where beyond float64
+    loss = (rows / rows.shape[0]).sum().to(dtype)  # each share <= the largest row loss: no overflow
+    if not torch.isfinite(loss):
+        bad = torch.nonzero(~torch.isfinite(rows.to(dtype))).flatten()
+        where = f"the loss of row {int(bad[0])}" if bad.numel() else "the mean loss"
+        raise ValueError(f"{where} is beyond the range of {dtype} (about {torch.finfo(dtype).max:.1e}): "
+                         f"a score of centre with positive, or of centre with a negatives row negated, lies that "
+                         f"far below 0, and such a loss has no {dtype} value")
+    return loss
 
 
 def sample_negatives(
@@ -270,7 +328,13 @@ def _fit(P, V, dim, objective, steps, lr, seed, negatives, noise, negative_polic
             loss = F.cross_entropy(v @ w_out.T, contexts)  # targets checked once by _as_pairs
         else:
             neg, keep = sample_negatives(contexts, noise, negatives, generator=gen, policy=negative_policy)
-            loss = negative_sampling_loss(v, F.embedding(contexts, w_out), F.embedding(neg, w_out), keep)
+            try:
+                loss = negative_sampling_loss(v, F.embedding(contexts, w_out), F.embedding(neg, w_out), keep)
+            except ValueError as err:  # the arguments are checked above: only overflow of the tables or the loss
+                raise FloatingPointError(
+                    f"skip-gram training diverged at step {len(losses) + 1} of {steps}: {err} (learning rate "
+                    f"{lr}); lower the learning rate"
+                ) from err
         if not torch.isfinite(loss):  # divergence: stop with a report, never train on into NaN
             raise FloatingPointError(
                 f"skip-gram training diverged at step {len(losses) + 1} of {steps}: the loss became "

@@ -205,6 +205,41 @@ def test_negative_sampling_loss_is_stable_for_large_scores():
     assert float(small) == 0.0
 
 
+def test_negative_sampling_loss_when_products_overflow_but_the_loss_is_representable():
+    # scores 1e40 - 1e40 = 0 (positive) and 0 (negative): the loss is -2 log σ(0) = 2 ln 2, although
+    # each product overflows float32 (and, at 1e200, float64)
+    for dtype, big in [(torch.float32, 1e20), (torch.float64, 1e200)]:
+        centre = torch.tensor([[big, big]], dtype=dtype)
+        positive = torch.tensor([[big, -big]], dtype=dtype)
+        loss = negative_sampling_loss(centre, positive, torch.zeros(1, 1, 2, dtype=dtype))
+        assert loss.dtype == dtype
+        assert float(loss) == pytest.approx(2 * math.log(2), rel=1e-7)
+    # a masked-out negative whose score overflows costs nothing (not 0 * inf = NaN); the positive score
+    # 1e40 costs softplus(-1e40) = 0
+    centre = torch.tensor([[1e20, 0.0]], requires_grad=True)
+    loss = negative_sampling_loss(centre, torch.tensor([[1e20, 0.0]]), torch.tensor([[[1e20, 0.0]]]),
+                                  torch.tensor([[False]]))
+    assert float(loss) == 0.0
+    loss.backward()
+    assert centre.grad.tolist() == [[0.0, 0.0]]
+
+
+def test_negative_sampling_loss_beyond_the_dtype_is_a_clear_error():
+    # positive score -1e40: loss 1e40 nats, beyond float32 (about 3.4e38)
+    with pytest.raises(ValueError, match=r"loss of row 0 is beyond the range of torch.float32"):
+        negative_sampling_loss(torch.tensor([[1e20, 0.0]]), torch.tensor([[-1e20, 0.0]]), torch.zeros(1, 1, 2))
+    # float16: score -9e4, beyond its 65504
+    h = torch.float16
+    with pytest.raises(ValueError, match=r"beyond the range of torch.float16"):
+        negative_sampling_loss(torch.tensor([[300.0, 0.0]], dtype=h), torch.tensor([[-300.0, 0.0]], dtype=h),
+                               torch.zeros(1, 1, 2, dtype=h))
+    # each row loss 2.89e38 fits float32 while their sum does not: the mean is the row loss
+    loss = negative_sampling_loss(torch.tensor([[1.7e19]] * 2), torch.tensor([[-1.7e19]] * 2), torch.zeros(2, 1, 1))
+    assert float(loss) == pytest.approx(1.7e19 * 1.7e19, rel=1e-6)
+    with pytest.raises(ValueError, match=r"empty batch"):
+        negative_sampling_loss(torch.zeros(0, 2), torch.zeros(0, 2), torch.zeros(0, 1, 2))
+
+
 def test_negative_sampling_gradient_matches_the_analytic_form():
     v = torch.tensor([[0.3, -0.2]], dtype=torch.float64, requires_grad=True)
     u = torch.tensor([[0.5, 0.4]], dtype=torch.float64)
