@@ -70,13 +70,13 @@ def check_table(table, name: str = "table", *, finite: bool = False) -> np.ndarr
     dtype('float64')
     """
     finite = validate.flag(finite, "finite")
-    table = validate.real_numbers(table, name, "a matrix (V, d)")
+    given, table = table, validate.real_numbers(table, name, "a matrix (V, d)")
     if table.ndim != 2 or table.shape[0] < 1 or table.shape[1] < 1:
         raise ValueError(f"embedding table must have shape (V, d) with V, d >= 1, got {table.shape}")
     if finite and not np.all(np.isfinite(table)):
         raise ValueError(f"{name} contains NaN or infinity")
+    validate._exact_in_float64(table, name, given)  # Python ints beyond 2**53 may have become floats
     if not np.issubdtype(table.dtype, np.floating):
-        validate._exact_in_float64(table, name)
         table = table.astype(np.float64)
     return table
 

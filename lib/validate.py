@@ -575,14 +575,16 @@ def vectors(values, name: str) -> np.ndarray:
     """``values`` as a ``float64`` vector ``(d,)`` or matrix ``(n, d)`` with ``d >= 1`` and finite entries.
 
     ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools,
-    ``timedelta64``) and ``ValueError`` for another shape, a ragged nesting, NaN or infinity.
+    ``timedelta64``) and ``ValueError`` for another shape, a ragged nesting, NaN or infinity, or an integer
+    beyond 2**53 in size, which float64 would round (in an integer array, or a Python int, which NumPy
+    may have turned into a float: ``[2**63, 0]``).
 
     >>> vectors([[1, 2], [3, 4]], "x")
     array([[1., 2.],
            [3., 4.]])
     """
     x = real_numbers(values, name, "a vector (d,) or a matrix (n, d)")
-    _exact_in_float64(x, name)
+    _exact_in_float64(x, name, values)
     x = x.astype(np.float64)
     if x.ndim not in (1, 2) or x.shape[-1] < 1:
         raise ValueError(f"{name} must be a vector (d,) or a matrix (n, d), got shape {x.shape}")
@@ -691,15 +693,41 @@ def _holds_bool(values) -> bool:
     return False
 
 
-def _exact_in_float64(raw: np.ndarray, name: str) -> None:
-    """``ValueError`` naming ``name`` when the integer array ``raw`` holds an integer beyond 2**53 in size:
+def _big_integer(values):
+    """The first integer beyond 2**53 in size that ``values`` holds (an array, or a nesting of lists and
+    tuples of Python or NumPy numbers), else ``None``. Python integers are read as given, before NumPy
+    turns them into floats (``[2**63, 0]`` is a float64 array) or an object array (``10**30``)."""
+    if isinstance(values, np.ndarray) and values.dtype != object:
+        if integer_dtype(values.dtype) and values.dtype.itemsize >= 8 and values.size:  # narrower: none
+            big = values[(values > 2**53) | (values < -(2**53))]
+            return int(big.flat[0]) if big.size else None
+        return None
+    if not isinstance(values, (list, tuple, int, np.integer, np.ndarray)):
+        return None
+    try:
+        raw = np.asarray(values, dtype=object)
+    except ValueError:  # ragged: the caller names it
+        return None
+    return next((int(v) for v in raw.flat if _is_integer(v) and abs(int(v)) > 2**53), None)
+
+
+def _written_integer(value: int) -> str:
+    """``"the integer 9007199254740993"``, or :func:`shown`'s ``"an integer of 301 digits"`` for a long one."""
+    written = shown(value)
+    return f"the integer {written}" if written[-1].isdigit() else written
+
+
+def _exact_in_float64(raw: np.ndarray, name: str, given=None) -> None:
+    """``ValueError`` naming ``name`` when the integer array ``raw``, or the input ``given`` it was read
+    from (Python integers, which NumPy may have made floats), holds an integer beyond 2**53 in size:
     float64 holds every integer exactly only up to 2**53 (2**62 + 1 becomes 2**62), the rule of
     :func:`ranked_numbers`."""
-    if integer_dtype(raw.dtype) and raw.dtype.itemsize >= 8 and raw.size:  # narrower ones hold no such integer
-        big = raw[(raw > 2**53) | (raw < -(2**53))]
-        if big.size:
-            raise ValueError(f"{name} holds the integer {shown(int(big.flat[0]))}, beyond 2**53: float64, which "
-                             f"it is computed in, holds integers exactly only up to 2**53")
+    big = _big_integer(raw)
+    if big is None and given is not None:
+        big = _big_integer(_array_input(given, name))
+    if big is not None:
+        raise ValueError(f"{name} holds {_written_integer(big)}, beyond 2**53: float64, which "
+                         f"it is computed in, holds integers exactly only up to 2**53")
 
 
 def ranked_numbers(values, name: str, shape: str = "a 1-D array of scores", hint: str = "") -> np.ndarray:
@@ -719,13 +747,10 @@ def ranked_numbers(values, name: str, shape: str = "a 1-D array of scores", hint
         raw = np.asarray(values)
     except ValueError:  # ragged: real_numbers names it
         raw = None
-    if raw is not None and (integer_dtype(raw.dtype) or raw.dtype == object):
-        big = next((v for v in raw.flat if _is_integer(v) and abs(int(v)) > 2**53), None)
-        if big is not None:
-            written = shown(int(big))  # the digits, or "an integer of 301 digits"
-            written = f"the integer {written}" if written[-1].isdigit() else written
-            raise ValueError(f"{name} holds {written}, beyond 2**53: float64, in which they are "
-                             f"ranked, does not hold it exactly{hint}")
+    big = _big_integer(values) if raw is not None else None
+    if big is not None:
+        raise ValueError(f"{name} holds {_written_integer(big)}, beyond 2**53: float64, in which they are "
+                         f"ranked, does not hold it exactly{hint}")
     return real_numbers(values, name, shape).astype(np.float64)
 
 
@@ -771,7 +796,7 @@ def real_array(values, name: str) -> np.ndarray:
     (1, 1, 2)
     """
     x = real_numbers(values, name)
-    _exact_in_float64(x, name)
+    _exact_in_float64(x, name, values)
     x = x.astype(np.float64)
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{name} contains NaN or infinity")

@@ -381,6 +381,23 @@ def test_integers_beyond_2_53_are_refused_in_tables_and_vectors():
     assert embedding.euclidean_distance(np.array([2**53, 0]), np.array([2**53 - 1, 0])) == 1.0  # 2**53: exact
 
 
+def test_python_integers_beyond_int64_are_refused_like_int64_ones():
+    """NumPy makes [2**63, 0] a float64 array and [10**30 + 1, 0] an object array; both used to be rounded
+    (the distance of [2**63, 0] to [2**63 + 1, 0] was 0, not 1)."""
+    with pytest.raises(ValueError, match=r"^x holds the integer 9223372036854775808, beyond 2\*\*53: float64, "
+                       r"which it is computed in, holds integers exactly only up to 2\*\*53$"):
+        embedding.euclidean_distance([2**63, 0], [2**63 + 1, 0])
+    with pytest.raises(ValueError, match=r"^x holds the integer 1000000000000000000000000000001, beyond 2\*\*53"):
+        embedding.euclidean_distance([10**30 + 1, 0], [10**30, 0])
+    with pytest.raises(ValueError, match=r"^table holds the integer 1000000000000000000000000000000, beyond"):
+        embedding.nearest_neighbours([[10**30], [10**30 + 2]], [10**30 + 1], 1, metric="euclidean")
+    with pytest.raises(ValueError, match=r"^query holds the integer -9223372036854775809, beyond 2\*\*53"):
+        embedding.nearest_neighbours([[1.0], [2.0]], [-(2**63) - 1], 1)
+    with pytest.raises(ValueError, match=r"^scores holds the integer 1000000000000000000000000000000, beyond 2\*\*53"):
+        embedding.top_k([10**30, 1], 1)  # ranked: the rule of validate.ranked_numbers
+    assert embedding.euclidean_distance([2**53, 0], [2**53 - 1, 0]) == 1.0  # 2**53 as a Python int: exact
+
+
 def test_a_bool_inside_a_list_of_numbers_is_refused():
     """NumPy reads [1.0, True] as [1.0, 1.0]: the cosine with [1, 0] was 0.7071."""
     message = r"must hold real numbers, got a bool among them"
