@@ -135,8 +135,10 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     (naming the pair for NaN or infinity; for a score that holds a character other than ASCII, naming
     that character by code point and what to write instead, :func:`lib.validate.digits_hint`), ``FileNotFoundError`` for a missing file and
     :class:`lib.datasets.NotTextError` (a ``ValueError``) naming the line for a file that is not UTF-8. A
-    score that is nonzero but below float64's smallest subnormal (``1e-400``, which ``float`` reads as 0.0)
-    or written with more than 100 digits is a ``ValueError`` naming the file, the line and the pair. With
+    score that is nonzero but below float64's smallest subnormal (``1e-400``, which ``float`` reads as 0.0),
+    written with more than 100 digits, or written as an integer beyond 2**53 in size (``9007199254740993``,
+    which float64 would round to its neighbour, as :func:`word_similarity` refuses such an ``int``) is a
+    ``ValueError`` naming the file, the line and the pair. With
     ``lowercase=True`` each word is folded by :func:`lib.corpus.fold`, the corpus tokeniser's rule, and
     a word that :func:`lib.corpus.tokenize` would not return as that one token (``south-west``, ``œuvre``:
     tokenize gives ``['uvre']``, a Greek word: ``[]``) is kept but counted and reported: one
@@ -167,6 +169,13 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
             raise ValueError(
                 f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is "
                 f"{validate.non_finite_text(parts[2])}: {parts[2]!r}"
+            )
+        written = validate.read_number(parts[2], integer=True)  # None unless written as an integer
+        if written is not None and abs(written) > _EXACT_INTEGERS:  # the rule of word_similarity's int scores
+            raise ValueError(
+                f"{path.name}, line {number}: the score of ({parts[0]!r}, {parts[1]!r}) is "
+                f"{validate._written_integer(written)}, beyond 2**53: float64, in which scores are ranked, does "
+                f"not hold it exactly, so it could tie with its neighbours; write the scores on a smaller scale"
             )
         where = f"{path.name}, line {number}"
         words = [_word(written, lowercase, where, which, line) for which, written in enumerate(parts[:2], start=1)]
@@ -278,9 +287,7 @@ def _check_pairs(pairs) -> List[WordPair]:
             raise TypeError(f"{name} must be an int or a float (Python or NumPy), got {score!r} "
                             f"of type {type(score).__name__}") from None
         if isinstance(value, int) and abs(value) > _EXACT_INTEGERS:
-            written = validate.shown(value)  # the digits, or "an integer of 301 digits"
-            written = f"the integer {written}" if written[-1].isdigit() else written
-            raise ValueError(f"{name} is {written}, beyond 2**53: float64, in which "
+            raise ValueError(f"{name} is {validate._written_integer(value)}, beyond 2**53: float64, in which "
                              "scores are ranked, does not hold it exactly, so it could tie with its neighbours; "
                              "give the scores as floats or on a smaller scale")
         out.append((a, b, float(value)))

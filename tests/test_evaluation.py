@@ -419,6 +419,20 @@ def test_word_pair_reader_names_the_pair_of_a_non_finite_score(tmp_path, text):
         read_word_pairs(path)
 
 
+def test_word_pair_reader_refuses_an_integer_score_beyond_2_53(tmp_path):
+    # 9007199254740993 = 2**53 + 1 was read as 9007199254740992.0 and tied with the next line's score
+    path = tmp_path / "pairs.tsv"
+    path.write_text("x\ty\t1\na\tb\t9007199254740993\nc\td\t9007199254740992\n")
+    with pytest.raises(ValueError) as info:
+        read_word_pairs(path)
+    assert str(info.value) == (
+        "pairs.tsv, line 2: the score of ('a', 'b') is the integer 9007199254740993, beyond 2**53: float64, in "
+        "which scores are ranked, does not hold it exactly, so it could tie with its neighbours; write the "
+        "scores on a smaller scale")
+    path.write_text("a\tb\t-9007199254740992\nc\td\t9007199254740993.0\n")  # 2**53 itself, and a decimal
+    assert read_word_pairs(path) == [("a", "b", -9007199254740992.0), ("c", "d", 9007199254740992.0)]
+
+
 @pytest.mark.parametrize(
     "edges, kind, match",
     [
