@@ -681,8 +681,10 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
     questions, a question that is not a sequence (one string ``"abcd"`` is not four words) or a word that is
     not a ``str``, each naming the section and the question; ``ValueError`` naming them for a question
     without exactly four words or a word holding an invisible format character such as a byte-order mark
-    (U+FEFF; the rule of :func:`read_analogies`), when no question is attempted (accuracy undefined), and
-    for a table that does not match the vocabulary.
+    (U+FEFF; the rule of :func:`read_analogies`), when no question is attempted (accuracy undefined), for
+    a table that does not match the vocabulary, and for a table whose rows are all zero (every cosine is 0,
+    so each answer would be the tie rule's, not the vectors': accuracy undefined, as :func:`word_similarity`
+    refuses cosines that all tie).
 
     >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0],
     ...          [0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
@@ -694,6 +696,9 @@ def analogy_accuracy(vectors, vocab, sections: Mapping[str, Sequence[Question]])
     if not isinstance(sections, Mapping):
         raise TypeError(f"sections must be a mapping {{section: [(a, b, c, d), ...]}} (read_analogies), "
                         f"got {type(sections).__name__}")
+    if not np.any(table):
+        raise ValueError(f"vectors: all {table.shape[0]} rows are zero, so every cosine is 0 and every answer "
+                         f"would be the tie rule's: analogy accuracy is undefined")
     rows, expected, owner = [], [], []
     by_section: Dict[str, Tuple[int, int, int]] = {}
     names = list(sections)

@@ -963,6 +963,14 @@ def test_similarity_by_frequency_compares_counts_with_edges_exactly():
     assert [(label, r.n_used) for label, r in strata] == [("0-9007199254740992", 6), ("9007199254740993+", 3)]
 
 
+def test_analogy_accuracy_refuses_an_all_zero_table():
+    # every cosine is 0; the tie went to the smallest allowed row, 'd', which counted as correct (1 of 1)
+    with pytest.raises(ValueError) as info:
+        analogy_accuracy(np.zeros((5, 3)), list("abcde"), {"s": [("a", "b", "c", "d")]})
+    assert str(info.value) == ("vectors: all 5 rows are zero, so every cosine is 0 and every answer would be "
+                               "the tie rule's: analogy accuracy is undefined")
+
+
 def test_analogy_accuracy_sections_must_be_a_mapping():
     with pytest.raises(TypeError, match=r"^sections must be a mapping \{section: \[\(a, b, c, d\), ...\]\} \(read_analogies\), got list$"):
         analogy_accuracy(TABLE, TOKENS, ["a", "b"])
