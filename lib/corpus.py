@@ -726,17 +726,12 @@ def _check_counts(counts) -> np.ndarray:
     return cnt
 
 
-_MAX_COUNT = np.iinfo(np.int64).max
-
-
 def _counts_in_range(cnt: np.ndarray) -> np.ndarray:
     """``cnt`` (integer dtype) as int64, after checking every count lies in ``0 .. 2**63 - 1``: a uint64
     count of 2**63 or more would wrap around to a negative int64."""
     if (cnt < 0).any():
         raise ValueError("counts must be >= 0")
-    if (cnt > _MAX_COUNT).any():
-        raise ValueError(f"counts must be < 2**63 (at most {_MAX_COUNT}), got {int(cnt.max())}")
-    return cnt.astype(np.int64)
+    return validate.within_int64(cnt, "counts").astype(np.int64)
 
 
 def token_counts(sentences, vocab_size: int) -> np.ndarray:

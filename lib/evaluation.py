@@ -526,6 +526,7 @@ def similarity_by_frequency(
         raise ValueError(f"counts must have shape ({len(index)},), got {counts.shape}")
     if (counts < 0).any():
         raise ValueError("counts must be >= 0")
+    validate.within_int64(counts, "counts")
     edges = validate.collection(edges, "edges", "a sequence of at least two increasing numbers")
     if len(edges) < 2:
         raise ValueError(f"edges must be at least two increasing numbers, got {edges}")

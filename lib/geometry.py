@@ -401,6 +401,7 @@ def stability_by_frequency(overlap, counts, threshold: int) -> Dict[str, float]:
     if (c < 0).any():
         i = int(np.flatnonzero(c < 0)[0])
         raise ValueError(f"counts must be >= 0, got {int(c[i])} at index {i}")
+    validate.within_int64(c, "counts")  # uint64 beyond int64, as its docstring says
     rare = c < threshold
     if rare.all() or not rare.any():
         raise ValueError(f"threshold {threshold!r} leaves one group empty (counts range {c.min()}..{c.max()})")

@@ -785,6 +785,22 @@ def integer_array(values, name: str, shape: str = "an array of integers") -> np.
     raise TypeError(f"{name} must be integers, got dtype {raw.dtype}")
 
 
+def within_int64(values: np.ndarray, name: str) -> np.ndarray:
+    """``values`` (an integer array, from :func:`integer_array`) itself after checking that no entry is
+    2**63 or more, which only a ``uint64`` array holds: ``ValueError`` naming ``name`` otherwise (such a
+    count does not fit in ``int64`` and would wrap around to a negative one if converted).
+
+    >>> big = np.array([1, 2**64 - 1], dtype=np.uint64)
+    >>> within_int64(big, "counts")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: counts must be < 2**63 (at most 9223372036854775807), got ...
+    """
+    if values.dtype == np.uint64 and values.size and values.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} must be < 2**63 (at most {np.iinfo(np.int64).max}), got {int(values.max())}")
+    return values
+
+
 def real_array(values, name: str) -> np.ndarray:
     """``values`` as a ``float64`` array of any shape with finite entries.
 

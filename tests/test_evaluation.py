@@ -460,6 +460,10 @@ def test_similarity_by_frequency_rejects_counts_that_are_not_counts():
         similarity_by_frequency(TABLE, TOKENS, [5, 2**70, 50, 50, 5], pairs, [0, np.inf])
     with pytest.raises(TypeError, match=re.escape("counts must be integers, got dtype timedelta64[s]")):
         similarity_by_frequency(TABLE, TOKENS, np.array([5, 5, 50, 50, 5], dtype="m8[s]"), pairs, [0, np.inf])
+    # uint64 counts of 2**63 and more do not fit in int64: refused as documented (they used to be accepted)
+    with pytest.raises(ValueError) as info:
+        similarity_by_frequency(TABLE, TOKENS, np.array([5, 2**64 - 1, 50, 50, 5], dtype=np.uint64), pairs, [0, np.inf])
+    assert str(info.value) == "counts must be < 2**63 (at most 9223372036854775807), got 18446744073709551615"
 
 
 # --- benchmark files saved with a byte-order mark ------------------------------------------------------------

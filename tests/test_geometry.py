@@ -122,6 +122,9 @@ def test_stability_by_frequency():
         ([1.0, 0.5], [2**70, 1], 5, ValueError, "counts must fit in int64 (-2**63 to 2**63 - 1), got 1180591620717411303424"),
         ([1.0, 0.5], [-1, 2**63], 5, ValueError, "counts must fit in int64 (-2**63 to 2**63 - 1), got 9223372036854775808"),
         ([1.0, 0.5], np.array([1, 2], dtype="m8[s]"), 5, TypeError, "counts must be integers, got dtype timedelta64[s]"),
+        # uint64 holds counts beyond int64: refused as the docstring says, not compared
+        ([1.0, 0.5], np.array([1, 2**64 - 1], dtype=np.uint64), 5, ValueError,
+         "counts must be < 2**63 (at most 9223372036854775807), got 18446744073709551615"),
     ],
 )
 def test_stability_by_frequency_names_the_bad_argument(overlap, counts, threshold, kind, message):
