@@ -264,7 +264,8 @@ def _check_pairs(pairs) -> List[WordPair]:
     Raises ``TypeError`` for an entry that is not three values, a word that is not a string or a score
     that is not an ``int`` or a float (Python or NumPy), and ``ValueError`` naming the pair for a word
     holding an invisible format character (``_check_word``), a score that is NaN or infinite, or an
-    integer score beyond 2**53, which float64 (in which scores are ranked) would merge with its neighbours.
+    integer score beyond 2**53 or a ``longdouble`` score that float64 does not hold exactly, which float64
+    (in which scores are ranked) would merge with its neighbours.
     """
     pairs = validate.collection(pairs, "pairs", "a sequence of (word1, word2, score)")
     out = []
@@ -290,6 +291,11 @@ def _check_pairs(pairs) -> List[WordPair]:
             raise ValueError(f"{name} is {validate._written_integer(value)}, beyond 2**53: float64, in which "
                              "scores are ranked, does not hold it exactly, so it could tie with its neighbours; "
                              "give the scores as floats or on a smaller scale")
+        if isinstance(score, np.floating) and score.dtype.itemsize > 8 and np.isfinite(score) \
+                and score != score.dtype.type(value):  # a longdouble float64 rounds: the rule of integers
+            raise ValueError(f"{name} is the longdouble {score!r}, which float64, in which scores are "
+                             f"ranked, does not hold exactly (it becomes {value!r}), so it could tie with "
+                             f"its neighbours; give the scores as float64 or on a coarser scale")
         out.append((a, b, float(value)))
     return out
 
@@ -321,8 +327,8 @@ def word_similarity(vectors, vocab, pairs: Sequence[WordPair]) -> SimilarityResu
     cosine of a zero vector is 0 (:func:`lib.embedding.similarity`). ρ is SciPy's ``spearmanr`` (ties
     get average ranks). Raises ``ValueError`` when fewer than 2 pairs are usable ("2 of 353 pairs ...")
     or when the human scores or the cosines of the usable pairs are all equal (ρ undefined), for a human
-    score that is NaN or infinite or an integer beyond 2**53 (refused, not rounded: float64, in which scores
-    are ranked, would merge 2**60 and 2**60 + 1), for a word holding an invisible format character such as
+    score that is NaN or infinite, an integer beyond 2**53 or a ``longdouble`` that float64 does not hold
+    exactly (refused, not rounded: float64, in which scores are ranked, would merge 2**60 and 2**60 + 1), for a word holding an invisible format character such as
     a byte-order mark (U+FEFF; the readers' rule, :func:`lib.corpus.hidden_character`), each naming the
     pair whether or not its words have rows, and for a table that does not match the vocabulary or holds
     NaN; ``TypeError`` for a pair that is not ``(str, str, number)``, the number an ``int`` or a float

@@ -967,6 +967,22 @@ def test_similarity_by_frequency_compares_counts_with_edges_exactly():
     assert [(label, r.n_used) for label, r in strata] == [("0-9007199254740992", 6), ("9007199254740993+", 3)]
 
 
+def test_word_similarity_refuses_longdouble_scores_that_float64_rounds():
+    # 1 + 2**-60 became 1.0 and tied with the next score: rho came out 0.0, on the true scores it is 0.5
+    if np.finfo(np.longdouble).nmant < 60:  # longdouble is float64 here (Windows, ARM macOS): nothing to round
+        pytest.skip("np.longdouble is float64 on this platform")
+    L = np.longdouble
+    table = np.array([[1.0, 0.1], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    pairs = [("a", "b", L(1) + L(2) ** -60), ("a", "c", L(1)), ("c", "d", L(0))]
+    with pytest.raises(ValueError, match=r"^the human score of pair 0 \('a', 'b'\) is the longdouble .*, which "
+                       r"float64, in which scores are ranked, does not hold exactly \(it becomes 1.0\)"):
+        word_similarity(table, list("abcd"), pairs)
+    exact = [("a", "b", L(1.5)), ("a", "c", L(1)), ("c", "d", L(0))]  # longdouble that float64 holds: accepted
+    cos = [table[0] @ table[1] / np.linalg.norm(table[0]), 0.1 / np.linalg.norm(table[0]), 1 / np.sqrt(2)]
+    assert word_similarity(table, list("abcd"), exact).rho == pytest.approx(
+        scipy.stats.spearmanr(cos, [1.5, 1.0, 0.0]).statistic)
+
+
 def test_analogy_accuracy_refuses_an_all_zero_table():
     # every cosine is 0; the tie went to the smallest allowed row, 'd', which counted as correct (1 of 1)
     with pytest.raises(ValueError) as info:
