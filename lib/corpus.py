@@ -139,6 +139,8 @@ def hidden_character(text: str, *, allow: str = "") -> str:
     >>> hidden_character("a\tb", allow="\t")
     ''
     """
+    if text.isascii() and text.isprintable():  # U+0020 to U+007E: no mark, no format or control character
+        return ""
     mark = stray_byte_order_mark(text)
     if mark:
         return mark
