@@ -32,10 +32,11 @@ Where this departs from a plain ``E[ids]``:
   1e-200) is rounded to 0, and neighbour queries still rank such products in their true order.
 - everything is computed in float64. Every function that takes vectors or a table checks them with
   :func:`lib.validate.real_numbers`: an entry of a wider dtype (``longdouble``) that float64 cannot hold,
-  finite above about 1.8e308 or nonzero below about 4.9e-324, is a ``ValueError`` naming the argument,
-  for every metric (a cosine too), and a NumPy masked array with a masked entry a ``TypeError``: cast to
-  float64, the entry would become infinity or 0 (distinct tiny vectors would tie), and the mask would
-  be dropped.
+  finite above about 1.8e308 or nonzero below about 4.9e-324, or within that range but not held exactly
+  by float64 (``np.longdouble(1) + 2**-60``), is a ``ValueError`` naming the argument, for every metric
+  (a cosine too), and a NumPy masked array with a masked entry a ``TypeError``: cast to float64, the
+  entry would become infinity, 0 or its float64 neighbour (distinct vectors would tie), and the mask
+  would be dropped.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def check_table(table, name: str = "table", *, finite: bool = False) -> np.ndarr
     """Return ``table`` as a 2-D floating array (a float dtype kept, integers as ``float64``).
 
     Raises ``ValueError`` if it is not ``(V, d)`` with V, d >= 1 (or, with ``finite=True``, holds NaN or
-    infinity) or holds an integer beyond 2**53 in size (float64 would round it), and ``TypeError`` for
+    infinity) or holds an integer beyond 2**53 in size or a ``longdouble`` that float64 does not hold
+    exactly (float64 would round it), and ``TypeError`` for
     entries that are not real numbers (``None``, strings, complex numbers, bools), as
     :func:`lib.validate.vectors` does, or a ``finite`` that is not ``True`` or
     ``False``. ``name`` is the argument named in the errors.
@@ -191,9 +193,10 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
     metric, mismatched widths, non-finite input, or a score too large for float64 (a dot product or a
     distance beyond about 1.8e308); ``TypeError`` for entries that are not numbers or a masked array with a
     masked entry. Input of a dtype wider than float64 (``longdouble``) is computed in float64, for every
-    metric: an entry that float64 cannot hold, finite above about 1.8e308 or nonzero below about 4.9e-324,
-    is a ``ValueError`` naming the argument (:func:`lib.validate.real_numbers`, the rule of every function
-    that takes vectors), never an infinity or a 0 that would tie distinct vectors.
+    metric: an entry that float64 does not hold exactly (finite above about 1.8e308, nonzero below about
+    4.9e-324, or rounded, as ``np.longdouble(1) + 2**-60``, which would become 1.0) is a ``ValueError``
+    naming the argument (:func:`lib.validate.vectors`, the rule of every function that takes vectors),
+    never an infinity, a 0 or a rounded value that would tie distinct vectors.
 
     >>> similarity([1.0, 0.0], [[1.0, 1.0], [0.0, 2.0]], "cosine")
     array([0.7071, 0.    ])

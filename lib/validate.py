@@ -575,9 +575,11 @@ def vectors(values, name: str) -> np.ndarray:
     """``values`` as a ``float64`` vector ``(d,)`` or matrix ``(n, d)`` with ``d >= 1`` and finite entries.
 
     ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools,
-    ``timedelta64``) and ``ValueError`` for another shape, a ragged nesting, NaN or infinity, or an integer
+    ``timedelta64``) and ``ValueError`` for another shape, a ragged nesting, NaN or infinity, an integer
     beyond 2**53 in size, which float64 would round (in an integer array, or a Python int, which NumPy
-    may have turned into a float: ``[2**63, 0]``).
+    may have turned into a float: ``[2**63, 0]``), or a ``longdouble`` entry that float64 does not hold
+    exactly (``np.longdouble(1) + 2**-60`` would become 1.0 and tie with 1: the same rule). A
+    ``longdouble`` that float64 holds exactly (``np.longdouble(0.5)``) is its float64 value.
 
     >>> vectors([[1, 2], [3, 4]], "x")
     array([[1., 2.],
@@ -641,6 +643,8 @@ def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.nd
     infinity) and ``"{name} holds 1e-4000, below float64's smallest subnormal (about 4.9e-324), would
     become 0"`` for a nonzero entry below its smallest (it would become 0, so that distinct vectors would
     tie): :func:`float64_problem`. Nothing is rescaled, for a cosine either: ``lib`` computes in float64.
+    Within that range a ``longdouble`` entry is rounded to float64 here; :func:`vectors`, :func:`real_array`
+    and :func:`ranked_numbers` (vectors, tables and scores) refuse one that float64 does not hold exactly.
     ``TypeError`` for a masked array with a masked entry (:func:`not_masked`). A PyTorch tensor is read as its
     values, detached from autograd and moved to the CPU, a ``bfloat16`` one widened exactly to ``float32``
     (the rule of every check of numbers or ids here: :func:`ranked_numbers`, :func:`integer_array`,
@@ -717,23 +721,59 @@ def _written_integer(value: int) -> str:
     return f"the integer {written}" if written[-1].isdigit() else written
 
 
+def _inexact_wide_float(values):
+    """The first entry of a float dtype wider than float64 (``longdouble``) that float64 does not hold
+    exactly, finite and within float64's range (``np.longdouble(1) + 2**-60`` becomes 1.0), in ``values``
+    (an array, or a nesting of lists and tuples of Python or NumPy numbers), else ``None``. Where
+    ``longdouble`` is float64 itself (Windows, ARM macOS) there is none."""
+    if isinstance(values, np.ndarray) and values.dtype != object:
+        if values.dtype.kind == "f" and values.dtype.itemsize > 8 and values.size:
+            with np.errstate(over="ignore", under="ignore"):
+                narrow = values.astype(np.float64)
+            inexact = np.isfinite(values) & (values != narrow)
+            return values[inexact].flat[0] if inexact.any() else None
+        return None
+    if not isinstance(values, (list, tuple, np.floating, np.ndarray)):
+        return None
+    try:
+        raw = np.asarray(values, dtype=object)
+    except ValueError:  # ragged: the caller names it
+        return None
+    return next((v for v in raw.flat if isinstance(v, np.floating) and v.dtype.itemsize > 8
+                 and _inexact_wide_float(np.asarray(v)) is not None), None)
+
+
 def _exact_in_float64(raw: np.ndarray, name: str, given=None) -> None:
     """``ValueError`` naming ``name`` when the integer array ``raw``, or the input ``given`` it was read
     from (Python integers, which NumPy may have made floats), holds an integer beyond 2**53 in size:
     float64 holds every integer exactly only up to 2**53 (2**62 + 1 becomes 2**62), the rule of
-    :func:`ranked_numbers`."""
+    :func:`ranked_numbers`; and when ``given`` holds a ``longdouble`` that float64 does not hold exactly
+    (``_inexact_wide_float``), which would tie with its float64 neighbour (``1 + 2**-60`` and 1 at
+    distance 0), the same rule."""
     big = _big_integer(raw)
     if big is None and given is not None:
         big = _big_integer(_array_input(given, name))
     if big is not None:
         raise ValueError(f"{name} holds {_written_integer(big)}, beyond 2**53: float64, which "
                          f"it is computed in, holds integers exactly only up to 2**53")
+    if given is not None:
+        _refuse_inexact_wide_float(given, name, "in which it is computed")
+
+
+def _refuse_inexact_wide_float(given, name: str, where: str) -> None:
+    """``ValueError`` naming ``name`` when ``given`` holds a ``longdouble`` that float64 does not hold
+    exactly (``_inexact_wide_float``); ``where`` says what float64 is used for."""
+    wide = _inexact_wide_float(_array_input(given, name))
+    if wide is not None:
+        raise ValueError(f"{name} holds the longdouble {wide!r}, which float64 ({where}) does not hold exactly "
+                         f"(it becomes {float(wide)!r}), so distinct values could tie; give float64 values")
 
 
 def ranked_numbers(values, name: str, shape: str = "a 1-D array of scores", hint: str = "") -> np.ndarray:
     """``values`` as a ``float64`` array of real numbers that are ranked (compared with each other): as
     :func:`real_numbers`, and ``ValueError`` for an integer beyond 2**53 in size, which float64 does not hold
-    exactly (2**53 + 1 becomes 2**53, so two distinct integers would tie). ``hint`` ends that message.
+    exactly (2**53 + 1 becomes 2**53, so two distinct integers would tie; ``hint`` ends that message), and
+    for a ``longdouble`` that float64 does not hold exactly (``np.longdouble(1) + 2**-60`` becomes 1.0).
 
     >>> ranked_numbers([3, 1], "scores")
     array([3., 1.])
@@ -751,7 +791,9 @@ def ranked_numbers(values, name: str, shape: str = "a 1-D array of scores", hint
     if big is not None:
         raise ValueError(f"{name} holds {_written_integer(big)}, beyond 2**53: float64, in which they are "
                          f"ranked, does not hold it exactly{hint}")
-    return real_numbers(values, name, shape).astype(np.float64)
+    ranked = real_numbers(values, name, shape).astype(np.float64)
+    _refuse_inexact_wide_float(values, name, "in which they are ranked")
+    return ranked
 
 
 def integer_array(values, name: str, shape: str = "an array of integers") -> np.ndarray:
@@ -805,8 +847,8 @@ def real_array(values, name: str) -> np.ndarray:
     """``values`` as a ``float64`` array of any shape with finite entries.
 
     ``TypeError`` for entries that are not real numbers (strings, ``None``, complex numbers, bools) and
-    ``ValueError`` for a ragged nesting, NaN or infinity, or an integer beyond 2**53 in size (as
-    :func:`vectors`, without its shape rule).
+    ``ValueError`` for a ragged nesting, NaN or infinity, an integer beyond 2**53 in size or a
+    ``longdouble`` that float64 does not hold exactly (as :func:`vectors`, without its shape rule).
 
     >>> real_array([[[1, 2]]], "x").shape
     (1, 1, 2)

@@ -349,6 +349,40 @@ def test_a_longdouble_float64_cannot_hold_is_named_by_every_function_that_takes_
         fn(huge)
 
 
+_ROUNDED = (r"holds the longdouble np.longdouble\('1.0000000000000000009'\), which float64 \((in which it is "
+            r"computed|in which they are ranked)\) does not hold exactly \(it becomes 1.0\), so distinct values "
+            r"could tie; give float64 values$")
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant < 60, reason="np.longdouble is float64 on this platform")
+@pytest.mark.parametrize("label, fn, name", _vector_functions(), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_longdouble_float64_rounds_is_named_by_every_function_that_takes_vectors(label, fn, name):
+    """1 + 2**-60 became 1.0 on the cast to float64: it tied with 1 (distance 0). The rule of integers
+    beyond 2**53: refused, naming the argument."""
+    one = _L(1)
+    rounded = np.array([[one + _L(2) ** -60, 0], [0, one], [one, one]], dtype=_L)
+    with pytest.raises(ValueError, match=rf"^{name} {_ROUNDED}"):
+        fn(rounded)
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant < 60, reason="np.longdouble is float64 on this platform")
+def test_euclidean_distance_of_longdouble_vectors_that_differ_beyond_float64_is_refused_not_zero():
+    """The true distance 2**-60 (8.7e-19) is a float64 value, but the vectors were rounded first and gave 0."""
+    one = _L(1)
+    close = one + _L(2) ** -60
+    with pytest.raises(ValueError, match=rf"^x {_ROUNDED}"):
+        embedding.euclidean_distance(np.array([close]), np.array([one]))
+    with pytest.raises(ValueError, match=rf"^x {_ROUNDED}"):  # a longdouble scalar in a list
+        embedding.euclidean_distance([close], [1.0])
+    with pytest.raises(ValueError, match=rf"^y {_ROUNDED}"):
+        embedding.similarity([1.0, 0.0], [[1.0, 0.0], [close, 0.0]], "euclidean")
+    with pytest.raises(ValueError, match=r"^x holds the longdouble np.longdouble\('1e-320'\), which float64"):
+        embedding.euclidean_distance(np.array([_L("1e-320")]), [0.0])  # a decimal 1e-320: a subnormal rounds it
+    # longdouble entries that float64 holds exactly: the float64 result, bit for bit
+    exact = np.array([one + _L(2) ** -52, _L(0.1)], dtype=_L)
+    assert embedding.euclidean_distance(exact, [1.0, 0.0]) == embedding.euclidean_distance([1 + 2**-52, 0.1], [1.0, 0.0])
+
+
 @pytest.mark.parametrize("label, fn, name", _vector_functions(), ids=lambda v: v if isinstance(v, str) else "")
 def test_a_masked_array_with_a_masked_entry_is_refused_by_every_function_that_takes_vectors(label, fn, name):
     """np.asarray drops a mask: the masked entry's hidden value (here 1e6) was used as data."""
@@ -361,8 +395,8 @@ def test_longdouble_within_float64_and_a_masked_array_with_nothing_masked_are_co
     # 3-4-5 triangle: exact in float64
     assert embedding.similarity(np.array([3, 4], dtype=_L), [1.0, 0.0]) == 0.6
     assert embedding.euclidean_distance(np.array([3, 0], dtype=_L), np.array([0, 4], dtype=_L)) == 5.0
-    # a subnormal float64 holds 1e-320 (with fewer bits): distance exactly that double
-    assert embedding.euclidean_distance(np.array([_L("1e-320")]), [0.0]) == 1e-320
+    # a subnormal float64 (1e-320, with fewer bits) given as a longdouble: distance exactly that double
+    assert embedding.euclidean_distance(np.array([_L(1e-320)]), [0.0]) == 1e-320
     unmasked = np.ma.array([[3.0, 0.0], [0.0, 4.0]], mask=False)
     assert embedding.euclidean_distance(unmasked[0], unmasked[1]) == 5.0
     assert embedding.nearest_neighbours(unmasked, [0.0, 4.0], 1, metric="euclidean") == [(1, 0.0)]

@@ -393,6 +393,22 @@ def test_longdouble_arrays_become_float64_or_a_range_error():
         validate.vectors(np.array([np.longdouble("inf")]), "x")
 
 
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant < 60, reason="np.longdouble is float64 on this platform")
+def test_vectors_tables_and_scores_refuse_a_longdouble_float64_rounds_as_integers_beyond_2_53():
+    L = np.longdouble
+    rounded = L(1) + L(2) ** -60  # float64 makes it 1.0
+    for check, where in ((validate.vectors, "in which it is computed"), (validate.real_array, "in which it is computed"),
+                         (validate.ranked_numbers, "in which they are ranked")):
+        for given in (np.array([rounded, L(1)]), [rounded, 1.0], [[rounded]], [[rounded, 10**30]]):
+            with pytest.raises(ValueError, match=rf"^x holds (the longdouble np.longdouble\('1.0000000000000000009'\), "
+                               rf"which float64 \({where}\) does not hold exactly \(it becomes 1.0\)|the integer 1{'0' * 30})"):
+                check(given, "x")
+        # entries float64 holds exactly are their float64 values
+        assert check(np.array([L(0.1), L(-3)]), "x").tolist() == [0.1, -3.0]
+    # real_numbers alone (formatting, counts) still rounds to float64
+    assert validate.real_numbers(np.array([rounded]), "x").tolist() == [1.0]
+
 def test_number_keep_int_compares_integers_exactly():
     assert validate.number(2**53 + 1, "e", keep_int=True) == 2**53 + 1  # a float would be 2**53
     assert type(validate.number(np.int64(7), "e", keep_int=True)) is int
