@@ -574,6 +574,21 @@ def _load_functions(path: str) -> Functions:
     return Functions(module.lookup, module.pos_encoding)
 
 
+def _print(text: str) -> None:
+    """Print ``text`` to stdout, a character that stdout's encoding lacks written as a backslash escape
+    (``\\u043a``), as Python writes stderr: with ``PYTHONIOENCODING=ascii`` or a redirect to a cp1252 file, a
+    program whose token names that encoding lacks prints every line rather than stopping with a
+    ``UnicodeEncodeError``. Text the encoding holds is printed as it is."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        text = text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:  # a stream that names no codec Python knows: print as given
+        pass
+    print(text)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``python -m lib.trace [--functions my.py] FILE`` or ``python -m lib.trace --check my.py``."""
     parser = argparse.ArgumentParser(prog="python -m lib.trace", description=__doc__.split("\n\n")[0])
@@ -589,11 +604,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.check:
             fns = _load_functions(args.check)
             report = check(fns.lookup, fns.pos_encoding)
-            print(report)
+            _print(str(report))
             return 0 if report.passed else 1
         fns = _load_functions(args.functions) if args.functions else REFERENCE
         for line in run_file(args.file, fns):
-            print(line)
+            _print(line)
     except TraceError as exc:
         # line 0: the error is not in the program but in loading the learner's file
         where = f"{args.file}:{exc.line}" if exc.line and args.file else (args.check or args.functions or args.file)

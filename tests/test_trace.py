@@ -1,6 +1,8 @@
 """lib.trace: the command language, its errors, the command line, and the mistake checker."""
 
 import codecs
+import io
+import os
 import re
 import subprocess
 import sys
@@ -565,3 +567,33 @@ def test_a_token_value_that_float64_would_read_as_zero_names_its_line():
     with pytest.raises(trace.TraceError, match=r"^line 2: number '1e-400' is below float64's smallest subnormal "
                                                r"\(about 4.9e-324\), would become 0$"):
         trace.run("WIDTH 2\nTOKEN a 1e-400 1\nSEQUENCE a\nADD 0\n")
+
+
+_CYRILLIC = "WIDTH 2\nTOKEN \u043a\u043e\u0442 1 0\nLOOKUP \u043a\u043e\u0442\nSEQUENCE \u043a\u043e\u0442\nADD 0\n"
+_CYRILLIC_ESCAPED = ["LOOKUP \\u043a\\u043e\\u0442 = [1.0000, 0.0000]",
+                     "ADD 0 (\\u043a\\u043e\\u0442) = [1.0000, 1.0000]"]
+
+
+@pytest.mark.slow
+def test_cli_writes_names_stdout_cannot_encode_as_escapes(tmp_path):
+    """With stdout in ASCII the first line stopped the program with a bare UnicodeEncodeError and nothing was
+    written; now each character ASCII lacks is written as a backslash escape, as on stderr."""
+    path = tmp_path / "cyrillic.trace"
+    path.write_text(_CYRILLIC, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "lib.trace", str(path)], capture_output=True,
+                            env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout.decode("ascii").splitlines() == _CYRILLIC_ESCAPED
+
+
+def test_main_escapes_what_stdout_cannot_encode_and_prints_the_rest_as_it_is(tmp_path, monkeypatch):
+    path = tmp_path / "cyrillic.trace"
+    path.write_text(_CYRILLIC, encoding="utf-8")
+    for encoding, expected in (("ascii", _CYRILLIC_ESCAPED),
+                               ("utf-8", [line.encode().decode("unicode_escape") for line in _CYRILLIC_ESCAPED])):
+        raw = io.BytesIO()
+        out = io.TextIOWrapper(raw, encoding=encoding, newline="\n")
+        monkeypatch.setattr(sys, "stdout", out)
+        assert trace.main([str(path)]) == 0
+        out.flush()
+        assert raw.getvalue().decode(encoding).splitlines() == expected
