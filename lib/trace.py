@@ -227,20 +227,48 @@ def _token(state: State, cmd: Command, name: str) -> int:
         known = ", ".join(n if n.isprintable() else repr(n) for n in state.names[:SHOWN_TOKENS]) or "none yet"
         if len(state.names) > SHOWN_TOKENS:
             known += f", ... ({len(state.names)} in all)"
-        raise TraceError(cmd.line, f"unknown token {name!r}{_non_ascii(name)}; defined tokens: {known}")
+        hint = _composed_differently(name, state.names) or _non_ascii(name)
+        raise TraceError(cmd.line, f"unknown token {name!r}{hint}; defined tokens: {known}")
     return token_id
+
+
+def _written_form(name: str) -> str:
+    if unicodedata.is_normalized("NFC", name):
+        return "composed (NFC)"
+    if unicodedata.is_normalized("NFD", name):
+        return "decomposed (NFD)"
+    return "partly decomposed"
+
+
+def _composed_differently(name: str, defined: Sequence[str]) -> str:
+    """A hint for an unknown name that prints as a defined one because the two differ only in how their
+    accented letters are written: ``café`` with U+00E9 (composed, NFC) or with ``e`` and U+0301 COMBINING
+    ACUTE ACCENT (decomposed, NFD). Tokens are names as written, so the two are different names. ``""`` when
+    no defined name has the NFC form of ``name``."""
+    if name.isascii():
+        return ""
+    composed = unicodedata.normalize("NFC", name)
+    match = next((n for n in defined if not n.isascii() and unicodedata.normalize("NFC", n) == composed), None)
+    if match is None:
+        return ""
+    return (f" (it is written {_written_form(name)} where the defined token {match!r} is written "
+            f"{_written_form(match)}: an accented letter as a letter followed by a combining mark, or as one "
+            f"character; the two print alike but are different names, so write it as it is defined)")
 
 
 def _non_ascii(name: str) -> str:
     """A hint for an unknown name that holds a character outside ASCII, naming the first one by code point
     and Unicode name: a look-alike (Cyrillic ``А`` in ``АDD``, Greek ``ο``) prints as the ASCII letter, so
-    the name would look the same as the one meant. ``""`` for an ASCII name."""
+    the name would look the same as the one meant; a combining mark (U+0301) prints on the character
+    before it. ``""`` for an ASCII name."""
     odd = next((c for c in name if not c.isascii()), None)
     if odd is None:
         return ""
     described = f"U+{ord(odd):04X}" + (f" {unicodedata.name(odd)}" if unicodedata.name(odd, "") else "")
     if unicodedata.category(odd) == "Zs":  # a no-break or ideographic space: words are split at ASCII ones only
         looks = "a space that does not separate words"
+    elif unicodedata.category(odd) in ("Mn", "Mc", "Me"):  # a combining mark: it joins the character before it
+        looks = "a combining mark, which prints on the character before it"
     else:
         looks = "which may look like an ASCII letter" if odd.isprintable() else "which cannot be seen"
     return f" (it holds the non-ASCII character {odd!r}, {described}, {looks})"

@@ -597,3 +597,26 @@ def test_main_escapes_what_stdout_cannot_encode_and_prints_the_rest_as_it_is(tmp
         assert trace.main([str(path)]) == 0
         out.flush()
         assert raw.getvalue().decode(encoding).splitlines() == expected
+
+
+@pytest.mark.parametrize("defined, used, used_form, defined_form", [
+    ("caf\u00e9", "cafe\u0301", "decomposed (NFD)", "composed (NFC)"),
+    ("cafe\u0301", "caf\u00e9", "composed (NFC)", "decomposed (NFD)"),
+])
+def test_a_name_composed_otherwise_than_its_definition_is_named_so_not_a_look_alike(defined, used, used_form, defined_form):
+    """café with U+00E9 and café with e + U+0301 print alike; the hint called U+0301 a letter look-alike."""
+    with pytest.raises(trace.TraceError) as info:
+        trace.run(f"WIDTH 1\nTOKEN {defined} 1\nTOKEN cafe 2\nSEQUENCE {used}\n")
+    assert info.value.line == 4
+    assert info.value.message == (
+        f"unknown token {used!r} (it is written {used_form} where the defined token {defined!r} is written "
+        f"{defined_form}: an accented letter as a letter followed by a combining mark, or as one character; the "
+        f"two print alike but are different names, so write it as it is defined); defined tokens: {defined}, cafe")
+
+
+def test_a_combining_mark_in_an_unknown_name_is_called_a_combining_mark():
+    with pytest.raises(trace.TraceError) as info:  # no defined name composes to it: the mark itself is named
+        trace.run("WIDTH 1\nTOKEN cafe 1\nSEQUENCE cafe\u0301\n")
+    assert info.value.message == ("unknown token 'cafe\u0301' (it holds the non-ASCII character '\u0301', U+0301 "
+                                  "COMBINING ACUTE ACCENT, a combining mark, which prints on the character before "
+                                  "it); defined tokens: cafe")
