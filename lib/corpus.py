@@ -162,14 +162,20 @@ def tokenize(text: str) -> List[str]:
     ``cafe``); digits, punctuation and hyphens separate tokens and are dropped (``"south-west"`` gives
     ``south``, ``west``; ``"4:00pm"`` gives ``pm``); an apostrophe between letters stays inside the token
     (``"year's"``); typographic apostrophes are first mapped to ``'``; letters with no a-z form after
-    folding (Greek, Cyrillic, ...) separate tokens too. Raises ``TypeError`` for a non-string.
+    folding (Greek, Cyrillic, ...) separate tokens too; invisible format characters (Unicode category Cf:
+    the soft hyphen U+00AD, U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER, U+FEFF, common in web text) are
+    removed, so a word holding one is read whole (``"infor\u00admation"`` gives ``information``), while a
+    control character (category Cc, such as a tab) separates tokens. Raises ``TypeError`` for a non-string.
 
     >>> tokenize("New Year's Eve, south-west of Sydney at 4:00pm.")
     ['new', "year's", 'eve', 'south', 'west', 'of', 'sydney', 'at', 'pm']
-    >>> tokenize("İstanbul's Café")
-    ["istanbul's", 'cafe']
+    >>> tokenize("İstanbul's Café"), tokenize("infor\u00admation")
+    (["istanbul's", 'cafe'], ['information'])
     """
-    return TOKEN_PATTERN.findall(fold(text))
+    folded = fold(text)
+    if not folded.isascii():  # ASCII holds no format character
+        folded = "".join(c for c in folded if c.isascii() or unicodedata.category(c) != "Cf")
+    return TOKEN_PATTERN.findall(folded)
 
 
 # --- tokenised corpora ----------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from lib.corpus import (
     corpus_hash,
     describe_context,
     fold,
+    hidden_character,
     keep_probability,
     repeat_corpus,
     subsample,
@@ -49,6 +50,26 @@ from lib.corpus import (
 def test_tokenize_by_hand(text, tokens):
     assert tokenize(text) == tokens
     assert all(TOKEN_PATTERN.fullmatch(t) for t in tokens)
+
+
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        ("infor\u00admation", ["information"]),  # a soft hyphen (web text): the word is read whole
+        ("zero\u200bwidth space", ["zerowidth", "space"]),
+        ("\ufeffcat sat", ["cat", "sat"]),
+        ("word\u2060joiner", ["wordjoiner"]),
+        ("don\u00ad't Caf\u00e9\u200bs", ["don't", "cafes"]),
+        ("tab\tcontrol\x1bchar", ["tab", "control", "char"]),  # control characters still separate tokens
+    ],
+)
+def test_tokenize_removes_invisible_format_characters_inside_a_word(text, tokens):
+    """"infor\u00admation" gave ['infor', 'mation'], while the readers' message said the tokeniser drops such
+    a character (corpus.hidden_character)."""
+    assert tokenize(text) == tokens
+    assert hidden_character("infor\u00admation") == ("holds the invisible format character U+00AD (SOFT HYPHEN), which "
+                                                     "the corpus tokeniser drops, so a word holding it would match "
+                                                     "no token; remove it")
 
 
 def test_tokenize_rejects_non_strings():
