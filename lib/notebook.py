@@ -245,6 +245,28 @@ def fmt(value, spec: str = ".4f") -> str:
     return text
 
 
+def fmt_each(values, spec: str = ".4f") -> list:
+    """Each number of ``values``, a 1-D ``float64`` array, formatted with ``spec`` exactly as :func:`fmt`
+    formats it alone: the same text (a value that rounds to zero without a minus sign), logged alike, in
+    order. One call for many numbers, for output that prints thousands of them: a ``float64`` needs none
+    of the checks :func:`fmt` makes of each value. Raises ``ValueError`` for a bad spec (:func:`check_spec`)
+    and ``TypeError`` for ``values`` that is not a 1-D ``float64`` array.
+
+    >>> fmt_each(np.array([0.14112, -0.0000001]), ".4f")
+    ['0.1411', '0.0000']
+    """
+    check_spec(spec)
+    if not isinstance(values, np.ndarray) or values.dtype != np.float64 or values.ndim != 1:
+        raise TypeError(f"values must be a 1-D float64 array, got {type(values).__name__}"
+                        + (f" of dtype {values.dtype} and shape {values.shape}" if isinstance(values, np.ndarray) else ""))
+    floats = values.tolist()  # Python floats: what fmt(float(x), spec) formats
+    texts = [_format_one(x, spec) for x in floats]
+    if logging_numbers():
+        for x, text in zip(floats, texts):
+            _log({"kind": "fmt", "spec": spec, "raw": x, "shown": text.strip()})
+    return texts
+
+
 def exact(value) -> str:
     """A number that is exact by construction, shown in its shortest form: ``exact(0.1)`` is ``'0.1'``.
 

@@ -55,7 +55,7 @@ import numpy as np
 from lib import embedding, positional, validate
 from lib.corpus import stray_byte_order_mark
 from lib.datasets import StrayMarkError, other_line_end, read_text, text_lines
-from lib.notebook import fmt
+from lib.notebook import fmt, fmt_each
 
 MAX_WIDTH = 1024
 MAX_POSITION = 1_000_000  # POSENC limit: a documented bound for the exercise, far beyond any sequence in it
@@ -88,7 +88,7 @@ def format_vector(v) -> str:
     >>> format_vector([0.14112, -0.0000001])
     '[0.1411, 0.0000]'
     """
-    return "[" + ", ".join(format_number(x) for x in np.asarray(v, dtype=float).ravel()) + "]"
+    return "[" + ", ".join(fmt_each(np.asarray(v, dtype=float).ravel(), ".4f")) + "]"  # as format_number, each
 
 
 def format_number(x: float) -> str:

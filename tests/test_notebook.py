@@ -253,3 +253,24 @@ def test_fmt_refuses_a_masked_entry_rather_than_show_its_hidden_value():
     with pytest.raises(TypeError, match=r"^value is a NumPy masked array with 1 masked entry; lib does not read masks"):
         notebook.fmt(np.ma.array([0.5, 99.0], mask=[False, True]))
     assert notebook.fmt(np.ma.array([0.5, 2.0], mask=False), ".1f") == "[0.5 2.0]"
+
+
+def test_fmt_each_writes_and_logs_each_number_as_fmt_does(tmp_path, monkeypatch):
+    """lib.trace prints thousands of numbers through fmt_each: the text and the log must be fmt's, number
+    by number (the sign of a value that rounds to zero dropped, NaN and infinities as Python writes them)."""
+    values = np.array([0.14112, -0.0000001, -0.00005, -0.000049, 0.00005, -0.0, 1e20, -1.7e308, 5e-324,
+                       np.nan, np.inf, -np.inf, -2.5, 123456.78905])
+    for spec in (".4f", ".2e", ">9.1%", ",.3f"):
+        expected_log, got_log = tmp_path / f"fmt{spec}.jsonl", tmp_path / f"each{spec}.jsonl"
+        monkeypatch.setenv(notebook.NUMBER_LOG, str(expected_log))
+        expected = [notebook.fmt(float(x), spec) for x in values]
+        monkeypatch.setenv(notebook.NUMBER_LOG, str(got_log))
+        assert notebook.fmt_each(values, spec) == expected
+        assert got_log.read_text() == expected_log.read_text() and len(got_log.read_text().splitlines()) == 14
+    assert notebook.fmt_each(values[:6], ".4f") == ["0.1411", "0.0000", "-0.0001", "0.0000", "0.0001", "0.0000"]
+    with pytest.raises(TypeError, match=r"^values must be a 1-D float64 array, got ndarray of dtype float32 and shape \(2,\)$"):
+        notebook.fmt_each(np.zeros(2, dtype=np.float32))
+    with pytest.raises(TypeError, match="^values must be a 1-D float64 array, got list$"):
+        notebook.fmt_each([0.5])
+    with pytest.raises(ValueError, match="^spec must be a format spec"):
+        notebook.fmt_each(values, "g")
