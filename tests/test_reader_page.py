@@ -8,7 +8,7 @@ reader notices, on every page of the table of contents:
 2. answers stay hidden: with every solution and answer closed (as a page opens), no output of a solution's
    code cell is visible, and a solution is one collapsible (not a dropdown plus a separate cell);
 3. navigation: the primary sidebar toggle shows the chapter list at 390 px and toggles it at 1280 px, its
-   tooltip covers none of the header's buttons, and a page has one search field;
+   tooltip covers none of the header's buttons, and a page (the search page too) has one search field;
 4. nothing is cut off: a code, output or table block wider than the column scrolls inside its own block (at
    1280 px and at 390 px), a display equation fits its column at both widths (inside an opened solution
    too), and no page, the generated ones (index, module index, search with its results) included, scrolls
@@ -27,8 +27,8 @@ reader notices, on every page of the table of contents:
    citation in the text gives the year and letter of the work it links to, and no "Author et al. 2013b" is
    left as plain text;
 10. orientation: the footer names the book and its licence, the notation page is in the table of contents,
-    search result snippets read as text: no raw or half-converted TeX, no buttons, tables of contents
-    or "Show code cell source" labels, and a chapter's figures and exercises are numbered within it
+    search results are listed once each (one per place, one per title on a page) and their snippets read
+    as text: no raw or half-converted TeX, no buttons, tables of contents or "Show code cell source" labels, and a chapter's figures and exercises are numbered within it
     (``Fig. 3.1``, ``Exercise 3.1``).
 
 (5, Python reprs instead of tables, and the 88-character output width are checked on the notebooks, in
@@ -607,8 +607,10 @@ def test_laptop_toggle_hides_and_shows_the_chapter_list(site, docname):
     assert states[2] == states[0], f"{docname} at {width} px: a second click on the toggle does not bring the chapter list back"
 
 
+# A search field or the button that opens one: an input, the theme's search buttons (the sidebar's "Search
+# Ctrl+K" field at a laptop's width, the header's magnifier on a phone), a search form without an input.
 _SEARCH_FIELDS_JS = """
-() => [...document.querySelectorAll('input[type="search"], input[name="q"], .search-button-field, form.bd-search')]
+() => [...document.querySelectorAll('input[type="search"], input[name="q"], .search-button__button, .search-button-field, form.bd-search')]
   .filter((el) => !el.closest('dialog:not([open])') && !(el.matches('form') && el.querySelector('input')))
   .filter((el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
                     return r.width > 20 && r.height > 5 && r.right > 0 && s.visibility !== 'hidden'; })
@@ -616,14 +618,16 @@ _SEARCH_FIELDS_JS = """
 """
 
 
-@pytest.mark.parametrize("docname", PAGES)
-def test_one_search_field_per_page(site, docname):
-    page = site.open(docname, WIDTHS["laptop"])
+@pytest.mark.parametrize("docname, width", _both(PAGES + GENERATED))
+def test_one_search_field_per_page(site, docname, width):
+    """Every page, the search page with its own field included, shows one search field (or one button that
+    opens one), at a laptop's width and on a phone."""
+    page = site.open(docname, width)
     try:
         fields = page.evaluate(_SEARCH_FIELDS_JS)
     finally:
         page.close()
-    assert len(fields) == 1, f"{docname} at {WIDTHS['laptop']} px: expected one search field, found {fields}"
+    assert len(fields) == 1, f"{docname} at {width} px: expected one search field, found {fields}"
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -932,6 +936,7 @@ _SEARCH_JS = """
 () => ({
   results: [...document.querySelectorAll('#search-results ul.search li')].map((li) => ({
     href: (li.querySelector('a') || {}).href || '',
+    title: ((li.querySelector('a') || {}).textContent || '').trim(),
     snippet: ((li.querySelector('p.context') || {}).textContent || '').trim(),
   })),
   pageWidth: document.documentElement.scrollWidth,
@@ -943,7 +948,7 @@ RAW_TEX = re.compile(r"\\[A-Za-z]+|\\[()\[\]]|\$|\b(?:d?frac|mathrm|mathbf|opera
 HALF_TEX = re.compile(r"\^(?!\()[\w\-−+/]{2}|(?<![\w])[A-Za-zα-ωΑ-Ω]_\w+[-−+]\w")
 # the page's buttons, its printed table of contents, the labels of folded cells
 UI_TEXT = re.compile(r"\b(?:Show|Hide) code cell\b|\bContents\b|Binder\s+Colab|\.ipynb\s+\.md\s+\.pdf")
-SEARCHES = ["sinusoidal", "embedding table", "cosine similarity", "cosine", "positional encoding"]
+SEARCHES = ["sinusoidal", "embedding table", "cosine similarity", "cosine", "positional encoding", "PPMI", "skip-gram"]
 
 
 @pytest.mark.parametrize("query, width", [pytest.param(q, w, id=f"{q}-{w}") for q in SEARCHES for w in WIDTHS.values()])
@@ -974,6 +979,11 @@ def test_search_results_read_as_text_and_fit_the_screen(site, query, width):
     assert raw == [], f"search snippets for {query!r} show raw or half-converted TeX:\n" + "\n".join(raw)
     ui = [where(r) for r in results if UI_TEXT.search(r["snippet"])]
     assert ui == [], f"search snippets for {query!r} show the page's buttons or labels:\n" + "\n".join(ui)
+    # one result per place, and no two results of one page under one title (a reader cannot tell them apart)
+    places = [urllib.parse.urlsplit(r["href"])._replace(query="").geturl() for r in results]
+    titled = [(urllib.parse.urlsplit(r["href"]).path, r["title"]) for r in results]
+    twice = sorted({p for p in places if places.count(p) > 1} | {f"{t} on {p}" for p, t in titled if titled.count((p, t)) > 1})
+    assert twice == [], f"searching {query!r} lists a place or a title twice:\n" + "\n".join(twice)
 
 
 @pytest.mark.parametrize("query", ["RoPE", "cosine"])
