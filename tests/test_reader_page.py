@@ -23,9 +23,9 @@ reader notices, on every page of the table of contents:
    those texts; a file or folder of the repository named in the text is a link;
 8. figures are legible: their smallest text is at least ``MIN_TEXT_PX`` CSS pixels at 1280 px, and on a
    phone a figure whose text is smaller opens full size on a tap, at twice that resolution;
-9. one citation style: the bibliography is labelled author-year, one label per work (2013a, 2013b), every
-   citation in the text gives the year and letter of the work it links to, and no "Author et al. 2013b" is
-   left as plain text;
+9. one citation style: the bibliography is labelled author-year, one label per work (2013a, 2013b), and links
+   each work once; every citation in the text (the API page's docstrings included) gives the authors, year
+   and letter of the work it links to, and no "Author et al. 2013b" or "Rabiner 1989" is left as plain text;
 10. orientation: the footer names the book and its licence, the notation page is in the table of contents,
     search results are listed once each (one per place, one per title on a page) and their snippets read
     as text: no raw or half-converted TeX, no buttons, tables of contents or "Show code cell source" labels, and a chapter's figures and exercises are numbered within it
@@ -78,10 +78,9 @@ CHAPTERS = _chapters_part()
 # The API reference is the api page's prose and lib's docstrings. The docstrings are read in Python's help()
 # too, so they name chapters by their source file ("Taught in: chapters/lesson.md", which the page turns
 # into a link to the chapter) and source texts by name ("Lesson 2.3"), as prose does (kind 7, checked on every
-# page, and on the docstrings themselves in tests/test_reader_notebooks.py), but cite in plain text ("Press &
-# Wolf (2017)"): the check of citations (kind 9) skips the api page. Test machinery is named on no page, the
-# api page included (kind 6).
-PROSE_PAGES = [d for d in PAGES if d != "api"]
+# page, and on the docstrings themselves in tests/test_reader_notebooks.py), and cite with the rST roles of
+# sphinxcontrib-bibtex (:cite:t:`press2017using`), so that the API page cites as the chapters do (kind 9).
+# Test machinery is named on no page, the api page included (kind 6).
 
 CHAPTER_PHRASES = booksite.CHAPTER_PHRASES
 SOURCE_PHRASE = booksite.SOURCE_PHRASE
@@ -89,9 +88,10 @@ MACHINERY = r"\bnbval\b|\bsanitiz|\btests/|\bpytest\b"
 # A source text named: "Lesson 2.3", "the chapter this one is adapted from", "the texts the book was written from"
 SOURCE_MENTION = r"\bLesson \d+(?:\.\d+)+\b|\b(?:adapted|written) from\b"
 SOURCES_ANCHOR = "sources"  # the section of the introduction that names those texts, (sources)= in intro.md
-# "Mikolov et al. 2013b", "Press and Wolf (2017)", "Firth (1957)": a citation typed as text instead of {cite}
-PLAIN_CITATION = (r"\b[A-Z][\w'’-]+ (?:et al\.?|and [A-Z][\w'’-]+),? \(?(?:1[5-9]|20)\d\d[a-z]?\b"
-                  r"|\b[A-Z][\w'’-]+ \((?:1[5-9]|20)\d\d[a-z]?\)")
+# "Mikolov et al. 2013b", "Press and Wolf (2017)", "Levy, Goldberg & Dagan 2015", "Okabe & Ito's (2008)",
+# "Rabiner 1989", "Firth (1957)": a citation typed as text instead of {cite} (a page) or :cite: (a docstring)
+PLAIN_CITATION = (r"\b[A-Z][\w'’-]+(?:(?:,? [A-Z][\w'’-]+)*,? (?:&|and) [A-Z][\w'’-]+| et al\.?)?(?:['’]s)?,?"
+                  r" \(?(?:1[5-9]|20)\d\d[a-z]?\b")
 
 # Everything the checks need from one page at one width, collected in one pass after MathJax finished.
 AUDIT_JS = r"""
@@ -348,8 +348,10 @@ AUDIT_JS = r"""
   };
 
   // 9. citations in the text, and the bibliography's labels
+  // with the whole citation the link is part of: "Levy et al. [2015]" (textual: the year is the link)
   out.citations = [...article.querySelectorAll('a[href*="bibliography.html#"]')]
-    .map((a) => ({target: a.href.split('#')[1], text: squash(a.textContent)}));
+    .map((a) => ({target: a.href.split('#')[1], text: squash(a.textContent),
+                  whole: squash((a.closest('.bibtex-citation') || a).textContent)}));
   const citeRe = new RegExp(plainCitation, 'g');
   out.plainCitations = proseWalk((n, p) => {
     if (p.closest('a, .citation, [role="doc-biblioentry"]')) return null;
@@ -358,7 +360,8 @@ AUDIT_JS = r"""
   });
   out.bibLabels = [...article.querySelectorAll('div.citation, [role="doc-biblioentry"]')].map((c) => {
     const label = c.querySelector('.label');
-    return {id: c.id, label: label ? squash(label.textContent).replace(/^\[|\]$/g, '') : ''};
+    return {id: c.id, label: label ? squash(label.textContent).replace(/^\[|\]$/g, '') : '',
+            text: squash(c.textContent), links: [...c.querySelectorAll('a[href]')].map((a) => a.href)};
   });
 
   // 10. footer
@@ -887,6 +890,19 @@ def test_bibliography_is_labelled_author_year_one_label_per_work(site):
     assert repeated == [], f"works that share a label (add a, b to the year): {repeated}"
 
 
+def test_bibliography_links_each_work_once(site):
+    """An entry shows its work once: one link (its DOI, else its arXiv id, else its URL), and an arXiv id once,
+    not as a URL, an "arXiv:" link and an "arXiv preprint arXiv:..." journal at the same time."""
+    entries = site.audit("bibliography", WIDTHS["laptop"])["bibLabels"]
+    assert entries, "the bibliography page lists no references"
+    twice = []
+    for entry in entries:
+        ids = re.findall(r"\b\d{4}\.\d{4,5}\b", entry["text"])  # arXiv ids as the reader sees them
+        if len(entry["links"]) > 1 or len(ids) > len(set(ids)):
+            twice.append(f"[{entry['label']}] links {entry['links']}: {entry['text'][-160:]}")
+    assert twice == [], "bibliography entries that show their work more than once:\n" + "\n".join(twice)
+
+
 @pytest.mark.parametrize("docname", [d for d in PAGES if d != "bibliography"])
 def test_citations_give_the_year_and_letter_of_the_work(site, docname):
     labels = _bibliography(site)
@@ -902,15 +918,21 @@ def test_citations_give_the_year_and_letter_of_the_work(site, docname):
             problems.append(f"{cite['text']!r} cites {label!r}: the text should end with {year!r}")
         if AUTHOR_YEAR.match(cite["text"]):  # "Mikolov et al., 2013a"; a textual cite links the year alone
             texts_by_target.setdefault(cite["text"], set()).add(label)
+        elif AUTHOR_YEAR.match(label) and not cite["whole"].startswith(AUTHOR_YEAR.match(label)["authors"] + " ["):
+            problems.append(f"{cite['whole']!r} cites {label!r}: a textual citation names its authors as the "
+                            f"label does ({AUTHOR_YEAR.match(label)['authors']!r} [year])")
     shared = {text: sorted(ls) for text, ls in texts_by_target.items() if len(ls) > 1}
     assert not shared, f"{docname}: one citation text for several works: {shared}"
     assert problems == [], f"{docname}:\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize("docname", PROSE_PAGES)
+@pytest.mark.parametrize("docname", [d for d in PAGES if d != "bibliography"])
 def test_no_citation_left_as_plain_text(site, docname):
+    """Every author-year citation on a page, the API page's docstrings included, is a link to its entry in the
+    bibliography (so every work cited is in it), labelled as the bibliography labels it."""
     found = site.audit(docname, WIDTHS["laptop"])["plainCitations"]
-    assert found == [], f"{docname}: citations typed as text instead of {{cite}}:\n" + "\n".join(found)
+    assert found == [], (f"{docname}: citations typed as text instead of {{cite}} (a page) or :cite:t: (a "
+                         "docstring of lib):\n" + "\n".join(found))
 
 
 # ----------------------------------------------------------------------------------------------------
