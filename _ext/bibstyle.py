@@ -8,7 +8,9 @@ the entry's year alone, so two works by the same authors in the same year are ci
 - ``embook_author_year``, a pybtex formatting style: pybtex's ``plain`` (entries sorted by author, year,
   title) whose labels are author-year, ``Firth, 1957``, ``Levy and Goldberg, 2014``, ``Mikolov et al.,
   2013a`` and ``2013b``: a letter is added, in the list's order, wherever the same authors share a year;
-  its titles are in sentence case, with a capital after a ``?`` as at the start;
+  its titles are in sentence case, with a capital after a ``?`` as at the start; and it links each work
+  once: its DOI, else its arXiv id, else its URL (``plain`` prints all three, so a paper with an arXiv id
+  and an arXiv URL showed the same paper twice);
 - ``embook_author_year``, a sphinxcontrib-bibtex referencing style: the ``author_year`` style with the year
   taken from the label, so that the text says ``[Mikolov et al., 2013a]`` (``{cite}``) and ``Mikolov et al.
   [2013a]`` (``{cite:t}``), as the list does.
@@ -29,7 +31,7 @@ import latexcodec  # noqa: F401  (registers the "ulatex" codec; a dependency of 
 from pybtex.plugin import register_plugin as register_pybtex_plugin
 from pybtex.richtext import Text
 from pybtex.style.formatting.plain import Style as PlainStyle
-from pybtex.style.template import field, sentence
+from pybtex.style.template import field, first_of, optional, sentence
 from pybtex.style.labels import BaseLabelStyle
 from pybtex.style.sorting.author_year_title import SortingStyle as AuthorYearTitleSorting
 from sphinxcontrib.bibtex.plugin import register_plugin as register_bibtex_plugin
@@ -120,10 +122,16 @@ def sentence_case(text: Text) -> Text:
 
 class AuthorYearStyle(PlainStyle):
     """pybtex's ``plain`` (sorted by author, year, title; see :class:`FoldedSorting`) with author-year labels,
-    and titles in sentence case that starts each sentence of a title with a capital (:func:`sentence_case`)."""
+    titles in sentence case that starts each sentence of a title with a capital (:func:`sentence_case`), and
+    one link per work (:meth:`format_web_refs`)."""
 
     default_label_style = NAME
     default_sorting_style = NAME
+
+    def format_web_refs(self, e):
+        """One link: the DOI (the version of record), else the arXiv id (``eprint``), else the URL."""
+        return sentence[first_of[optional[self.format_doi(e)], optional[self.format_eprint(e)],
+                                 optional[self.format_url(e)]]]
 
     def format_title(self, e, which_field, as_sentence=True):
         formatted_title = field(which_field, apply_func=sentence_case)

@@ -20,10 +20,14 @@
   still TeX (``\\(PE[\\mathrm{pos}]\\)``) because MathJax typesets them only in the browser, and where the
   page's buttons, table of contents and "Show code cell source" labels are text too. The script cuts the
   snippet from the article alone, without those labels, and turns each formula into plain text
-  (``PE[pos]``, ``10000^(2p/d)``, ``x₀``) before Sphinx cuts the snippet.
+  (``PE[pos]``, ``10000^(2p/d)``, ``x₀``) before Sphinx cuts the snippet; and it lists each result once:
+  one result per place (page and anchor), and no page twice under one title (Sphinx lists a page again, under
+  its title, for an index entry that points into it).
 - ``search_scorer.js`` (Sphinx's ``html_search_scorer``): search results on the API page come after the
   results on every other page, so that a query for a concept ("RoPE", "cosine") lists the chapters that
   teach it before the functions whose names contain it.
+- The search page shows one search field, its own: the header's search button is hidden there
+  (``reader_page.css``).
 - On a phone, a figure's caption ends with a hint that a tap opens the figure full size
   (``reader_page.css``, narrow screens only).
 

@@ -8,12 +8,12 @@ Two models of ``P(next token | previous token)`` over a vocabulary of ``V`` toke
   row-normalised bigram counts, which is the maximum-likelihood bigram model (``V × V`` parameters);
 - the **factored bigram** (:func:`train_factored`): ``logits = E[x] @ U`` with an embedding table ``E``
   ``(V, d)`` and an output matrix ``U`` ``(d, V)``, so everything the model knows about the previous token
-  passes through ``d`` numbers (``2 V d`` parameters). This is the neural bigram of Bengio et al. (2003),
+  passes through ``d`` numbers (``2 V d`` parameters). This is the neural bigram of :cite:t:`bengio2003neural`,
   §2, with a context of one token, no hidden layer and no biases, trained by full-batch gradient descent
   with hand-written gradients (softmax cross-entropy: ``dlogits = P − onehot(y)``, then
   ``dU = E[x]ᵀ dlogits`` and ``dE = onehotᵀ (dlogits Uᵀ)``).
 
-Losses are mean cross-entropies in nats per predicted token. Departures from Bengio et al. (2003), both
+Losses are mean cross-entropies in nats per predicted token. Departures from :cite:t:`bengio2003neural`, both
 for speed and for a clear report: training reads the count matrix instead of the pairs (below), and a run
 that diverges stops and says so instead of training on into NaN (below).
 
@@ -294,8 +294,8 @@ def sharpness(E, U, counts, step: float = 1e-5) -> float:
     """The sharpness of the loss at ``(E, U)``: the largest eigenvalue of its Hessian, in nats per unit².
 
     Gradient descent with learning rate ``lr`` is stable near a point while ``lr × sharpness < 2``
-    (Cohen et al. 2021, "Gradient descent on neural networks typically occurs at the edge of stability").
-    The Hessian over all ``2 V d`` parameters is built column by column from central differences of
+    (:cite:t:`cohen2021gradient`, "Gradient descent on neural networks typically occurs at the edge of
+    stability"). The Hessian over all ``2 V d`` parameters is built column by column from central differences of
     :func:`factored_loss_and_grads` (``step`` relative to each parameter's size, at least ``step``), made
     symmetric, and its eigenvalues taken with ``numpy.linalg.eigvalsh``; that is ``4 V d`` gradients, cheap
     at the sizes of chapters/lesson.md. Raises ``ValueError`` like :func:`factored_loss_and_grads` and for

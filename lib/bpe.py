@@ -4,11 +4,11 @@ Taught in: chapters/tokenization.md.
 
 What it follows:
 
-- **Sennrich, Haddow & Birch (2016)**, "Neural Machine Translation of Rare Words with Subword Units", §3.2
+- :cite:t:`sennrich2016neural`, "Neural Machine Translation of Rare Words with Subword Units", §3.2
   and Algorithm 1: start from single symbols, count every pair of adjacent symbols over a dictionary of
   words weighted by their frequency, replace the most frequent pair everywhere by a new symbol, and repeat
   for a chosen number of merges. Pairs never cross a word boundary.
-- **Radford et al. (2019)**, "Language Models are Unsupervised Multitask Learners", §2.2 (GPT-2): the
+- :cite:t:`radford2019language`, "Language Models are Unsupervised Multitask Learners", §2.2 (GPT-2): the
   starting symbols are the 256 byte values of the UTF-8 encoding, so that every string has an encoding and
   no token is ever unknown; the text is first split into chunks by a regular expression (runs of letters,
   runs of digits, runs of other symbols, whitespace, English contractions), and merges stay inside a chunk,
@@ -63,7 +63,7 @@ from lib import validate
 #: Number of byte tokens, ids 0..255: every vocabulary starts with them.
 N_BYTES = 256
 
-#: GPT-2's split pattern (Radford et al. 2019, ``encoder.py``) for Python's ``re``: contractions, an
+#: GPT-2's split pattern (:cite:t:`radford2019language`, ``encoder.py``) for Python's ``re``: contractions, an
 #: optional space and a run of letters, of digits or of other symbols, then whitespace.
 GPT2_SPLIT_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+"""
 

@@ -2,8 +2,8 @@
 
 Taught in: chapters/embeddings.md (Levels 2 and 3) and chapters/real_text.md.
 
-Follows the preprocessing of word2vec (Mikolov et al. 2013b, "Distributed Representations of Words and
-Phrases and their Compositionality", §2.3) and of Levy, Goldberg & Dagan (2015, §3) for count models.
+Follows the preprocessing of word2vec (:cite:t:`mikolov2013negative`, "Distributed Representations of Words
+and Phrases and their Compositionality", §2.3) and of :cite:t:`levy2015improving` (§3) for count models.
 Everything a count-based or predictive embedding sees is decided here, before any optimisation: what
 counts as a word (:func:`tokenize`), which items get a row (:class:`Vocabulary`, with an explicit order,
 minimum count and unknown-item policy), which (centre, context) pairs a sentence yields
@@ -672,8 +672,8 @@ SUBSAMPLING_FORMULAS = ("paper", "word2vec")
 def keep_probability(counts, t: float = 1e-5, *, formula: str = "paper") -> np.ndarray:
     """Probability of keeping each occurrence of an item under frequent-word subsampling, ``(V,) float64``.
 
-    With relative frequency ``f = count / sum(counts)`` and threshold ``t`` (Mikolov et al. 2013b, §2.3,
-    equation 5, where each occurrence is discarded with probability ``1 - sqrt(t / f)``):
+    With relative frequency ``f = count / sum(counts)`` and threshold ``t`` (:cite:t:`mikolov2013negative`,
+    §2.3, equation 5, where each occurrence is discarded with probability ``1 - sqrt(t / f)``):
 
     - ``formula="paper"``: ``keep = min(1, sqrt(t / f))``;
     - ``formula="word2vec"``: ``keep = min(1, (sqrt(f / t) + 1) · t / f)``, the C tool's variant, which
@@ -705,7 +705,7 @@ def subsample(sentences, counts, t: float = 1e-5, *, seed=0, formula: str = "pap
     """Drop occurrences of frequent items at random: a new list of ``(n_s',) int64`` id arrays.
 
     Each occurrence of item ``i`` is kept independently with probability ``keep_probability(counts, t)[i]``
-    (Mikolov et al. 2013b, §2.3). Apply it before :func:`context_pairs`, as word2vec does, so that the
+    (:cite:t:`mikolov2013negative`, §2.3). Apply it before :func:`context_pairs`, as word2vec does, so that the
     remaining words move closer together. ``seed`` is an ``int`` or a ``numpy.random.Generator``; the
     global NumPy state is never used. ``counts`` is ``(V,)`` and every id must lie in ``[0, V)``.
     Raises like :func:`keep_probability` and ``ValueError`` for ids out of range.

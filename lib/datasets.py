@@ -2,8 +2,8 @@
 
 Taught in: chapters/real_text.md ("The data ships with gensim").
 
-Follows the practice of data cards and datasheets (Gebru et al. 2021) in the small: every file the book
-reads has a title, what it holds, the source to cite and its licence as far as it is known
+Follows the practice of data cards and datasheets (:cite:t:`gebru2021datasheets`) in the small: every file the
+book reads has a title, what it holds, the source to cite and its licence as far as it is known
 (:data:`DATA_FILES`), and every provenance record names the exact bytes by their SHA-256
 (:func:`dataset_hashes`, :func:`provenance_extra`). Departure: the files are not downloaded; they arrive
 with gensim's wheel (pinned ``gensim==4.4.0`` in ``requirements.txt``) as its test data in
@@ -11,13 +11,13 @@ with gensim's wheel (pinned ``gensim==4.4.0`` in ``requirements.txt``) as its te
 
 - ``lee_background.cor``: the Lee background corpus, 300 short news documents (one per line, about
   60 000 words) from the Australian Broadcasting Corporation's news mail service, around 2000–2001,
-  collected by Lee, Pincombe & Welsh (2005) and given to gensim by M. D. Lee;
+  collected by :cite:t:`lee2005empirical` and given to gensim by M. D. Lee;
 - ``wordsim353.tsv``: WordSim-353, 353 word pairs with mean human relatedness scores on 0–10
-  (Finkelstein et al. 2002);
+  (:cite:t:`finkelstein2002placing`);
 - ``simlex999.txt``: SimLex-999, 999 pairs scored for similarity (not relatedness) on 0–10
-  (Hill, Reichart & Korhonen 2015);
+  (:cite:t:`hill2015simlex`);
 - ``questions-words.txt``: the word2vec analogy questions, 19 544 questions in 14 sections
-  (Mikolov et al. 2013a, §4.1).
+  (:cite:t:`mikolov2013efficient`, §4.1).
 
 This module finds them through the installed package (:func:`data_path`, without importing gensim,
 which takes a second), says what is missing and how to get it when they are absent

@@ -9,7 +9,7 @@ When a ``(V, D)`` table is too large for one device it is split over ``world_siz
   has its own batch of ids; it sends every id to the rank that owns it (an all-to-all), the owners look
   the rows up and send them back (a second all-to-all), and the result is exactly ``table[ids]``.
   In the backward pass the gradient rows travel the reverse way to the owner, which accumulates them.
-  This is the model-parallel embedding of DLRM (Naumov et al. 2019, section "Parallelism": embedding
+  This is the model-parallel embedding of DLRM (:cite:t:`naumov2019dlrm`, section "Parallelism": embedding
   tables distributed by model parallelism, their lookups exchanged by an all-to-all "butterfly shuffle").
 - **column-wise** (:class:`ColumnShardedEmbedding`): rank ``r`` holds every row but only a block of the
   ``D`` columns. Every id must reach every rank; each rank returns its columns to the rank that asked,
@@ -17,7 +17,7 @@ When a ``(V, D)`` table is too large for one device it is split over ``world_siz
 - **vocabulary-parallel softmax** (:func:`vocab_parallel_log_softmax`, :func:`vocab_parallel_cross_entropy`):
   the output layer ``(V, D)`` is split by rows (vocabulary items); each rank computes its slice of the
   logits, and the log-softmax over all ``V`` items needs one all-reduce of the row maxima (MAX) and one
-  of the sums of exponentials (SUM). This follows Megatron-LM (Shoeybi et al. 2019, §3: the output
+  of the sums of exponentials (SUM). This follows Megatron-LM (:cite:t:`shoeybi2019megatron`, §3: the output
   embedding "parallelized along the vocabulary dimension", with the cross-entropy fused so that only
   ``(N,)`` scalars, not ``(N, V)`` logits, are communicated), and its pair of conjugate operators
   ``f`` (identity forward, all-reduce backward) and ``g`` (all-reduce forward, identity backward).
@@ -449,7 +449,7 @@ def vocab_parallel_log_softmax(logits_local: torch.Tensor, *, group=None) -> tor
     loss is taken to be a sum of terms computed on the ranks from their slices (or a value replicated
     with :func:`vocab_parallel_cross_entropy`); the SUM is all-reduced in the backward pass too. Raises
     ``ValueError`` if ``logits_local`` is not 2-D or holds NaN or infinity, ``TypeError`` if it is not a
-    floating-point tensor. Source: Shoeybi et al. (2019), §3.
+    floating-point tensor. Source: :cite:t:`shoeybi2019megatron`, §3.
     """
     validate.tensor(logits_local, "logits_local", "(N, V_r)", floating=True, finite=True)
     _group_info(group)

@@ -5,8 +5,8 @@ Taught in: chapters/lesson.md (lookup, one-hot, the gradient of a lookup, cosine
 
 An embedding table ``E`` is a ``(V, d)`` matrix with one row per vocabulary item; looking up id ``i``
 returns row ``i``. The lookup equals a one-hot row times the table, ``onehot(i) @ E == E[i]``
-(Bengio et al. 2003, §2; Mikolov et al. 2013a), so its gradient is ``onehot.T @ dout``: the output
-gradients summed into the rows that were used (:func:`lookup_grad`).
+(:cite:t:`bengio2003neural`, §2; :cite:t:`mikolov2013efficient`), so its gradient is ``onehot.T @ dout``: the
+output gradients summed into the rows that were used (:func:`lookup_grad`).
 
 Where this departs from a plain ``E[ids]``:
 
@@ -743,7 +743,8 @@ def analogy(
     exclude_query: bool = True,
     candidates: Sequence[int] | None = None,
 ) -> List[Tuple[int, float]]:
-    """3CosAdd: rows closest (cosine) to ``b - a + c``, "a is to b as c is to ?" (Mikolov et al. 2013a, §4.1).
+    """3CosAdd: rows closest (cosine) to ``b - a + c``, "a is to b as c is to ?"
+    (:cite:t:`mikolov2013efficient`, §4.1).
 
     Rows are normalised to unit length before the offset is formed, as in word2vec's evaluation. With
     ``exclude_query=True`` (the usual protocol, stated here because it changes results) the three query

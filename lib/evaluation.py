@@ -7,8 +7,8 @@ have no vector and a score over the few pairs left can look better or worse than
 
 - **word similarity** (:func:`word_similarity`): Spearman's rank correlation ρ between the cosine of
   the two words' vectors and the mean human score, over the pairs whose two words are both in the
-  vocabulary (WordSim-353, Finkelstein et al. 2002; SimLex-999, Hill et al. 2015). The result says how
-  many pairs were used and the out-of-vocabulary (OOV) rate; fewer than two usable pairs, or scores
+  vocabulary (WordSim-353, :cite:t:`finkelstein2002placing`; SimLex-999, :cite:t:`hill2015simlex`). The result
+  says how many pairs were used and the out-of-vocabulary (OOV) rate; fewer than two usable pairs, or scores
   without any variation, raise a ``ValueError`` that says so, instead of SciPy's NaN and warning. A human
   score that is not a finite number (NaN, infinity) is an error naming the pair, not a pair dropped
   and counted like an OOV pair: a word without a vector is expected on a small corpus, a NaN in a
@@ -18,7 +18,7 @@ have no vector and a score over the few pairs left can look better or worse than
   pair or question counted like an out-of-vocabulary one.
 - **analogies** (:func:`analogy_accuracy`): "a is to b as c is to ?" answered by 3CosAdd, the word
   whose unit vector is closest in cosine to ``b̂ - â + ĉ`` with the three query words excluded
-  (Mikolov et al. 2013a, §4.1; the rule of :func:`lib.embedding.analogy`, batched here), over the
+  (:cite:t:`mikolov2013efficient`, §4.1; the rule of :func:`lib.embedding.analogy`, batched here), over the
   questions whose four words are all in the vocabulary. Accuracy is over those questions; coverage is
   their share of all questions.
 
@@ -437,8 +437,8 @@ def spearman_interval(
 ) -> Interval:
     """Spearman's ρ between ``predicted`` and ``human`` scores ``(n,)`` with a paired bootstrap interval:
     the ``n`` pairs are resampled with replacement, each resample keeping a pair's scores together, and
-    the interval is SciPy's BCa interval (``scipy.stats.bootstrap``, ``paired=True``; Efron & Tibshirani
-    1993, ch. 14) at level ``confidence``.
+    the interval is SciPy's BCa interval (``scipy.stats.bootstrap``, ``paired=True``;
+    :cite:t:`efron1993introduction`, ch. 14) at level ``confidence``.
 
     With ``baseline`` (another ``(n,)`` score for the same pairs, e.g. a second model's cosines), the
     statistic is the difference ``ρ(predicted, human) - ρ(baseline, human)``, resampled jointly, so that

@@ -12,10 +12,10 @@ Follows the checks that the embeddings literature reports beside a benchmark sco
 - :func:`named_neighbours`: a word's nearest neighbours by name, the one neighbour query of ``lib`` above
   the row-level :func:`lib.embedding.nearest_neighbours`;
 - :func:`neighbour_overlap`: how many of an item's top-``k`` cosine neighbours training runs share (the
-  stability a report should give when conclusions rest on small rank differences; Antoniak & Mimno 2018
-  make the same measurement);
+  stability a report should give when conclusions rest on small rank differences;
+  :cite:t:`antoniak2018stability` make the same measurement);
 - :func:`anisotropy`: the mean cosine over all distinct pairs of rows, before and after removing the
-  mean vector (Ethayarajh 2019 measured high values in contextual spaces; mean removal is a
+  mean vector (:cite:t:`ethayarajh2019contextual` measured high values in contextual spaces; mean removal is a
   post-processing step and part of the method);
 - :func:`stability_by_frequency`: the mean neighbour overlap of rare and of frequent items.
 

@@ -11,11 +11,11 @@ A table of ``V`` rows and ``D`` columns stored at ``q`` bytes per value occupies
 - a gradient of the same shape (PyTorch stores ``param.grad`` in the parameter's dtype);
 - optimiser state, per parameter value: none for plain SGD, one momentum buffer for SGD with momentum
   (``torch.optim.SGD(momentum>0)``, ``state["momentum_buffer"]``), two moment estimates for Adam
-  (Kingma & Ba 2015, Algorithm 1: ``m_t`` and ``v_t``; PyTorch's ``state["exp_avg"]`` and
+  (:cite:t:`kingma2015adam`, Algorithm 1: ``m_t`` and ``v_t``; PyTorch's ``state["exp_avg"]`` and
   ``state["exp_avg_sq"]``);
 - with mixed precision (``master_weights=True``), an fp32 master copy of the weights and fp32 optimiser
   state beside the 16-bit weights and gradients: ``2 + 2 + 12 = 16`` bytes per parameter for Adam, the
-  count of Rajbhandari et al. (2020, ZeRO, §3.1 "Model States": ``2Ψ + 2Ψ + KΨ`` with ``K = 12``).
+  count of :cite:t:`rajbhandari2020zero` (ZeRO, §3.1 "Model States": ``2Ψ + 2Ψ + KΨ`` with ``K = 12``).
 
 Where this follows PyTorch rather than a paper: without master weights the optimiser state has the
 parameter's dtype, as ``torch.optim.SGD`` and ``torch.optim.Adam`` allocate it (``torch.zeros_like``).
@@ -152,7 +152,7 @@ def training_footprint(
     ``dtype``: the weights' dtype, one of fp32, fp16, bf16 (int8 cannot be trained: ``ValueError``).
     ``optimizer``: ``"sgd"`` (no state), ``"momentum"`` (one buffer) or ``"adam"`` (two moments).
     ``master_weights=True`` (mixed precision, 16-bit ``dtype`` only) adds an fp32 copy of the weights and
-    keeps the optimiser state in fp32, as in Rajbhandari et al. (2020, §3.1): 16 bytes per parameter for
+    keeps the optimiser state in fp32, as in :cite:t:`rajbhandari2020zero` (§3.1): 16 bytes per parameter for
     Adam. Without it, state has the weights' dtype, as ``torch.optim`` allocates it.
 
     Returns a :class:`Footprint` (all sizes in bytes). Raises ``TypeError`` / ``ValueError`` for bad

@@ -1,4 +1,4 @@
-"""Positional encodings: the sinusoidal table of Vaswani et al. (2017, §3.5) and a learned table.
+"""Positional encodings: the sinusoidal table of :cite:t:`vaswani2017attention` (§3.5) and a learned table.
 
 Taught in: chapters/lesson.md (learned and sinusoidal position tables), chapters/trace_exercise.md, and
 chapters/position_schemes.md (RoPE and ALiBi in a trained model).
@@ -29,14 +29,14 @@ position up to a maximum length, and nothing beyond it.
 
 Two schemes put position inside attention instead of adding it to the input:
 
-- **RoPE**, rotary position embedding (Su et al. 2021, §3.2.2 and §3.4.2): a query or key vector at
+- **RoPE**, rotary position embedding (:cite:t:`su2021roformer`, §3.2.2 and §3.4.2): a query or key vector at
   position ``m`` has each pair ``(x_2i, x_2i+1)`` rotated by the angle ``m θ_i``, ``θ_i = base ** (-2i / d)``
   (:func:`rope`, :func:`rope_matrix`); the score of a rotated query and key then depends on the offset only.
-  Test-time extensions: position interpolation (Chen et al. 2023) divides ``m`` by a factor ``s``
-  (``interpolation=s``); the NTK-aware base (bloc97 2023; Peng et al. 2023, YaRN) raises the base instead
-  (:func:`ntk_base`).
-- **ALiBi**, attention with linear biases (Press et al. 2022, §3): head ``h`` adds ``-m_h (i - j)`` to the
-  score of query ``i`` and key ``j``, with the head slopes of :func:`alibi_slopes` (:func:`alibi_bias`).
+  Test-time extensions: position interpolation (:cite:t:`chen2023interpolation`) divides ``m`` by a factor ``s``
+  (``interpolation=s``); the NTK-aware base (:cite:t:`bloc97_2023_ntk`; :cite:t:`peng2023yarn`, YaRN) raises the
+  base instead (:func:`ntk_base`).
+- **ALiBi**, attention with linear biases (:cite:t:`press2022alibi`, §3): head ``h`` adds ``-m_h (i - j)`` to
+  the score of query ``i`` and key ``j``, with the head slopes of :func:`alibi_slopes` (:func:`alibi_bias`).
 
 The PyTorch versions that the model of
 :mod:`lib.transformer` uses are tested against the NumPy functions here. RoPE's pairs are the interleaved
@@ -95,7 +95,7 @@ def angular_frequencies(d: int, base: float = BASE) -> np.ndarray:
 def sinusoidal_encoding(pos, d: int, base: float = BASE) -> np.ndarray:
     """Sinusoidal encoding of ``pos``: ``(d,)`` float64 for an int, ``pos.shape + (d,)`` for an array.
 
-    Vaswani et al. (2017), §3.5, with ``pair = k // 2``. ``pos`` is an integer in ``[0, 2**53]``
+    :cite:t:`vaswani2017attention`, §3.5, with ``pair = k // 2``. ``pos`` is an integer in ``[0, 2**53]``
     (``MAX_POSITION``: no parameters are involved, and every such position is exact in the float64 angle
     ``pos * ω``). Raises ``TypeError`` for a non-integer position and ``ValueError`` for one outside
     ``[0, 2**53]`` (also a Python ``int`` beyond ``int64``, such as ``10**300``), for ``d < 1`` or
@@ -272,9 +272,9 @@ def _check_even_width(d) -> int:
 def rope_angles(positions, d: int, base: float = BASE, interpolation: float = 1.0) -> np.ndarray:
     """Rotation angles of RoPE, ``positions.shape + (d // 2,)`` float64, radians: ``(m / s) θ_i``.
 
-    ``θ_i = base ** (-2i / d)`` for pair ``i = 0 .. d/2 - 1`` (Su et al. 2021, eq. 15; these are the
+    ``θ_i = base ** (-2i / d)`` for pair ``i = 0 .. d/2 - 1`` (:cite:t:`su2021roformer`, eq. 15; these are the
     frequencies of the sinusoidal table, :func:`angular_frequencies`). ``interpolation = s >= 1`` divides
-    every position by ``s``, position interpolation (Chen et al. 2023), so that positions
+    every position by ``s``, position interpolation (:cite:t:`chen2023interpolation`), so that positions
     ``0 .. sL - 1`` get the angles that ``0 .. L - 1`` had. Raises ``TypeError`` for non-integer positions,
     ``ValueError`` for a position outside ``[0, 2**53]`` (exact in a float64 angle; also a Python ``int``
     beyond ``int64``), an odd ``d``, ``base <= 1`` or ``interpolation < 1``.
@@ -290,7 +290,8 @@ def rope_angles(positions, d: int, base: float = BASE, interpolation: float = 1.
 
 
 def rope(x, positions, base: float = BASE, interpolation: float = 1.0) -> np.ndarray:
-    """Rotate the pairs of ``x`` by position: RoPE, ``R^d_{Θ,m} x`` (Su et al. 2021, eqs. 14-15 and 34).
+    """Rotate the pairs of ``x`` by position: RoPE, ``R^d_{Θ,m} x`` (:cite:t:`su2021roformer`, eqs.
+    14-15 and 34).
 
     ``x`` is ``(..., n, d)`` (vectors at positions ``positions``, ``(n,)`` non-negative integers), ``d`` even;
     returns a new float64 array of the same shape. For each pair ``i`` with angle ``a = m θ_i``
@@ -323,7 +324,8 @@ def rope(x, positions, base: float = BASE, interpolation: float = 1.0) -> np.nda
 
 
 def rope_matrix(m: int, d: int, base: float = BASE) -> np.ndarray:
-    """The ``(d, d)`` block-diagonal rotation ``R^d_{Θ,m}`` of Su et al. (2021), eq. 15: ``rope(x, [m]) == R @ x``.
+    """The ``(d, d)`` block-diagonal rotation ``R^d_{Θ,m}`` of :cite:t:`su2021roformer`, eq. 15:
+    ``rope(x, [m]) == R @ x``.
 
     Block ``i`` is ``[[cos mθ_i, -sin mθ_i], [sin mθ_i, cos mθ_i]]``. ``R_m^T R_n = R_{n-m}``, so a rotated
     query and key score ``(R_m q) · (R_n k) = q · R_{n-m} k``: the offset alone enters (eq. 16). ``m`` may be
@@ -350,8 +352,8 @@ def rope_matrix(m: int, d: int, base: float = BASE) -> np.ndarray:
 def ntk_base(scale: float, d: int, base: float = BASE) -> float:
     """The NTK-aware RoPE base for extending the context ``scale`` times: ``base * scale ** (d / (d - 2))``.
 
-    bloc97 (2023), in a forum post; written as ``b' = b s^{|D|/(|D|-2)}`` by Peng et al. (2023, YaRN). With this base
-    the slowest pair turns ``scale`` times more slowly, as under position interpolation, while the fastest
+    :cite:t:`bloc97_2023_ntk`, in a forum post; written as ``b' = b s^{|D|/(|D|-2)}`` by :cite:t:`peng2023yarn`
+    (YaRN). With this base the slowest pair turns ``scale`` times more slowly, as under position interpolation, while the fastest
     pair keeps its speed. ``d`` is the width that RoPE rotates (a head's width), even and >= 4. Raises
     ``ValueError`` for ``scale < 1``, ``d < 4`` or an odd ``d``, ``base <= 1``, or a base beyond float64.
 
@@ -377,7 +379,7 @@ def ntk_base(scale: float, d: int, base: float = BASE) -> float:
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:
-    """The head slopes of ALiBi, ``(n_heads,)`` float64 (Press et al. 2022, §3).
+    """The head slopes of ALiBi, ``(n_heads,)`` float64 (:cite:t:`press2022alibi`, §3).
 
     For ``n`` heads, ``n`` a power of two, the geometric sequence that starts at ``2 ** (-8 / n)`` with that
     same ratio: ``m_h = 2 ** (-8 h / n)`` for ``h = 1 .. n`` (8 heads: 1/2, 1/4, ..., 1/256). For other ``n``
@@ -400,8 +402,8 @@ def alibi_bias(n: int, n_heads: int, slopes=None) -> np.ndarray:
     """ALiBi's bias on the attention scores of a causal window of ``n`` positions: ``(n_heads, n, n)`` float64.
 
     ``bias[h, i, j] = -m_h (i - j)`` for a key ``j <= i``, added to the score of query ``i`` before the softmax
-    (Press et al. 2022, §3: ``softmax(q_i K^T + m · [-(i-1), ..., -2, -1, 0])``); ``-inf`` for ``j > i``, a key
-    that a causal model may not see. ``slopes`` (``(n_heads,)``, finite, >= 0) defaults to
+    (:cite:t:`press2022alibi`, §3: ``softmax(q_i K^T + m · [-(i-1), ..., -2, -1, 0])``); ``-inf`` for ``j > i``,
+    a key that a causal model may not see. ``slopes`` (``(n_heads,)``, finite, >= 0) defaults to
     :func:`alibi_slopes`. Raises ``ValueError`` for ``n < 1``, bad slopes, and as :func:`alibi_slopes`;
     ``TypeError`` for slopes that are not real numbers. A slope whose bias at the farthest visible key,
     ``-m_h (n - 1)``, is beyond float64 (about 1.8e308) is a ``ValueError``: it would become ``-inf``, the

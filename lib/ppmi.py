@@ -3,7 +3,7 @@
 Taught in: chapters/embeddings.md (Level 2, counts and PPMI-SVD) and chapters/real_text.md (PPMI-SVD on the
 Lee corpus).
 
-The pipeline of the chapter's Level 2 (and of Levy, Goldberg & Dagan 2015, "Improving Distributional
+The pipeline of the chapter's Level 2 (and of :cite:t:`levy2015improving`, "Improving Distributional
 Similarity with Lessons Learned from Word Embeddings", TACL 3, §2–3):
 
 1. :func:`cooccurrence`: ``C[w, c]`` = (weighted) number of times context ``c`` occurs in the window of
@@ -11,11 +11,11 @@ Similarity with Lessons Learned from Word Embeddings", TACL 3, §2–3):
    positions; counts can be one-sided and weighted by distance.
 2. :func:`ppmi`: ``PPMI(w, c) = max(0, log[ P(w, c) / (P(w) · P_α(c)) ])`` with natural logarithms,
    ``P(w, c) = C[w, c] / N``, ``P(w) = Σ_c C[w, c] / N`` and the smoothed context distribution
-   ``P_α(c) = (Σ_w C[w, c])^α / Σ_c' (Σ_w C[w, c'])^α`` (Levy et al. 2015, §3.2, equation 3; α = 1 is
+   ``P_α(c) = (Σ_w C[w, c])^α / Σ_c' (Σ_w C[w, c'])^α`` (:cite:t:`levy2015improving`, §3.2, equation 3; α = 1 is
    plain PPMI, α = 0.75 their recommendation). A zero count, and so an empty row or column, gives 0,
    never ``-inf`` or NaN, and no NumPy warning.
 3. :func:`truncated_svd` / :func:`svd_vectors`: the ``k`` largest singular triplets and the word vectors
-   ``U_k · S_k^p`` (Levy et al. 2015, §3.3, "eigenvalue weighting", p = 0.5 by default).
+   ``U_k · S_k^p`` (:cite:t:`levy2015improving`, §3.3, "eigenvalue weighting", p = 0.5 by default).
 
 Every step has a dense NumPy path and a ``scipy.sparse`` path (``csr_array``) for vocabularies of tens of
 thousands, and the two give the same numbers: the PPMI formula is applied to the same non-zero entries,
@@ -64,9 +64,9 @@ def cooccurrence(
     symmetric matrix is the one-sided matrix plus its transpose). ``weighting``:
 
     - ``None``: each pair counts 1;
-    - ``"harmonic"``: a pair at distance ``d`` counts ``1 / d`` (GloVe, Pennington et al. 2014, §4.2);
+    - ``"harmonic"``: a pair at distance ``d`` counts ``1 / d`` (GloVe, :cite:t:`pennington2014glove`, §4.2);
     - ``"linear"``: it counts ``(w - d + 1) / w``, the expected weight of word2vec's dynamic window
-      (Levy et al. 2015, §3.1); needs an integer ``window``.
+      (:cite:t:`levy2015improving`, §3.1); needs an integer ``window``.
 
     ``sparse=True`` returns a ``scipy.sparse.csr_array`` with the same values. Raises ``ValueError`` for
     an id outside ``[0, vocab_size)``, ``window < 1``, an unknown weighting, or ``"linear"`` without a
@@ -157,8 +157,8 @@ def ppmi(counts, alpha: float = 1.0):
 
     ``counts`` is a ``(W, C)`` array or ``scipy.sparse`` matrix of non-negative finite (weighted) counts,
     rows words and columns contexts. Implements ``max(0, log[P(w, c) / (P(w) P_α(c))])`` with the
-    context distribution raised to ``alpha`` and renormalised (Levy et al. 2015, §3.2); ``alpha=1`` is
-    plain PPMI. Entries with a zero count are 0 (their PMI is ``-inf``, clipped); so are empty rows and
+    context distribution raised to ``alpha`` and renormalised (:cite:t:`levy2015improving`, §3.2); ``alpha=1``
+    is plain PPMI. Entries with a zero count are 0 (their PMI is ``-inf``, clipped); so are empty rows and
     columns and an all-zero matrix: no NaN, no ``-inf`` and no warning. A sparse input gives a
     ``csr_array`` holding only the positive entries, equal to the dense result. Counts of any finite size
     are allowed: where their sums would overflow float64 (counts near 1.8e308), the logs are taken of
@@ -434,7 +434,7 @@ def _check_triplets(A, U, S, Vt, solver: str, k: int) -> None:
 def svd_vectors(matrix, k: int, *, power: float = 0.5, solver: str = "auto", seed: int = 0) -> np.ndarray:
     """Word vectors ``U_k · S_k^power`` ``(n, k) float64`` from :func:`truncated_svd` (same sign rule).
 
-    ``power=1`` gives the classic ``U S``, ``0.5`` the symmetric split of Levy et al. (2015, §3.3) and
+    ``power=1`` gives the classic ``U S``, ``0.5`` the symmetric split of :cite:t:`levy2015improving` (§3.3) and
     the textbook chapter *Embeddings*, ``0`` the bare singular vectors. Raises like :func:`truncated_svd` and
     ``ValueError`` for a non-finite ``power`` or one that takes a non-zero singular value beyond float64
     (``S**power`` overflows or underflows to 0).

@@ -15,9 +15,9 @@ geometry and storage), and renders them as a table (:meth:`Provenance.to_text`,
 
 The trainers fill it in (:func:`lib.skipgram.train_skipgram`, :func:`lib.ppmi.ppmi_svd_embedding`,
 :func:`lib.sgns.train_sgns`, the three of :mod:`lib.race`); :func:`for_corpus` fills the item and data
-fields from a :class:`lib.corpus.Vocabulary` and a corpus. Departure from free-form model cards (Mitchell
-et al. 2019): a fixed set of fields, so that records of different methods can be compared line by line;
-anything else goes in ``extra``.
+fields from a :class:`lib.corpus.Vocabulary` and a corpus. Departure from free-form model cards
+(:cite:t:`mitchell2019modelcards`): a fixed set of fields, so that records of different methods can be compared
+line by line; anything else goes in ``extra``.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Taught in: chapters/real_text.md ("Three ways to get vectors", "The book's code against gensim");
 also run by ``benchmarks/real_text_race.py``.
 
-Follows the comparison of count-based and predictive vectors under shared settings of Levy, Goldberg &
-Dagan (2015): the same tokens, the same vocabulary, the same window and dimension for
+Follows the comparison of count-based and predictive vectors under shared settings of
+:cite:t:`levy2015improving`: the same tokens, the same vocabulary, the same window and dimension for
 
 - PPMI-SVD (:func:`train_ppmi_svd`, :mod:`lib.ppmi`), with the window weighted like word2vec's dynamic
   window, context smoothing α = 0.75 and eigenvalue weighting p = 0.5 (their §3);
@@ -66,8 +66,8 @@ class Settings:
     negatives, epochs, subsampling threshold, learning rates and noise exponent (the blocks, the step
     size and the damping are the book's own), and PPMI-SVD reads its ``dim`` and ``window``. Default: word2vec's settings (D = 100, window 5, K = 5, sample 1e-3) but 20
     epochs instead of 5, for a corpus of 60,000 words. ``min_count``: the vocabulary's minimum count
-    (:func:`vocabulary`). PPMI-SVD's own: ``ppmi_alpha`` (context smoothing α of Levy et al. 2015, §3.2),
-    ``svd_power`` (eigenvalue weighting p, §3.3) and ``weighting`` (``"linear"``: each pair weighted
+    (:func:`vocabulary`). PPMI-SVD's own: ``ppmi_alpha`` (context smoothing α of :cite:t:`levy2015improving`,
+    §3.2), ``svd_power`` (eigenvalue weighting p, §3.3) and ``weighting`` (``"linear"``: each pair weighted
     ``(window - d + 1) / window``, the expected weight of word2vec's dynamic window). Values are
     validated where they are used (:class:`lib.sgns.SGNSConfig` checks its own on creation).
     """
@@ -272,8 +272,8 @@ def train_gensim(
     return Trained("gensim", vocab, vectors, seconds, n_words, prov)
 
 
-#: fastText's character n-gram lengths (Bojanowski et al. 2017, §3.2: 3 to 6 characters) and the number
-#: of hash buckets the n-grams share (fastText's and gensim's default).
+#: fastText's character n-gram lengths (:cite:t:`bojanowski2017enriching`, §3.2: 3 to 6 characters) and the
+#: number of hash buckets the n-grams share (fastText's and gensim's default).
 FASTTEXT_MIN_N = 3
 FASTTEXT_MAX_N = 6
 FASTTEXT_BUCKETS = 2_000_000
@@ -292,7 +292,7 @@ def train_fasttext(
     data=("lee",),
 ) -> Tuple[Trained, object]:
     """gensim's ``FastText`` (skip-gram, negative sampling) with the values of ``settings.sgns``, as
-    :func:`train_gensim` trains ``Word2Vec``: the subword vectors of Bojanowski et al. (2017), a word
+    :func:`train_gensim` trains ``Word2Vec``: the subword vectors of :cite:t:`bojanowski2017enriching`, a word
     represented by its own vector and the vectors of its character n-grams of ``min_n`` to ``max_n``
     characters (the word wrapped in ``<`` and ``>``), hashed into ``bucket`` shared rows.
 

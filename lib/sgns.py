@@ -4,7 +4,7 @@ Taught in: chapters/real_text.md (the book's skip-gram with negative sampling, a
 
 :func:`lib.skipgram.train_skipgram` trains on a toy corpus with autograd and Adam, one full batch per
 step. On tens of thousands of words that is far too slow and not what word2vec does. This module
-follows word2vec (Mikolov et al. 2013b, "Distributed Representations of Words and Phrases and their
+follows word2vec (:cite:t:`mikolov2013negative`, "Distributed Representations of Words and Phrases and their
 Compositionality", §2.2–2.3; the C tool ``word2vec.c`` and gensim's ``word2vec_inner.pyx`` for the
 details the paper leaves out):
 
@@ -15,9 +15,9 @@ details the paper leaves out):
   words are seen more often (or a fixed ``±window`` with ``dynamic_window=False``); windows never cross
   a document boundary;
 - **noise distribution** ``count^0.75 / Z`` (:func:`lib.skipgram.noise_distribution`), drawn from an
-  **alias table** (Walker 1977; Vose 1991: :func:`alias_table`), O(1) per draw and exact, where
-  word2vec uses a 10⁸-entry unigram table and gensim a cumulative table with bisection; a negative
-  equal to the positive is left out (both tools ``continue`` past it);
+  **alias table** (:cite:t:`walker1977efficient`; :cite:t:`vose1991linear`: :func:`alias_table`), O(1) per draw
+  and exact, where word2vec uses a 10⁸-entry unigram table and gensim a cumulative table with bisection; a
+  negative equal to the positive is left out (both tools ``continue`` past it);
 - **plain SGD** with a **learning rate decaying linearly** from ``alpha`` to ``min_alpha`` over all
   the words of all epochs, input table initialised uniform in ``±0.5/dim``, output table zero;
 - **hand-written updates**: for a score ``s = x·y`` with label ``ℓ`` (1 for the observed pair, 0 for a
@@ -48,14 +48,14 @@ from the noise distribution, as in word2vec. A step takes ``batch_windows / B`` 
 three large batched matrix products (scores, input updates, output updates) and a small one (the
 negatives' learning rates; two more small ones for the damped step), two gathers into buffers
 allocated once (``index_select(out=...)``) and two scatters (``index_add_``). This is the
-"minibatching and negative sample sharing" of Ji et al. (2016, "Parallelizing Word2Vec in Shared and
-Distributed Memory", §3) carried from one window to ``B`` windows: rows are read once per block
+"minibatching and negative sample sharing" of :cite:t:`ji2016parallelizing` ("Parallelizing Word2Vec in Shared
+and Distributed Memory", §3) carried from one window to ``B`` windows: rows are read once per block
 instead of once per pair, and the products are matrix products instead of dot products.
 ``block_windows=1`` with ``block_negatives=negatives`` is their per-window sharing.
 
 ``workers > 1`` runs that many threads on disjoint parts of each epoch, updating the shared tables
-without locks, as word2vec and gensim do ("Hogwild", Recht et al. 2011); results then vary slightly from
-run to run, so the chapter trains with ``workers=1``, which is deterministic.
+without locks, as word2vec and gensim do ("Hogwild", :cite:t:`recht2011hogwild`); results then vary slightly
+from run to run, so the chapter trains with ``workers=1``, which is deterministic.
 
 Departures from word2vec, stated:
 
@@ -195,8 +195,8 @@ class AliasTable(NamedTuple):
 
 
 def alias_table(probs) -> AliasTable:
-    """Build the alias table of ``probs`` ``(V,)`` (Vose 1991, "A linear algorithm for generating random
-    numbers with a given distribution", IEEE TSE 17(9); after Walker 1977), in O(V).
+    """Build the alias table of ``probs`` ``(V,)`` (:cite:t:`vose1991linear`, after
+    :cite:t:`walker1977efficient`), in O(V).
 
     Item ``i`` is then drawn with probability ``(accept[i] + Σ_{j: alias[j]=i} (1 - accept[j])) / V``,
     which equals ``probs[i]`` up to rounding. Raises ``ValueError`` unless ``probs`` is a non-empty 1-D
@@ -450,19 +450,19 @@ def sgd_step(
     rate of the pair, from ``band``; for negative ``n``: ``Σ_i negative_weight[n, i] · band``-weight of
     ``(i, x)``), ``g = a · (ℓ - σ(s))``; every row gets ``x += Σ g·y`` and ``y += Σ g·x`` over the
     scores it is in, computed from the values before the step. With ``damped=False`` that is exactly
-    ``-1 ×`` the gradient of ``Σ_pairs lr · [-log σ(x·y_c) - (K/N) Σ_{n ≠ c} log σ(-x·y_n)]`` (Mikolov
-    et al. 2013b, eq. 4, with the block's negatives).
+    ``-1 ×`` the gradient of ``Σ_pairs lr · [-log σ(x·y_c) - (K/N) Σ_{n ≠ c} log σ(-x·y_n)]``
+    (:cite:t:`mikolov2013negative`, eq. 4, with the block's negatives).
 
     ``damped=True`` (the default, what :func:`train_sgns` does) divides the summed update of each
     *centre's* output row, ``Σ a·(1 - σ(s))·x`` over its window, by ``1 + Σ a·σ'(s)·|x|²`` over the same
     pairs (``σ' = σ(1 - σ)``), and the summed update of each *input* row, ``Σ g·y`` over the targets of the
     block, by ``1 + Σ a·σ'(s)·|y|²`` over the same targets. Each is the linearised implicit (proximal)
-    step of those pairs (Kulis & Bartlett 2010, "Implicit Online Learning"; Toulis & Airoldi 2017,
-    "Asymptotic and finite-sample properties of estimators based on stochastic gradients"), exact when the
-    vectors summed are parallel. word2vec updates the centre's output row after each pair of its window
-    and a context's input row after each of its pairs, so that each pair sees the previous one's update;
-    summing them from the same old row instead overshoots once ``Σ a·σ'·|x|²`` nears 1, which happens as
-    the vectors grow in long training (see the module notes). The damping leaves a step with small
+    step of those pairs (:cite:t:`kulis2010implicit`, "Implicit Online Learning";
+    :cite:t:`toulis2017asymptotic`, "Asymptotic and finite-sample properties of estimators based on stochastic
+    gradients"), exact when the vectors summed are parallel. word2vec updates the centre's output row after each
+    pair of its window and a context's input row after each of its pairs, so that each pair sees the previous
+    one's update; summing them from the same old row instead overshoots once ``Σ a·σ'·|x|²`` nears 1, which
+    happens as the vectors grow in long training (see the module notes). The damping leaves a step with small
     vectors nearly as it was and holds back the overshoot. The negatives' rows are not damped: their sum
     runs over every span word of the block, far from parallel, and damping it by that bound starves
     training (measured: WordSim-353 ρ 0.10 instead of 0.25 at 4×).

@@ -2,8 +2,8 @@
 
 Taught in: chapters/embeddings.md (Level 3, predictive training on the constructed corpus).
 
-The model (Mikolov et al. 2013a, "Efficient Estimation of Word Representations in Vector Space", §3.2;
-Mikolov et al. 2013b, "Distributed Representations of Words and Phrases and their Compositionality")
+The model (:cite:t:`mikolov2013efficient`, "Efficient Estimation of Word Representations in Vector Space", §3.2;
+:cite:t:`mikolov2013negative`, "Distributed Representations of Words and Phrases and their Compositionality")
 keeps two tables, input vectors ``v_w`` for centre items and output vectors ``u_c`` for context items,
 both ``(V, D)``. For a (centre ``w``, context ``c``) pair:
 
@@ -55,9 +55,9 @@ NEGATIVE_POLICIES = ("mask", "resample", "allow")
 def noise_distribution(counts, power: float = 0.75) -> np.ndarray:
     """Unigram counts raised to ``power`` and normalised: ``(V,) float64`` summing to 1.
 
-    ``P_n(i) = count_i^power / Σ_j count_j^power`` (Mikolov et al. 2013b, §2.2: the unigram distribution
-    to the 3/4 power outperformed the unigram and uniform ones). ``power=1`` is the unigram, ``power=0``
-    uniform over the items seen. Items with a zero count get probability 0 for every ``power``.
+    ``P_n(i) = count_i^power / Σ_j count_j^power`` (:cite:t:`mikolov2013negative`, §2.2: the unigram
+    distribution to the 3/4 power outperformed the unigram and uniform ones). ``power=1`` is the unigram,
+    ``power=0`` uniform over the items seen. Items with a zero count get probability 0 for every ``power``.
     Example: counts ``[1, 8, 27, 64]`` → ``[0.0249, 0.1182, 0.2944, 0.5625]``.
 
     Raises ``TypeError`` for non-numeric counts, ``ValueError`` for negative or non-finite counts, all
@@ -168,9 +168,9 @@ def negative_sampling_loss(
 ) -> torch.Tensor:
     """Mean negative-sampling loss over a batch, in nats: a 0-d tensor.
 
-    ``-[log σ(u_c·v_w) + Σ_k m_k log σ(-u_{n_k}·v_w)]`` averaged over the ``B`` pairs (Mikolov et al.
-    2013b, equation 4, negated to be minimised). ``centre`` ``(B, D)`` are the input vectors ``v_w``,
-    ``positive`` ``(B, D)`` the output vectors of the observed contexts, ``negatives`` ``(B, K, D)``
+    ``-[log σ(u_c·v_w) + Σ_k m_k log σ(-u_{n_k}·v_w)]`` averaged over the ``B`` pairs
+    (:cite:t:`mikolov2013negative`, equation 4, negated to be minimised). ``centre`` ``(B, D)`` are the input
+    vectors ``v_w``, ``positive`` ``(B, D)`` the output vectors of the observed contexts, ``negatives`` ``(B, K, D)``
     those of the sampled items, ``mask`` ``(B, K)`` bool (or 0/1 float): ``False`` leaves a negative
     out (default: all in). ``log σ`` is ``F.logsigmoid``, finite for any finite score (a score of
     ``-1000`` costs 1000 nats instead of ``inf``). Where a score or the loss overflows the vectors' dtype

@@ -54,19 +54,30 @@ def test_a_letter_only_where_labels_would_collide():
     assert len(set(labels.values())) == len(labels)
 
 
-def test_the_bibliography_parses_and_lists_exactly_the_works_cited():
-    """references.bib is valid BibTeX (a missing brace would stop the build), every key a page cites is in it,
-    and every entry is cited somewhere (bibliography.md says it lists the works cited)."""
+def _cited_keys() -> set:
+    """Every key cited: by a page (MyST, ``{cite:t}`key```) or by a docstring of lib, which the API page
+    shows (rST, ``:cite:t:`key```, pre- and post-text in braces)."""
     import re
 
+    from sphinxcontrib.bibtex.citation_target import parse_citation_targets
+
+    sources = [*booksite.ROOT.glob("*.md"), *(booksite.ROOT / "chapters").glob("*.md"),
+               *(booksite.ROOT / "lib").rglob("*.py")]
+    cited = set()
+    for source in sources:
+        text = source.read_text(encoding="utf-8")
+        for targets in re.findall(r"(?:\{cite(?::[a-z]+)?\}|:cite(?::[a-z]+)?:)`([^`]+)`", text):
+            cited.update(target.key for target in parse_citation_targets(targets))
+    return cited
+
+
+def test_the_bibliography_parses_and_lists_exactly_the_works_cited():
+    """references.bib is valid BibTeX (a missing brace would stop the build), every key a page or a docstring
+    cites is in it, and every entry is cited somewhere (bibliography.md says it lists the works cited)."""
     from pybtex.database import parse_file
 
     entries = set(parse_file(str(booksite.ROOT / "references.bib")).entries)
-    pages = [*booksite.ROOT.glob("*.md"), *(booksite.ROOT / "chapters").glob("*.md")]
-    cited = set()
-    for page in pages:
-        for keys in re.findall(r"\{cite(?::[a-z]+)?\}`([^`]+)`", page.read_text(encoding="utf-8")):
-            cited.update(k.strip() for k in keys.split(","))
+    cited = _cited_keys()
     assert sorted(cited - entries) == [], "cited but not in references.bib"
     assert sorted(entries - cited) == [], "in references.bib but cited nowhere"
 
@@ -103,3 +114,23 @@ def test_titles_are_in_sentence_case_with_a_capital_after_a_question_mark():
     # braces keep their case; a colon does not start a sentence; "!" does
     assert _title("Train Short, Test Long: Attention with {ALiBi}") == "Train short, test long: attention with ALiBi"
     assert _title("Stop! Think") == "Stop! Think"
+
+
+def _links(fields: str) -> list[str]:
+    """The links of an article with these BibTeX fields, as the bibliography prints it."""
+    import re
+
+    data = parse_string(f"@article{{k, author = {{Doe, Jane}}, title = {{T}}, year = {{2016}}, journal = {{J}}, {fields}}}",
+                        "bibtex")
+    entry = next(iter(bibstyle.AuthorYearStyle().format_entries(data.entries.values())))
+    return re.findall(r'href="([^"]+)"', entry.text.render_as("html"))
+
+
+def test_each_work_is_linked_once_doi_then_arxiv_then_url():
+    arxiv = "eprint = {1412.6980}, archivePrefix = {arXiv}"
+    url = "url = {https://arxiv.org/abs/1412.6980}"
+    doi = "doi = {10.1162/tacl_a_00134}"
+    assert _links(f"{arxiv}, {url}") == ["https://arxiv.org/abs/1412.6980"]  # once, not as URL and as arXiv id
+    assert _links(f"{doi}, {arxiv}, {url}") == ["https://doi.org/10.1162/tacl_a_00134"]
+    assert _links(url) == ["https://arxiv.org/abs/1412.6980"]
+    assert _links("") == []

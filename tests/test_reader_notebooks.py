@@ -163,16 +163,35 @@ def _book_sources():
 
 
 def _prose(md_text: str, inline_code: bool = False) -> str:
-    """The Markdown of a page without fenced blocks (code cells too), and without inline code unless asked."""
-    text = re.sub(r"^(`{3,}|~{3,}).*?^\1\s*$", "", md_text, flags=re.S | re.M)
+    """The Markdown of a page without fenced blocks (code cells too), and without inline code unless asked.
+    A block leaves its line breaks behind, so that line ``n`` of the result is line ``n`` of the page."""
+    text = re.sub(r"^(`{3,}|~{3,}).*?^\1[ \t]*$", lambda m: "\n" * m.group(0).count("\n"), md_text,
+                  flags=re.S | re.M)
     return text if inline_code else re.sub(r"`[^`\n]*`", "", text)
+
+
+def _machinery_lines(source: Path) -> list[str]:
+    """``name:line: text`` for each line of prose of ``source`` that names the test machinery."""
+    prose = _prose(source.read_text(), inline_code=True)
+    return [f"{source.name}:{n}: {line.strip()[:100]}" for n, line in enumerate(prose.splitlines(), 1)
+            if MACHINERY.search(line)]
 
 
 @pytest.mark.parametrize("source", _book_sources(), ids=lambda p: p.stem)
 def test_prose_never_mentions_the_test_machinery(source):
-    lines = [f"{source.name}:{n}: {line.strip()[:100]}" for n, line in enumerate(_prose(source.read_text(), inline_code=True).splitlines(), 1)
-             if MACHINERY.search(line)]
+    lines = _machinery_lines(source)
     assert lines == [], "prose that talks about the test machinery (nbval, sanitizing, tests/):\n" + "\n".join(lines)
+
+
+def test_machinery_in_prose_is_reported_at_its_line_of_the_page(tmp_path):
+    """A chapter with code cells before the sentence: the report names the sentence's own line."""
+    source = next(s for s in _book_sources() if s.read_text().count("```{code-cell}") >= 3)
+    lines = source.read_text().splitlines()
+    last_fence = max(i for i, line in enumerate(lines) if line.startswith("```"))
+    lines.insert(last_fence + 1, "Every number here is checked by nbval.")
+    mutated = tmp_path / source.name
+    mutated.write_text("\n".join(lines) + "\n")
+    assert _machinery_lines(mutated) == [f"{source.name}:{last_fence + 2}: Every number here is checked by nbval."]
 
 
 def _api_modules() -> list[str]:

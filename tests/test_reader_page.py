@@ -8,7 +8,7 @@ reader notices, on every page of the table of contents:
 2. answers stay hidden: with every solution and answer closed (as a page opens), no output of a solution's
    code cell is visible, and a solution is one collapsible (not a dropdown plus a separate cell);
 3. navigation: the primary sidebar toggle shows the chapter list at 390 px and toggles it at 1280 px, its
-   tooltip covers none of the header's buttons, and a page has one search field;
+   tooltip covers none of the header's buttons, and a page (the search page too) has one search field;
 4. nothing is cut off: a code, output or table block wider than the column scrolls inside its own block (at
    1280 px and at 390 px), a display equation fits its column at both widths (inside an opened solution
    too), and no page, the generated ones (index, module index, search with its results) included, scrolls
@@ -23,12 +23,12 @@ reader notices, on every page of the table of contents:
    those texts; a file or folder of the repository named in the text is a link;
 8. figures are legible: their smallest text is at least ``MIN_TEXT_PX`` CSS pixels at 1280 px, and on a
    phone a figure whose text is smaller opens full size on a tap, at twice that resolution;
-9. one citation style: the bibliography is labelled author-year, one label per work (2013a, 2013b), every
-   citation in the text gives the year and letter of the work it links to, and no "Author et al. 2013b" is
-   left as plain text;
+9. one citation style: the bibliography is labelled author-year, one label per work (2013a, 2013b), and links
+   each work once; every citation in the text (the API page's docstrings included) gives the authors, year
+   and letter of the work it links to, and no "Author et al. 2013b" or "Rabiner 1989" is left as plain text;
 10. orientation: the footer names the book and its licence, the notation page is in the table of contents,
-    search result snippets read as text: no raw or half-converted TeX, no buttons, tables of contents
-    or "Show code cell source" labels, and a chapter's figures and exercises are numbered within it
+    search results are listed once each (one per place, one per title on a page) and their snippets read
+    as text: no raw or half-converted TeX, no buttons, tables of contents or "Show code cell source" labels, and a chapter's figures and exercises are numbered within it
     (``Fig. 3.1``, ``Exercise 3.1``).
 
 (5, Python reprs instead of tables, and the 88-character output width are checked on the notebooks, in
@@ -78,10 +78,9 @@ CHAPTERS = _chapters_part()
 # The API reference is the api page's prose and lib's docstrings. The docstrings are read in Python's help()
 # too, so they name chapters by their source file ("Taught in: chapters/lesson.md", which the page turns
 # into a link to the chapter) and source texts by name ("Lesson 2.3"), as prose does (kind 7, checked on every
-# page, and on the docstrings themselves in tests/test_reader_notebooks.py), but cite in plain text ("Press &
-# Wolf (2017)"): the check of citations (kind 9) skips the api page. Test machinery is named on no page, the
-# api page included (kind 6).
-PROSE_PAGES = [d for d in PAGES if d != "api"]
+# page, and on the docstrings themselves in tests/test_reader_notebooks.py), and cite with the rST roles of
+# sphinxcontrib-bibtex (:cite:t:`press2017using`), so that the API page cites as the chapters do (kind 9).
+# Test machinery is named on no page, the api page included (kind 6).
 
 CHAPTER_PHRASES = booksite.CHAPTER_PHRASES
 SOURCE_PHRASE = booksite.SOURCE_PHRASE
@@ -89,9 +88,10 @@ MACHINERY = r"\bnbval\b|\bsanitiz|\btests/|\bpytest\b"
 # A source text named: "Lesson 2.3", "the chapter this one is adapted from", "the texts the book was written from"
 SOURCE_MENTION = r"\bLesson \d+(?:\.\d+)+\b|\b(?:adapted|written) from\b"
 SOURCES_ANCHOR = "sources"  # the section of the introduction that names those texts, (sources)= in intro.md
-# "Mikolov et al. 2013b", "Press and Wolf (2017)", "Firth (1957)": a citation typed as text instead of {cite}
-PLAIN_CITATION = (r"\b[A-Z][\w'’-]+ (?:et al\.?|and [A-Z][\w'’-]+),? \(?(?:1[5-9]|20)\d\d[a-z]?\b"
-                  r"|\b[A-Z][\w'’-]+ \((?:1[5-9]|20)\d\d[a-z]?\)")
+# "Mikolov et al. 2013b", "Press and Wolf (2017)", "Levy, Goldberg & Dagan 2015", "Okabe & Ito's (2008)",
+# "Rabiner 1989", "Firth (1957)": a citation typed as text instead of {cite} (a page) or :cite: (a docstring)
+PLAIN_CITATION = (r"\b[A-Z][\w'’-]+(?:(?:,? [A-Z][\w'’-]+)*,? (?:&|and) [A-Z][\w'’-]+| et al\.?)?(?:['’]s)?,?"
+                  r" \(?(?:1[5-9]|20)\d\d[a-z]?\b")
 
 # Everything the checks need from one page at one width, collected in one pass after MathJax finished.
 AUDIT_JS = r"""
@@ -348,8 +348,10 @@ AUDIT_JS = r"""
   };
 
   // 9. citations in the text, and the bibliography's labels
+  // with the whole citation the link is part of: "Levy et al. [2015]" (textual: the year is the link)
   out.citations = [...article.querySelectorAll('a[href*="bibliography.html#"]')]
-    .map((a) => ({target: a.href.split('#')[1], text: squash(a.textContent)}));
+    .map((a) => ({target: a.href.split('#')[1], text: squash(a.textContent),
+                  whole: squash((a.closest('.bibtex-citation') || a).textContent)}));
   const citeRe = new RegExp(plainCitation, 'g');
   out.plainCitations = proseWalk((n, p) => {
     if (p.closest('a, .citation, [role="doc-biblioentry"]')) return null;
@@ -358,7 +360,8 @@ AUDIT_JS = r"""
   });
   out.bibLabels = [...article.querySelectorAll('div.citation, [role="doc-biblioentry"]')].map((c) => {
     const label = c.querySelector('.label');
-    return {id: c.id, label: label ? squash(label.textContent).replace(/^\[|\]$/g, '') : ''};
+    return {id: c.id, label: label ? squash(label.textContent).replace(/^\[|\]$/g, '') : '',
+            text: squash(c.textContent), links: [...c.querySelectorAll('a[href]')].map((a) => a.href)};
   });
 
   // 10. footer
@@ -607,8 +610,10 @@ def test_laptop_toggle_hides_and_shows_the_chapter_list(site, docname):
     assert states[2] == states[0], f"{docname} at {width} px: a second click on the toggle does not bring the chapter list back"
 
 
+# A search field or the button that opens one: an input, the theme's search buttons (the sidebar's "Search
+# Ctrl+K" field at a laptop's width, the header's magnifier on a phone), a search form without an input.
 _SEARCH_FIELDS_JS = """
-() => [...document.querySelectorAll('input[type="search"], input[name="q"], .search-button-field, form.bd-search')]
+() => [...document.querySelectorAll('input[type="search"], input[name="q"], .search-button__button, .search-button-field, form.bd-search')]
   .filter((el) => !el.closest('dialog:not([open])') && !(el.matches('form') && el.querySelector('input')))
   .filter((el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
                     return r.width > 20 && r.height > 5 && r.right > 0 && s.visibility !== 'hidden'; })
@@ -616,14 +621,16 @@ _SEARCH_FIELDS_JS = """
 """
 
 
-@pytest.mark.parametrize("docname", PAGES)
-def test_one_search_field_per_page(site, docname):
-    page = site.open(docname, WIDTHS["laptop"])
+@pytest.mark.parametrize("docname, width", _both(PAGES + GENERATED))
+def test_one_search_field_per_page(site, docname, width):
+    """Every page, the search page with its own field included, shows one search field (or one button that
+    opens one), at a laptop's width and on a phone."""
+    page = site.open(docname, width)
     try:
         fields = page.evaluate(_SEARCH_FIELDS_JS)
     finally:
         page.close()
-    assert len(fields) == 1, f"{docname} at {WIDTHS['laptop']} px: expected one search field, found {fields}"
+    assert len(fields) == 1, f"{docname} at {width} px: expected one search field, found {fields}"
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -883,6 +890,19 @@ def test_bibliography_is_labelled_author_year_one_label_per_work(site):
     assert repeated == [], f"works that share a label (add a, b to the year): {repeated}"
 
 
+def test_bibliography_links_each_work_once(site):
+    """An entry shows its work once: one link (its DOI, else its arXiv id, else its URL), and an arXiv id once,
+    not as a URL, an "arXiv:" link and an "arXiv preprint arXiv:..." journal at the same time."""
+    entries = site.audit("bibliography", WIDTHS["laptop"])["bibLabels"]
+    assert entries, "the bibliography page lists no references"
+    twice = []
+    for entry in entries:
+        ids = re.findall(r"\b\d{4}\.\d{4,5}\b", entry["text"])  # arXiv ids as the reader sees them
+        if len(entry["links"]) > 1 or len(ids) > len(set(ids)):
+            twice.append(f"[{entry['label']}] links {entry['links']}: {entry['text'][-160:]}")
+    assert twice == [], "bibliography entries that show their work more than once:\n" + "\n".join(twice)
+
+
 @pytest.mark.parametrize("docname", [d for d in PAGES if d != "bibliography"])
 def test_citations_give_the_year_and_letter_of_the_work(site, docname):
     labels = _bibliography(site)
@@ -898,15 +918,21 @@ def test_citations_give_the_year_and_letter_of_the_work(site, docname):
             problems.append(f"{cite['text']!r} cites {label!r}: the text should end with {year!r}")
         if AUTHOR_YEAR.match(cite["text"]):  # "Mikolov et al., 2013a"; a textual cite links the year alone
             texts_by_target.setdefault(cite["text"], set()).add(label)
+        elif AUTHOR_YEAR.match(label) and not cite["whole"].startswith(AUTHOR_YEAR.match(label)["authors"] + " ["):
+            problems.append(f"{cite['whole']!r} cites {label!r}: a textual citation names its authors as the "
+                            f"label does ({AUTHOR_YEAR.match(label)['authors']!r} [year])")
     shared = {text: sorted(ls) for text, ls in texts_by_target.items() if len(ls) > 1}
     assert not shared, f"{docname}: one citation text for several works: {shared}"
     assert problems == [], f"{docname}:\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize("docname", PROSE_PAGES)
+@pytest.mark.parametrize("docname", [d for d in PAGES if d != "bibliography"])
 def test_no_citation_left_as_plain_text(site, docname):
+    """Every author-year citation on a page, the API page's docstrings included, is a link to its entry in the
+    bibliography (so every work cited is in it), labelled as the bibliography labels it."""
     found = site.audit(docname, WIDTHS["laptop"])["plainCitations"]
-    assert found == [], f"{docname}: citations typed as text instead of {{cite}}:\n" + "\n".join(found)
+    assert found == [], (f"{docname}: citations typed as text instead of {{cite}} (a page) or :cite:t: (a "
+                         "docstring of lib):\n" + "\n".join(found))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -932,6 +958,7 @@ _SEARCH_JS = """
 () => ({
   results: [...document.querySelectorAll('#search-results ul.search li')].map((li) => ({
     href: (li.querySelector('a') || {}).href || '',
+    title: ((li.querySelector('a') || {}).textContent || '').trim(),
     snippet: ((li.querySelector('p.context') || {}).textContent || '').trim(),
   })),
   pageWidth: document.documentElement.scrollWidth,
@@ -943,7 +970,7 @@ RAW_TEX = re.compile(r"\\[A-Za-z]+|\\[()\[\]]|\$|\b(?:d?frac|mathrm|mathbf|opera
 HALF_TEX = re.compile(r"\^(?!\()[\w\-−+/]{2}|(?<![\w])[A-Za-zα-ωΑ-Ω]_\w+[-−+]\w")
 # the page's buttons, its printed table of contents, the labels of folded cells
 UI_TEXT = re.compile(r"\b(?:Show|Hide) code cell\b|\bContents\b|Binder\s+Colab|\.ipynb\s+\.md\s+\.pdf")
-SEARCHES = ["sinusoidal", "embedding table", "cosine similarity", "cosine", "positional encoding"]
+SEARCHES = ["sinusoidal", "embedding table", "cosine similarity", "cosine", "positional encoding", "PPMI", "skip-gram"]
 
 
 @pytest.mark.parametrize("query, width", [pytest.param(q, w, id=f"{q}-{w}") for q in SEARCHES for w in WIDTHS.values()])
@@ -974,6 +1001,11 @@ def test_search_results_read_as_text_and_fit_the_screen(site, query, width):
     assert raw == [], f"search snippets for {query!r} show raw or half-converted TeX:\n" + "\n".join(raw)
     ui = [where(r) for r in results if UI_TEXT.search(r["snippet"])]
     assert ui == [], f"search snippets for {query!r} show the page's buttons or labels:\n" + "\n".join(ui)
+    # one result per place, and no two results of one page under one title (a reader cannot tell them apart)
+    places = [urllib.parse.urlsplit(r["href"])._replace(query="").geturl() for r in results]
+    titled = [(urllib.parse.urlsplit(r["href"]).path, r["title"]) for r in results]
+    twice = sorted({p for p in places if places.count(p) > 1} | {f"{t} on {p}" for p, t in titled if titled.count((p, t)) > 1})
+    assert twice == [], f"searching {query!r} lists a place or a title twice:\n" + "\n".join(twice)
 
 
 @pytest.mark.parametrize("query", ["RoPE", "cosine"])

@@ -7,6 +7,9 @@
  * it: "\(PE[\mathrm{pos}] = \sin\theta\)" becomes "PE[pos] = sinθ", "x_{T-1}" becomes "x_(T−1)" and
  * "10000^{2p/d}" becomes "10000^(2p/d)".
  *
+ * The list itself has one result per place (onePerPlace, below): Sphinx lists a page a second time for an
+ * index entry that points into it, under the page's title.
+ *
  * window.embookSearchText.texToText is that reading, for tests/test_reader_page.py.
  */
 (() => {
@@ -89,7 +92,46 @@
     patched.embookPatched = true;
     Search.htmlToText = patched;
   };
-  window.embookSearchText = { texToText };
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", patch);
-  else patch();
+  // One result per place. Sphinx lists a match in an index entry with the title of the page it is on, at the
+  // entry's anchor, beside the object or section found at that same anchor, and beside the page's own result
+  // for its text: "PPMI" listed "The lib package" twice, with one snippet, and lib.ppmi at the first one's
+  // anchor. Of the results that go to the same place (page and anchor), one is kept, at the rank of the best
+  // of them, under the most specific title among them (an object's or a section's before the page's); of
+  // results that show the same title on the same page, the best-ranked one.
+  const onePerPlace = (results) => {
+    const index = Search._index || {};
+    const pageTitle = {};
+    (index.docnames || []).forEach((docname, i) => { pageTitle[docname] = (index.titles || [])[i]; });
+    const named = {};  // place -> the best-ranked result there with a title other than its page's
+    for (let i = results.length - 1; i >= 0; i--) {  // Sphinx shows the last result first
+      const [docname, title, anchor] = results[i];
+      if (title !== pageTitle[docname] && !(docname + anchor in named)) named[docname + anchor] = results[i];
+    }
+    const seen = new Set();
+    const kept = [];
+    for (let i = results.length - 1; i >= 0; i--) {
+      const place = results[i][0] + results[i][2];
+      if (seen.has(`place ${place}`)) continue;
+      const shown = named[place] ? [...named[place]] : [...results[i]];
+      shown[4] = results[i][4];
+      const titleKey = `title ${shown[0]}\u0000${shown[1]}`;
+      seen.add(`place ${place}`);
+      if (seen.has(titleKey)) continue;
+      seen.add(titleKey);
+      kept.push(shown);
+    }
+    return kept.reverse();
+  };
+  const patchResults = () => {
+    if (typeof Search === "undefined" || !Search._performSearch || Search._performSearch.embookPatched) return;
+    const original = Search._performSearch;
+    const patched = (...args) => onePerPlace(original(...args));
+    patched.embookPatched = true;
+    Search._performSearch = patched;
+  };
+
+  window.embookSearchText = { texToText, onePerPlace };
+  const patchAll = () => { patch(); patchResults(); };
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", patchAll);
+  else patchAll();
 })();

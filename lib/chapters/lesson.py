@@ -85,7 +85,7 @@ def gpt2_token_parameters() -> int:
 
 
 def gpt2_total_parameters() -> int:
-    """Every parameter of GPT-2 small, counted from its architecture (Radford et al. 2019).
+    """Every parameter of GPT-2 small, counted from its architecture (:cite:t:`radford2019language`).
 
     Token and position tables; per layer, two layer norms (scale and shift), the attention's joint
     query/key/value projection and output projection, and the two-layer MLP of width ``4d``, all with
@@ -345,8 +345,9 @@ def self_attention(X, causal: bool = False) -> np.ndarray:
     Scores ``X Xᵀ / sqrt(d)`` for every pair of positions (queries, keys and values are the inputs themselves,
     with no learned projections), a softmax over each row of scores (the one non-linear step), and each
     output the weighted average of the rows. With ``causal=True`` position ``t`` may attend only to
-    positions ``0..t`` (the mask of a decoder that predicts the next token), as in Vaswani et al. (2017),
-    section 3.2. Without the mask, reordering the rows of ``X`` only reorders the output; with it, not.
+    positions ``0..t`` (the mask of a decoder that predicts the next token), as in
+    :cite:t:`vaswani2017attention`, section 3.2. Without the mask, reordering the rows of ``X`` only reorders
+    the output; with it, not.
 
     Scale-robust: a score of rows of size 1e200 (1e400) is beyond float64, but the softmax needs only its
     difference from the row's largest score. Each row of ``X`` is scaled by its own power of two, the

@@ -367,9 +367,9 @@ def finetune_curve(st: Study, steps: Sequence[int] = FINETUNE_STEPS, depth: int 
     """Loss at ``n`` of the RoPE models with positions interpolated (``s = n / L``) after ``k`` steps of
     fine-tuning on windows of ``n``, for each ``k`` in ``steps``: ``(len(steps), seeds)``.
 
-    Chen et al. (2023) fine-tune after interpolating; here AdamW at a constant learning rate ``FINETUNE_LR``
-    for ``max(steps)`` steps, scored after each ``k`` in ``steps`` (with a constant rate, the model after
-    ``k`` steps of a longer run is the model of a ``k``-step run). ``k = 0`` is the interpolated model as
+    :cite:t:`chen2023interpolation` fine-tune after interpolating; here AdamW at a constant learning rate
+    ``FINETUNE_LR`` for ``max(steps)`` steps, scored after each ``k`` in ``steps`` (with a constant rate, the
+    model after ``k`` steps of a longer run is the model of a ``k``-step run). ``k = 0`` is the interpolated model as
     trained. ``seeds`` (default: all) picks the models; the result has one column per seed. Kept in the study
     once computed. Raises ``ValueError`` for bad ``steps``, ``n`` or seeds.
     """

@@ -102,7 +102,7 @@ def tokens_per_word(encode: Callable[[str], Sequence[int]], docs: Sequence[str])
 def attention_flops(n_tokens: float, width: int = WIDTH) -> float:
     """Floating-point operations of one attention layer's two sequence-by-sequence products for a sequence
     of ``n_tokens``: the scores ``Q Kᵀ`` and the weighted sum of values, ``2 n² d`` each, so ``4 n² d``
-    (a multiply and an add count as two; Vaswani et al. 2017, Table 1: ``O(n² d)`` per layer). The
+    (a multiply and an add count as two; :cite:t:`vaswani2017attention`, Table 1: ``O(n² d)`` per layer). The
     projections and the MLP grow only linearly in ``n`` and are not counted. Raises ``ValueError`` for a
     negative ``n_tokens`` and ``width < 1``.
 
@@ -156,8 +156,8 @@ def vocabulary_tradeoff(
 
 
 def gpt2_point() -> VocabPoint:
-    """GPT-2 small's table, 50,257 × 768 (Radford et al. 2019), computed like the others; its tokens per
-    word on the Lee stories is ``None``: its merges are not shipped with any pinned package."""
+    """GPT-2 small's table, 50,257 × 768 (:cite:t:`radford2019language`), computed like the others; its tokens
+    per word on the Lee stories is ``None``: its merges are not shipped with any pinned package."""
     return VocabPoint(GPT2_VOCAB, None, GPT2_VOCAB * GPT2_WIDTH, memory.table_bytes(GPT2_VOCAB, GPT2_WIDTH, "fp32"),
                       None, "GPT-2 small")
 
@@ -185,8 +185,8 @@ def tradeoff_table(points: Sequence[VocabPoint]) -> str:
 
 def gpt2_bytes_to_unicode() -> Dict[int, str]:
     """GPT-2's map from each byte to a printable character (``bytes_to_unicode`` in its ``encoder.py``,
-    Radford et al. 2019), which ``tokenizers``' ``ByteLevel`` uses to store tokens as text: the 188 bytes
-    that are printable Latin-1 characters map to themselves, the other 68 (space, control characters,
+    :cite:t:`radford2019language`), which ``tokenizers``' ``ByteLevel`` uses to store tokens as text: the 188
+    bytes that are printable Latin-1 characters map to themselves, the other 68 (space, control characters,
     ``0x7f``-``0xa0``, ``0xad``) to ``chr(256)``, ``chr(257)``, ... in byte order; the space becomes ``Ġ``.
 
     >>> chars = gpt2_bytes_to_unicode()

@@ -1,7 +1,7 @@
 """One look for every figure: a colour-blind-safe palette, markers, sizes and fonts.
 
-The palette is Okabe & Ito's (2008), distinguishable under the common forms of colour blindness. Where
-groups are compared, figures use a marker per group as well as a colour, so that they survive greyscale
+The palette is that of :cite:t:`okabe2008color`, distinguishable under the common forms of colour blindness.
+Where groups are compared, figures use a marker per group as well as a colour, so that they survive greyscale
 printing too.
 """
 
