@@ -53,9 +53,11 @@ and Distributed Memory", §3) carried from one window to ``B`` windows: rows are
 instead of once per pair, and the products are matrix products instead of dot products.
 ``block_windows=1`` with ``block_negatives=negatives`` is their per-window sharing.
 
-``workers > 1`` runs that many threads on disjoint parts of each epoch, updating the shared tables
+``workers > 1`` runs that many threads on disjoint steps of each epoch, updating the shared tables
 without locks, as word2vec and gensim do ("Hogwild", :cite:t:`recht2011hogwild`); results then vary slightly
-from run to run, so the chapter trains with ``workers=1``, which is deterministic.
+from run to run, so the chapter trains with ``workers=1``, which is deterministic. Each worker starts on its
+own run of consecutive steps and, once done, takes steps from the end of the run with the most left
+(:class:`StepQueue`), so that no core waits at the end of an epoch while the other still works.
 
 Departures from word2vec, stated:
 
@@ -92,10 +94,11 @@ totals over the whole step lowers ρ instead (``benchmarks/README.md``).
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import NamedTuple, Sequence, Tuple
+from typing import Iterable, Iterator, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -478,7 +481,7 @@ def sgd_step(
     weight.as_strided(band.shape, (T * S, S + 1, 1)).copy_(band)
     # negative rows: (K/N) Σ_i lr(i, s) over the centres i the negative differs from
     weight[:, B:].copy_(torch.bmm(negative_weight, weight[:, :B], out=buf.negative_rows))
-    g = buf.g.baddbmm_(y, x.transpose(1, 2), beta=0.0)  # (G, T, S) scores x·y
+    g = torch.bmm(y, x.transpose(1, 2), out=buf.g)  # (G, T, S) scores x·y
     g.sigmoid_()
     if damped:  # a · σ'(s) = a · (σ - σ²) of every pair, before g is overwritten
         curvature = torch.addcmul(g, g, g, value=-1.0, out=buf.curvature).mul_(weight)
@@ -509,17 +512,60 @@ def _largest(table: torch.Tensor) -> float:
     return float(torch.max(torch.abs(table)))
 
 
-def _train_range(w_in, w_out, epoch: EpochBlocks, start: int, stop: int, buf: Buffers, damped: bool) -> None:
-    """Run :func:`sgd_step` over blocks ``start .. stop`` of ``epoch`` in steps of ``buf``'s size."""
+def _train_steps(w_in, w_out, epoch: EpochBlocks, steps: Iterable[int], buf: Buffers, damped: bool) -> None:
+    """Run :func:`sgd_step` on the steps ``steps`` of ``epoch``: step ``k`` takes blocks ``k·G .. (k+1)·G``
+    (``G`` the blocks of ``buf``; the last step of the epoch may be shorter)."""
     G_max, T, S = buf.g.shape
+    n = epoch.span.shape[0]
     span, targets = epoch.span.view(-1), epoch.targets.view(-1)
-    for s in range(start, stop, G_max):
-        e = min(s + G_max, stop)
+    for k in steps:
+        s, e = k * G_max, min(k * G_max + G_max, n)
         b = buf if e - s == G_max else buf.resize(e - s)
         sgd_step(
             w_in, w_out, span[s * S : e * S], targets[s * T : e * T], epoch.band[s:e], epoch.negative_weight[s:e], b,
             damped=damped,
         )
+
+
+class StepQueue:
+    """The steps ``0 .. n_steps - 1`` of one epoch, shared out among ``workers`` Hogwild threads.
+
+    Worker ``i`` starts with the ``i``-th of ``workers`` equal runs of consecutive steps and takes them in
+    order, as with a fixed split; once its run is done it takes the last untaken step of the run that has
+    the most left. So no worker waits while another still has several steps to do (a fixed split leaves
+    one core idle whenever the other is slowed down), and the workers stay on distant parts of the text as
+    long as they can. Every step is handed out exactly once. ``TypeError``/``ValueError`` for ``n_steps``
+    or ``workers`` that are not integers ≥ 0 and ≥ 1.
+
+    >>> q = StepQueue(5, 2)  # runs 0..1 and 2..4
+    >>> [q.take(0), q.take(0), q.take(0), q.take(1), q.take(1), q.take(0)]
+    [0, 1, 4, 2, 3, None]
+    """
+
+    def __init__(self, n_steps: int, workers: int):
+        n_steps = validate.size(n_steps, "n_steps", low=0)
+        workers = validate.integer(workers, "workers", low=1)
+        cuts = [n_steps * i // workers for i in range(workers + 1)]
+        self._next, self._stop = cuts[:-1], cuts[1:]
+        self._lock = threading.Lock()
+
+    def take(self, worker: int) -> Optional[int]:
+        """The next step for ``worker`` (``0 .. workers - 1``), or ``None`` when every step is taken."""
+        with self._lock:
+            if self._next[worker] < self._stop[worker]:
+                self._next[worker] += 1
+                return self._next[worker] - 1
+            left = [stop - start for start, stop in zip(self._next, self._stop)]
+            j = max(range(len(left)), key=left.__getitem__)
+            if left[j] == 0:
+                return None
+            self._stop[j] -= 1
+            return self._stop[j]
+
+    def steps(self, worker: int) -> Iterator[int]:
+        """The steps ``worker`` takes, one at a time, until none is left."""
+        while (k := self.take(worker)) is not None:
+            yield k
 
 
 @dataclass(frozen=True)
@@ -612,12 +658,13 @@ def train_sgns(
                     upcoming = sampler.submit(blocks_of, e + 1)
                 n_pairs += epoch.n_pairs
                 n = epoch.span.shape[0]  # blocks
+                n_steps = -(-n // buffers[0].g.shape[0])
                 if pool is None:
-                    _train_range(w_in, w_out, epoch, 0, n, buffers[0], config.damped)
-                else:  # Hogwild: disjoint parts of the epoch, shared tables, no locks
-                    cuts = np.linspace(0, n, config.workers + 1).astype(int)
+                    _train_steps(w_in, w_out, epoch, range(n_steps), buffers[0], config.damped)
+                else:  # Hogwild: each worker its own steps (StepQueue), shared tables, no locks on them
+                    queue = StepQueue(n_steps, config.workers)
                     jobs = [
-                        pool.submit(_train_range, w_in, w_out, epoch, cuts[i], cuts[i + 1], buffers[i], config.damped)
+                        pool.submit(_train_steps, w_in, w_out, epoch, queue.steps(i), buffers[i], config.damped)
                         for i in range(config.workers)
                     ]
                     for job in jobs:
@@ -684,6 +731,7 @@ __all__ = [
     "EpochBlocks",
     "SGNSConfig",
     "SGNSResult",
+    "StepQueue",
     "alias_draw",
     "alias_table",
     "epoch_blocks",

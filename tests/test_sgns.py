@@ -2,6 +2,8 @@
 references (autograd, a hand-computed case, word2vec's one-pair-at-a-time loop), and training."""
 
 import math
+import threading
+import time
 from collections import Counter
 from dataclasses import replace
 
@@ -14,6 +16,7 @@ from lib.corpus import context_pairs, keep_probability
 from lib.skipgram import negative_sampling_loss, noise_distribution
 from lib.sgns import (
     SGNSConfig,
+    StepQueue,
     alias_draw,
     alias_table,
     epoch_blocks,
@@ -633,3 +636,65 @@ def test_alias_draw_checks_the_table_and_the_size():
         alias_draw(table, (100_000, 100_000), rng)
     assert alias_draw(alias_table([0.0, 1.0]), (2, 3), rng).tolist() == [[1, 1, 1], [1, 1, 1]]
     assert alias_draw(table, 0, rng).shape == (0,)
+
+
+# --- sharing an epoch's steps among Hogwild workers ------------------------------------------------------
+
+
+def test_step_queue_gives_each_worker_its_own_run_first_then_the_end_of_the_longest_run():
+    q = StepQueue(10, 2)  # runs 0..4 and 5..9
+    assert [q.take(0) for _ in range(5)] == [0, 1, 2, 3, 4]
+    assert q.take(1) == 5
+    # worker 0 has finished its run: it takes from the end of worker 1's, which keeps its own order
+    assert [q.take(0), q.take(1), q.take(0), q.take(1)] == [9, 6, 8, 7]
+    assert q.take(0) is None and q.take(1) is None
+
+
+@pytest.mark.parametrize("n_steps, workers", [(0, 1), (1, 2), (7, 1), (7, 3), (100, 2), (5, 8)])
+def test_step_queue_hands_out_every_step_exactly_once(n_steps, workers):
+    q = StepQueue(n_steps, workers)
+    taken, done = [], [False] * workers
+    k = 0
+    while not all(done):  # the workers take turns, one step each
+        w = k % workers
+        step = q.take(w)
+        done[w] = step is None
+        if step is not None:
+            taken.append(step)
+        k += 1
+    assert sorted(taken) == list(range(n_steps))
+
+
+def test_step_queue_lets_a_fast_worker_take_over_from_a_slow_one():
+    """Worker 1 sleeps on each step; worker 0 does its own run and then most of worker 1's, under real
+    threads, and no step is lost or done twice."""
+    q = StepQueue(40, 2)
+    taken = {0: [], 1: []}
+    started = threading.Event()
+
+    def work(i):
+        if i == 0:
+            started.wait(5)  # worker 1 has its first step before worker 0 begins
+        for k in q.steps(i):
+            taken[i].append(k)
+            if i == 1:
+                started.set()
+                time.sleep(0.02)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(taken[0] + taken[1]) == list(range(40))
+    assert taken[0][:20] == list(range(20)) and taken[1][0] == 20
+    assert len(taken[0]) > 25  # worker 1 did a few steps while worker 0 did the rest
+
+
+@pytest.mark.parametrize("n_steps, workers, error, match", [
+    (-1, 2, ValueError, "n_steps"), (2.5, 2, TypeError, "n_steps"), (4, 0, ValueError, "workers"),
+    (4, "2", TypeError, "workers"),
+])
+def test_step_queue_names_a_bad_argument(n_steps, workers, error, match):
+    with pytest.raises(error, match=match):
+        StepQueue(n_steps, workers)
