@@ -336,6 +336,32 @@ def test_every_chapter_has_learning_objectives_and_a_summary(docname):
     assert any(SUMMARY.search(t) for t in titles), f"{docname}: no 'Summary' (or 'Key takeaways') section"
 
 
+def _page_title(docname: str) -> str:
+    """The first ``#`` heading of a page's source (.md, or the Markdown cells of an .ipynb)."""
+    source = ROOT / f"{docname}.md"
+    text = source.read_text() if source.exists() else "\n".join(
+        "".join(c["source"]) for c in json.loads((ROOT / f"{docname}.ipynb").read_text())["cells"]
+        if c["cell_type"] == "markdown")
+    return re.search(r"^#\s+(.+?)\s*$", _prose(text, inline_code=True), re.M).group(1)
+
+
+def test_no_sidebar_entry_repeats_its_part_in_its_title():
+    """The sidebar lists each part of _toc.yml under its caption ("Chapters", "Appendices"), so a page's title
+    names the page alone: "The toy language", not "Appendix: the toy language" beside "Notation" (one naming
+    rule for every entry of a part)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    found = []
+    for part in toc.get("parts", []):
+        caption = part.get("caption", "")
+        kind = re.sub(r"(?:ices|es|s)$", "", caption.lower())  # "appendices" -> "append", "chapters" -> "chapter"
+        for entry in part.get("chapters", []):
+            docname = re.sub(r"\.(md|ipynb)$", "", entry["file"])
+            title = _page_title(docname)
+            if re.match(rf"(?i){kind}\w*\b", title):  # "Appendix: ...", "Appendix A. ...", "Chapter 3 ..."
+                found.append(f"{docname}: {title!r} (part {caption!r})")
+    assert found == [], "page titles that repeat the part the sidebar lists them under:\n" + "\n".join(found)
+
+
 # ----------------------------------------------------------------------------------------------------
 # the environment is pinned whole
 
