@@ -336,6 +336,58 @@ def test_every_chapter_has_learning_objectives_and_a_summary(docname):
     assert any(SUMMARY.search(t) for t in titles), f"{docname}: no 'Summary' (or 'Key takeaways') section"
 
 
+# The end of a chapter: one order and one name for each part (CONTRIBUTING.md, "A chapter, cell by cell").
+CLOSING = ("Summary", "Exercises", "Further reading")
+# Other names a chapter might give one of them: a summary, a set of exercises, a reading list.
+CLOSING_KINDS = {
+    "Summary": re.compile(r"(?i)^(?:summary|key (?:takeaways|points)|recap|in short|conclusions?)\b"),
+    "Exercises": re.compile(r"(?i)^(?:exercises?|check yourself|try (?:this|it)|problems|questions|practice)\b"),
+    "Further reading": re.compile(r"(?i)^(?:further reading|read(?:ing)? (?:more|next|list)|references|"
+                                  r"bibliography|see also)\b"),
+}
+
+
+def _closing_problems(md_text: str) -> list[str]:
+    """What is wrong with the end of a chapter: its ``##`` sections must run Summary, Exercises and (if the
+    chapter has a reading list) Further reading, one after another, under exactly those names; a note on a
+    source text may follow them."""
+    heads = re.findall(r"^##\s+(.+?)\s*$", _prose(md_text, inline_code=True), re.M)
+    problems = [f"{h!r} should be named {name!r}" for h in heads for name, kind in CLOSING_KINDS.items()
+                if kind.match(h) and h != name]
+    for name in CLOSING[:2]:
+        if heads.count(name) != 1:
+            problems.append(f"{heads.count(name)} sections named {name!r} (one expected)")
+    if not problems:
+        start = heads.index("Summary")
+        expected = [name for name in CLOSING if name in heads]
+        if heads[start:start + len(expected)] != expected:
+            problems.append(f"the sections from Summary on run {heads[start:start + len(expected)]}, not {expected}")
+    return problems
+
+
+def test_closing_rule_catches_another_order_and_another_name():
+    def md(*heads):
+        return "# T\n\n## Learning objectives\n\n## Idea\n\n" + "".join(f"## {h}\n\ntext\n\n" for h in heads)
+
+    assert _closing_problems(md("Summary", "Exercises", "Further reading", "The book beside Lesson 2.3")) == []
+    assert _closing_problems(md("Summary", "Exercises")) == []
+    assert _closing_problems(md("Exercises", "Summary"))  # the other order
+    assert _closing_problems(md("Summary", "Common mistakes", "Exercises"))  # not one after another
+    assert _closing_problems(md("Summary", "Exercises", "Read more"))  # another name
+    assert _closing_problems(md("Summary", "Check yourself", "Try this"))  # exercises under other names
+    assert _closing_problems(md("Key takeaways", "Exercises"))
+    assert _closing_problems(md("Summary", "Further reading", "Exercises"))
+    # a fenced block's "## Exercises" is not a heading
+    assert _closing_problems(md("Summary") + "```\n## Exercises\n```\n")
+
+
+@pytest.mark.parametrize("docname", _chapters_part())
+def test_every_chapter_ends_with_summary_exercises_further_reading(docname):
+    problems = _closing_problems((ROOT / f"{docname}.md").read_text())
+    assert problems == [], (f"{docname}: the end of a chapter runs ## Summary, ## Exercises, ## Further reading "
+                            "(if any), under those names:\n" + "\n".join(problems))
+
+
 def _page_title(docname: str) -> str:
     """The first ``#`` heading of a page's source (.md, or the Markdown cells of an .ipynb)."""
     source = ROOT / f"{docname}.md"
