@@ -311,6 +311,33 @@ def test_every_symbol_is_on_the_notation_page(source):
     assert used == {}, f"{source.name}: symbols that notation.md does not list: {used}"
 
 
+def _visible_code_names(nb_path: Path):
+    """(cell index, name) of every name a reader sees bound in a chapter's visible code: assignment and loop
+    targets, and keyword arguments (``compare_steps(V=..., d=64)``)."""
+    import ast
+
+    for i, cell in enumerate(jupytext.read(nb_path).cells):
+        if cell.cell_type != "code" or set(cell.metadata.get("tags", [])) & HIDDEN_INPUT:
+            continue
+        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.keyword) and node.arg:
+                yield i, node.arg
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                yield i, node.id
+
+
+@pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_capital_letters_in_code_are_symbols_of_the_notation_page(nb_path):
+    """A capital letter the code names a value by (``E = ...``, ``compare_steps(V=..., d=64)``) is a symbol
+    of the notation page, as it is in a formula: the width is ``d`` in code as in the text, never ``D``."""
+    listed = set().union(*map(_symbols, _maths((ROOT / "notation.md").read_text())))
+    found = sorted({f"{nb_path.name} cell {i}: {name}" for i, name in _visible_code_names(nb_path)
+                    if re.fullmatch(r"[A-Z]", name) and name not in listed})
+    assert found == [], ("capital letters in the code a reader sees that notation.md does not list (use the page's "
+                         "symbol, or a word):\n" + "\n".join(found))
+
+
 def _chapters_part() -> list[str]:
     """Docnames of the table of contents' "Chapters" part (the appendices are not chapters)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
