@@ -7,7 +7,11 @@ files and run in a second, so that a chapter's author sees these failures first:
 - no output is a Python dict or list-of-tuples repr where a table is meant;
 - no visible code cell does glue bookkeeping, and no prose talks about the test machinery, nor does a
   docstring that the API page shows;
-- every chapter of the table of contents' "Chapters" part has learning objectives and a summary;
+- every chapter of the table of contents' "Chapters" part has learning objectives and a summary, and ends with
+  Summary, Exercises and Further reading, in that order and under those names;
+- no page title repeats the part of the sidebar it is listed under ("Appendix: ...");
+- a capital letter that visible code names a value by is a symbol of the notation page (``d``, never ``D``);
+- a change of prose reaches a notebook without executing it (``tools/build_notebooks.py --markdown-only``);
 - the environment that builds the book is pinned whole: requirements.txt includes constraints.txt, and
   constraints.txt pins every installed package at its installed version.
 """
@@ -482,3 +486,37 @@ def test_every_installed_package_is_pinned_at_its_installed_version():
         "this environment differs from constraints.txt (reinstall with `make venv`, or `make constraints` "
         "after changing requirements.txt):\n" + "\n".join(drift)
     )
+
+
+# ----------------------------------------------------------------------------------------------------
+# a change of prose reaches the notebook without executing it
+
+
+def test_markdown_only_update_keeps_the_outputs_and_refuses_a_code_change(tmp_path):
+    import shutil
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_notebooks
+
+    md, nb = tmp_path / "trace_exercise.md", tmp_path / "trace_exercise.ipynb"
+    shutil.copy(ROOT / "chapters/trace_exercise.md", md)
+    shutil.copy(ROOT / "chapters/trace_exercise.ipynb", nb)
+    before = json.loads(nb.read_text())
+    text = md.read_text()
+    assert text.count("## Learning objectives\n") == 1
+    md.write_text(text.replace("## Learning objectives\n", "## Learning objectives\n\nA new sentence.\n"))
+    assert build_notebooks.update_markdown(md) == 1
+    after = json.loads(nb.read_text())
+    assert [c.get("outputs") for c in after["cells"] if c["cell_type"] == "code"] == \
+           [c.get("outputs") for c in before["cells"] if c["cell_type"] == "code"]
+    assert after["metadata"] == before["metadata"]
+    assert sum("A new sentence." in "".join(c["source"]) for c in after["cells"] if c["cell_type"] == "markdown") == 1
+
+    code = md.read_text()
+    assert code.count("```{code-cell} ipython3\n") > 1
+    first = code.index("```{code-cell} ipython3\n", code.index("## Learning objectives"))
+    md.write_text(code[:first] + "```{code-cell} ipython3\nprint(1)\n```\n\n" + code[first:])
+    with pytest.raises(SystemExit, match="code cells changed"):
+        build_notebooks.update_markdown(md)
+    assert json.loads(nb.read_text()) == after  # left as it was

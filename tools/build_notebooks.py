@@ -51,7 +51,7 @@ def update_markdown(md: Path) -> int:
     old_code = [c for c in old.cells if c.cell_type == "code"]
     key = lambda c: (c.source, dict(c.metadata))  # noqa: E731
     if [key(c) for c in new_code] != [key(c) for c in old_code]:
-        sys.exit(f"{md.relative_to(ROOT)}: code cells changed; execute it (without --markdown-only)")
+        sys.exit(f"{md.name}: code cells changed; execute it (without --markdown-only)")
     for new, kept in zip(new_code, old_code):
         new.outputs, new.execution_count = kept.outputs, kept.execution_count
     for cell in nb.cells:
