@@ -209,5 +209,6 @@ def setup(app):
     app.connect("doctree-resolved", _link_repository_paths)
     app.connect("html-page-context", _page_context)
     app.add_css_file("reader_page.css")
+    app.add_css_file("notation.css")  # the notation page's tables on a phone (owned with notation.md)
     app.add_js_file("reader_search.js")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -3,7 +3,7 @@
 Taught in: chapters/scale.md ("Sharding a table by rows", "Sharding a table by columns", "A softmax over a
 sharded vocabulary").
 
-When a ``(V, D)`` table is too large for one device it is split over ``world_size`` processes (ranks):
+When a ``(V, d)`` table is too large for one device it is split over ``world_size`` processes (ranks):
 
 - **row-wise** (:class:`RowShardedEmbedding`): rank ``r`` holds a contiguous block of rows. Each rank
   has its own batch of ids; it sends every id to the rank that owns it (an all-to-all), the owners look
@@ -12,10 +12,10 @@ When a ``(V, D)`` table is too large for one device it is split over ``world_siz
   This is the model-parallel embedding of DLRM (:cite:t:`naumov2019dlrm`, section "Parallelism": embedding
   tables distributed by model parallelism, their lookups exchanged by an all-to-all "butterfly shuffle").
 - **column-wise** (:class:`ColumnShardedEmbedding`): rank ``r`` holds every row but only a block of the
-  ``D`` columns. Every id must reach every rank; each rank returns its columns to the rank that asked,
+  ``d`` columns. Every id must reach every rank; each rank returns its columns to the rank that asked,
   which concatenates them.
 - **vocabulary-parallel softmax** (:func:`vocab_parallel_log_softmax`, :func:`vocab_parallel_cross_entropy`):
-  the output layer ``(V, D)`` is split by rows (vocabulary items); each rank computes its slice of the
+  the output layer ``(V, d)`` is split by rows (vocabulary items); each rank computes its slice of the
   logits, and the log-softmax over all ``V`` items needs one all-reduce of the row maxima (MAX) and one
   of the sums of exponentials (SUM). This follows Megatron-LM (:cite:t:`shoeybi2019megatron`, §3: the output
   embedding "parallelized along the vocabulary dimension", with the cross-entropy fused so that only
@@ -154,7 +154,7 @@ def _off_rank(splits: Sequence[int], rank: int) -> int:
 def plan_exchange(
     ids_per_rank: Sequence,
     V: int,
-    D: int,
+    d: int,
     scheme: str = "row",
     *,
     dedupe: bool = True,
@@ -169,24 +169,24 @@ def plan_exchange(
     ``dedupe``) and ``W`` ranks:
 
     - row-wise: counts ``8 (W − 1)``; ids ``8 · m_r``, where ``m_r`` is the number of (distinct) ids owned
-      by another rank; rows served back ``itemsize · D · (ids received from other ranks)``; gradients
+      by another rank; rows served back ``itemsize · d · (ids received from other ranks)``; gradients
       the same as rows, in the other direction;
     - column-wise: counts ``8 (W − 1)``; ids ``8 n_r (W − 1)`` (every id goes to every rank); rows
       ``itemsize · D_r · Σ_{s≠r} n_s`` (``D_r`` = this rank's columns; all ``n_s`` ids, no de-duplication);
       gradients the same as rows.
 
     Byte counts are Python ``int``, exact at any size. Raises ``ValueError`` for an unknown scheme,
-    out-of-range ids, too few rows / columns, or a ``D`` or ``itemsize`` outside ``[1, MAX_SIZE]``
-    (:func:`lib.validate.size`); ``TypeError`` for a ``D`` or ``itemsize`` that is not an integer,
+    out-of-range ids, too few rows / columns, or a ``d`` or ``itemsize`` outside ``[1, MAX_SIZE]``
+    (:func:`lib.validate.size`); ``TypeError`` for a ``d`` or ``itemsize`` that is not an integer,
     ``ids_per_rank`` that is not a sequence, or a ``dedupe`` that is not ``True`` or ``False``.
 
     >>> # counts 8, id 8, rows 12, gradients 12
-    >>> plan_exchange([[1, 6], [2]], V=10, D=3, itemsize=4)[0]["total_bytes"]
+    >>> plan_exchange([[1, 6], [2]], V=10, d=3, itemsize=4)[0]["total_bytes"]
     40
     """
     validate.choice(scheme, "scheme", ("row", "column"))
     dedupe = validate.flag(dedupe, "dedupe")
-    D = validate.size(D, "D (embedding width)")
+    d = validate.size(d, "d (embedding width)")
     itemsize = validate.size(itemsize, "itemsize (bytes per value)")
     ids_per_rank = validate.collection(ids_per_rank, "ids_per_rank", "a sequence of id arrays, one per rank")
     W = validate.size(len(ids_per_rank), "world_size (the number of batches)", low=1)
@@ -201,11 +201,11 @@ def plan_exchange(
         for r in range(W):
             stats[r].id_bytes = ID_BYTES * _off_rank(sent[r], r)
             served_for_others = _off_rank(sent[:, r], r)
-            stats[r].row_bytes = itemsize * D * served_for_others
-            stats[r].grad_bytes = itemsize * D * _off_rank(sent[r], r)
+            stats[r].row_bytes = itemsize * d * served_for_others
+            stats[r].grad_bytes = itemsize * d * _off_rank(sent[r], r)
             stats[r].rows_served = int(sent[:, r].sum())
     else:
-        widths = shard_sizes(D, W, "columns")
+        widths = shard_sizes(d, W, "columns")
         n = [ids.size for ids in flat]
         for r in range(W):
             stats[r].id_bytes = ID_BYTES * n[r] * (W - 1)
@@ -300,12 +300,12 @@ def _group_info(group):
 
 
 class RowShardedEmbedding(torch.nn.Module):
-    """A ``(V, D)`` table split by rows over the ranks of ``group``; ``forward(ids)`` equals ``table[ids]``.
+    """A ``(V, d)`` table split by rows over the ranks of ``group``; ``forward(ids)`` equals ``table[ids]``.
 
-    ``local`` is this rank's ``(V_r, D)`` block, rows ``offsets[r] .. offsets[r + 1] − 1`` of the table
+    ``local`` is this rank's ``(V_r, d)`` block, rows ``offsets[r] .. offsets[r + 1] − 1`` of the table
     (:func:`shard_offsets`); build it with :meth:`from_full` from a table every rank can see, or pass the
     block directly. ``forward`` takes this rank's ids (an integer tensor of any shape, values in
-    ``[0, V)``; ``ValueError`` otherwise) and returns ``ids.shape + (D,)`` in the table's dtype. Every rank
+    ``[0, V)``; ``ValueError`` otherwise) and returns ``ids.shape + (d,)`` in the table's dtype. Every rank
     must call ``forward`` (and ``backward``) together: they are collectives.
 
     Steps: sort (and, with ``dedupe``, de-duplicate) the ids, which groups them by owner since shards are
@@ -326,19 +326,19 @@ class RowShardedEmbedding(torch.nn.Module):
             raise ValueError(
                 f"rank {rank} must hold {rows} rows of the {V}-row table, got a block of shape {tuple(local.shape)}"
             )
-        self.D = int(local.shape[1])
+        self.d = int(local.shape[1])
         self.local = torch.nn.Parameter(local)
         self.stats = CommStats()
 
     @classmethod
     def from_full(cls, table: torch.Tensor, *, group=None, dedupe: bool = True) -> "RowShardedEmbedding":
-        """Take this rank's rows of ``table`` ``(V, D)`` (copied, so the shard owns its memory)."""
+        """Take this rank's rows of ``table`` ``(V, d)`` (copied, so the shard owns its memory)."""
         rank, W = _group_info(group)
         off = shard_offsets(table.shape[0], W)
         return cls(table[off[rank] : off[rank + 1]].detach().clone(), table.shape[0], group=group, dedupe=dedupe)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        """Rows ``ids.shape + (D,)`` of the whole table for this rank's ``ids``; a collective (see the class)."""
+        """Rows ``ids.shape + (d,)`` of the whole table for this rank's ``ids``; a collective (see the class)."""
         W, rank = self.world_size, self.rank
         ids_np = validate.ids(ids.detach().cpu().numpy(), self.V)
         flat = torch.as_tensor(ids_np.reshape(-1), device=self.local.device)
@@ -359,32 +359,32 @@ class RowShardedEmbedding(torch.nn.Module):
         )
         recv_ids = send_ids.new_empty(int(sum(recv)))
         dist.all_to_all_single(recv_ids, send_ids, recv, send, group=self.group)
-        rows = F.embedding(recv_ids - self.offsets[rank], self.local)  # (rows asked of me, D)
-        back = _AllToAll.apply(rows, send, recv, self.group, stats)  # (len(send_ids), D), in send order
+        rows = F.embedding(recv_ids - self.offsets[rank], self.local)  # (rows asked of me, d)
+        back = _AllToAll.apply(rows, send, recv, self.group, stats)  # (len(send_ids), d), in send order
         self.stats = stats
-        return back[gather].reshape(tuple(ids.shape) + (self.D,))
+        return back[gather].reshape(tuple(ids.shape) + (self.d,))
 
 
 class ColumnShardedEmbedding(torch.nn.Module):
-    """A ``(V, D)`` table split by columns over the ranks of ``group``; ``forward(ids)`` equals ``table[ids]``.
+    """A ``(V, d)`` table split by columns over the ranks of ``group``; ``forward(ids)`` equals ``table[ids]``.
 
     ``local`` is this rank's ``(V, D_r)`` block, columns ``offsets[r] .. offsets[r + 1] − 1``
-    (``shard_offsets(D, world_size, "columns")``). ``forward`` takes this rank's ids (any shape) and
-    returns ``ids.shape + (D,)``: every rank's ids go to every rank (an all-to-all of the id lists), each
+    (``shard_offsets(d, world_size, "columns")``). ``forward`` takes this rank's ids (any shape) and
+    returns ``ids.shape + (d,)``: every rank's ids go to every rank (an all-to-all of the id lists), each
     rank looks up its columns for all of them and sends each block back to the rank that asked (a second
     all-to-all, flattened because the blocks' widths may differ), and the asker concatenates the blocks
     along the columns. The backward sends the gradient columns back to their owner. Every rank must call
     it together. ``self.stats`` holds the :class:`CommStats` of the last call.
     """
 
-    def __init__(self, local: torch.Tensor, D: int, *, group=None):
+    def __init__(self, local: torch.Tensor, d: int, *, group=None):
         super().__init__()
         rank, W = _group_info(group)
-        self.D, self.world_size, self.rank, self.group = int(D), W, rank, group
-        self.widths = shard_sizes(D, W, "columns")
+        self.d, self.world_size, self.rank, self.group = int(d), W, rank, group
+        self.widths = shard_sizes(d, W, "columns")
         if local.dim() != 2 or local.shape[1] != self.widths[rank]:
             raise ValueError(
-                f"rank {rank} must hold {self.widths[rank]} of the {D} columns, "
+                f"rank {rank} must hold {self.widths[rank]} of the {d} columns, "
                 f"got a block of shape {tuple(local.shape)}"
             )
         self.V = int(local.shape[0])
@@ -393,13 +393,13 @@ class ColumnShardedEmbedding(torch.nn.Module):
 
     @classmethod
     def from_full(cls, table: torch.Tensor, *, group=None) -> "ColumnShardedEmbedding":
-        """Take this rank's columns of ``table`` ``(V, D)`` (copied)."""
+        """Take this rank's columns of ``table`` ``(V, d)`` (copied)."""
         rank, W = _group_info(group)
         off = shard_offsets(table.shape[1], W, "columns")
         return cls(table[:, off[rank] : off[rank + 1]].detach().clone(), table.shape[1], group=group)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        """Rows ``ids.shape + (D,)`` of the whole table for this rank's ``ids``; a collective (see the class)."""
+        """Rows ``ids.shape + (d,)`` of the whole table for this rank's ``ids``; a collective (see the class)."""
         W, rank = self.world_size, self.rank
         ids_np = validate.ids(ids.detach().cpu().numpy(), self.V)
         flat = torch.as_tensor(ids_np.reshape(-1), device=self.local.device)
@@ -420,7 +420,7 @@ class ColumnShardedEmbedding(torch.nn.Module):
         )
         blocks = [b.reshape(n, ws) for b, ws in zip(got.split([n * ws for ws in self.widths]), self.widths)]
         self.stats = stats
-        return torch.cat(blocks, dim=1).reshape(tuple(ids.shape) + (self.D,))
+        return torch.cat(blocks, dim=1).reshape(tuple(ids.shape) + (self.d,))
 
 
 # --- vocabulary-parallel softmax ---------------------------------------------------------------------
@@ -429,12 +429,12 @@ class ColumnShardedEmbedding(torch.nn.Module):
 def vocab_parallel_logits(hidden: torch.Tensor, weight_local: torch.Tensor, *, group=None) -> torch.Tensor:
     """This rank's slice of the logits, ``hidden @ weight_local.T``: ``(N, V_r)``.
 
-    ``hidden`` ``(N, D)`` is the same on every rank; ``weight_local`` ``(V_r, D)`` is this rank's rows of
+    ``hidden`` ``(N, d)`` is the same on every rank; ``weight_local`` ``(V_r, d)`` is this rank's rows of
     the output matrix. ``hidden`` enters through Megatron's ``f`` (identity forward, all-reduce
     backward), so that ``hidden.grad`` is the full gradient on every rank.
     """
-    validate.tensor(hidden, "hidden", "(N, D)", floating=True)
-    validate.tensor(weight_local, "weight_local", "(V_r, D)", floating=True)
+    validate.tensor(hidden, "hidden", "(N, d)", floating=True)
+    validate.tensor(weight_local, "weight_local", "(V_r, d)", floating=True)
     _group_info(group)
     return _CopyToParallel.apply(hidden, group) @ weight_local.T
 

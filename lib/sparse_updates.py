@@ -3,12 +3,12 @@
 Taught in: chapters/scale.md ("A batch touches few rows", "Sparse against dense updates", "Adam moves rows
 that had no gradient").
 
-A batch of ``B`` ids reads at most ``B`` rows of a ``(V, D)`` table, so the gradient of the lookup is
+A batch of ``B`` ids reads at most ``B`` rows of a ``(V, d)`` table, so the gradient of the lookup is
 non-zero on at most ``B`` rows (:func:`lib.embedding.lookup_grad`). PyTorch can store it two ways:
 
-- dense (``nn.Embedding(sparse=False)``, the default): a full ``(V, D)`` gradient, mostly zeros, and an
+- dense (``nn.Embedding(sparse=False)``, the default): a full ``(V, d)`` gradient, mostly zeros, and an
   optimiser such as ``torch.optim.Adam`` that then updates every row;
-- sparse (``nn.Embedding(sparse=True)``): a ``torch.sparse_coo_tensor`` holding one ``(D,)`` row per
+- sparse (``nn.Embedding(sparse=True)``): a ``torch.sparse_coo_tensor`` holding one ``(d,)`` row per
   looked-up position and its index, updated by ``torch.optim.SparseAdam`` or plain ``torch.optim.SGD``,
   which touch only those rows.
 
@@ -154,7 +154,7 @@ class StepResult:
 
     method: str
     V: int
-    D: int
+    d: int
     batch: int
     seconds: float
     all_seconds: Tuple[float, ...]
@@ -165,12 +165,12 @@ class StepResult:
     table_bytes: int
 
 
-def _make(method: str, V: int, D: int, lr: float, seed: int):
+def _make(method: str, V: int, d: int, lr: float, seed: int):
     gen = torch.Generator().manual_seed(seed)
     sparse = method.startswith("sparse")
-    emb = torch.nn.Embedding(V, D, sparse=sparse)
+    emb = torch.nn.Embedding(V, d, sparse=sparse)
     with torch.no_grad():
-        emb.weight.copy_(torch.randn(V, D, generator=gen))
+        emb.weight.copy_(torch.randn(V, d, generator=gen))
     params = list(emb.parameters())
     if method == "dense_adam":
         opt = torch.optim.Adam(params, lr=lr)
@@ -190,7 +190,7 @@ def _grad_bytes(grad: torch.Tensor) -> int:
 def measure_step(
     method: str,
     V: int = 1_000_000,
-    D: int = 64,
+    d: int = 64,
     batch: int = 4096,
     *,
     steps: int = 3,
@@ -198,12 +198,12 @@ def measure_step(
     seed: int = 0,
     threads: Optional[int] = 1,
 ) -> StepResult:
-    """Time training steps of a ``(V, D)`` float32 ``nn.Embedding`` and count what the last step did.
+    """Time training steps of a ``(V, d)`` float32 ``nn.Embedding`` and count what the last step did.
 
     ``method``: ``"dense_adam"`` (dense gradient + ``torch.optim.Adam``), ``"sparse_adam"`` (sparse gradient
     + ``torch.optim.SparseAdam``), ``"sparse_sgd"`` (sparse gradient + ``torch.optim.SGD``) or
     ``"dense_sgd"``. Each step draws a fresh batch of ``batch`` uniform ids (seeded), computes
-    ``mean((E[ids] − T) ** 2)`` against a fixed random target ``T`` ``(batch, D)``, and steps the
+    ``mean((E[ids] − T) ** 2)`` against a fixed random target ``T`` ``(batch, d)``, and steps the
     optimiser; a step is timed from ``zero_grad`` to ``step`` inclusive. One untimed warm-up step comes
     first (it allocates the optimiser state), then ``steps`` timed ones, then one untimed step whose
     changed rows are counted. At that last step, rows used earlier but not now have non-zero moments:
@@ -214,25 +214,25 @@ def measure_step(
     a second thread can take many times longer than the work it does.
 
     Returns a :class:`StepResult`. Raises ``ValueError`` for an unknown method or a size / ``steps`` /
-    ``lr`` / ``threads`` out of range. Memory: ``V · D · 4`` bytes for the table, as much again for a dense gradient,
+    ``lr`` / ``threads`` out of range. Memory: ``V · d · 4`` bytes for the table, as much again for a dense gradient,
     twice as much for (either) Adam's state, plus one copy of the table while counting changed rows.
     """
     validate.choice(method, "method", METHODS)
     V = validate.size(V, "V (vocabulary size)", low=1)
-    D = validate.size(D, "D (embedding width)", low=1)
+    d = validate.size(d, "d (embedding width)", low=1)
     batch = validate.size(batch, "batch", low=1)
     steps = validate.size(steps, "steps", low=1)
     lr = validate.number(lr, "lr", gt=0)
     if threads is not None:
         threads = validate.integer(threads, "threads", low=1)
     with torch_threads(threads):
-        return _measure(method, V, D, batch, steps, lr, seed)
+        return _measure(method, V, d, batch, steps, lr, seed)
 
 
-def _measure(method, V, D, batch, steps, lr, seed) -> StepResult:
-    emb, opt = _make(method, V, D, lr, seed)
+def _measure(method, V, d, batch, steps, lr, seed) -> StepResult:
+    emb, opt = _make(method, V, d, lr, seed)
     gen = torch.Generator().manual_seed(seed + 1)
-    target = torch.randn(batch, D, generator=gen)
+    target = torch.randn(batch, d, generator=gen)
     # warm-up, `steps` timed steps, one counted step
     batches = [torch.randint(0, V, (batch,), generator=gen) for _ in range(steps + 2)]
 
@@ -248,7 +248,7 @@ def _measure(method, V, D, batch, steps, lr, seed) -> StepResult:
         t0 = time.perf_counter()
         step(ids)
         times.append(time.perf_counter() - t0)
-    before = emb.weight.detach().clone()  # outside the timed steps: copying V x D would dominate them
+    before = emb.weight.detach().clone()  # outside the timed steps: copying V x d would dominate them
     step(batches[-1])
     with torch.no_grad():
         changed = int((emb.weight != before).any(dim=1).sum())
@@ -257,7 +257,7 @@ def _measure(method, V, D, batch, steps, lr, seed) -> StepResult:
     return StepResult(
         method=method,
         V=V,
-        D=D,
+        d=d,
         batch=batch,
         seconds=float(statistics.median(times)),
         all_seconds=tuple(float(t) for t in times),

@@ -63,9 +63,9 @@ def test_row_owner_rejects_bad_ids():
 
 
 def test_plan_exchange_by_hand_row_wise():
-    # V = 10 over 2 ranks: rank 0 owns 0..4, rank 1 owns 5..9. D = 3, float32 (4 bytes).
+    # V = 10 over 2 ranks: rank 0 owns 0..4, rank 1 owns 5..9. d = 3, float32 (4 bytes).
     ids = [[1, 6, 6, 7], [2, 2, 9]]
-    plan = plan_exchange(ids, V=10, D=3, scheme="row", dedupe=True, itemsize=4)
+    plan = plan_exchange(ids, V=10, d=3, scheme="row", dedupe=True, itemsize=4)
     # rank 0 sends distinct remote ids {6, 7} -> 16 bytes of ids; it serves rank 1's {2}: 1 row = 12 bytes;
     # backward: it returns gradients for its 2 remote rows = 24 bytes; counts: one int64 to one peer.
     assert plan[0] == {
@@ -87,14 +87,14 @@ def test_plan_exchange_by_hand_row_wise():
         "forward_bytes": 40,
         "total_bytes": 52,
     }
-    no_dedupe = plan_exchange(ids, V=10, D=3, scheme="row", dedupe=False, itemsize=4)
+    no_dedupe = plan_exchange(ids, V=10, d=3, scheme="row", dedupe=False, itemsize=4)
     assert no_dedupe[0]["id_bytes"] == 24 and no_dedupe[1]["row_bytes"] == 36  # 6 sent three times
 
 
 def test_plan_exchange_by_hand_column_wise():
-    # D = 5 over 2 ranks: widths 3 and 2. Rank 0 asks 4 ids, rank 1 asks 3.
+    # d = 5 over 2 ranks: widths 3 and 2. Rank 0 asks 4 ids, rank 1 asks 3.
     ids = [[1, 6, 6, 7], [2, 2, 9]]
-    plan = plan_exchange(ids, V=10, D=5, scheme="column", itemsize=4)
+    plan = plan_exchange(ids, V=10, d=5, scheme="column", itemsize=4)
     assert plan[0]["id_bytes"] == 8 * 4 and plan[1]["id_bytes"] == 8 * 3
     assert plan[0]["row_bytes"] == 4 * 3 * 3  # its 3 columns for rank 1's 3 ids
     assert plan[1]["row_bytes"] == 4 * 2 * 4  # its 2 columns for rank 0's 4 ids
@@ -103,7 +103,7 @@ def test_plan_exchange_by_hand_column_wise():
 
 
 def test_plan_exchange_single_rank_sends_nothing():
-    plan = plan_exchange([[0, 1, 2, 2]], V=5, D=4, scheme="row")
+    plan = plan_exchange([[0, 1, 2, 2]], V=5, d=4, scheme="row")
     assert plan[0]["total_bytes"] == 0 and plan[0]["rows_served"] == 3
 
 
@@ -120,25 +120,25 @@ def test_plan_exchange_errors():
 
 
 def _cases(world_size):
-    """Cases for one world size: uneven V and D, repeated ids, all ids on one shard, 2-D ids, an empty batch."""
-    V, D = 1001, 7  # divisible by neither 2 nor 3
+    """Cases for one world size: uneven V and d, repeated ids, all ids on one shard, 2-D ids, an empty batch."""
+    V, d = 1001, 7  # divisible by neither 2 nor 3
     cases = {
-        "uniform": make_case(V, D, world_size, 64, seed=1),
-        "zipf": make_case(V, D, world_size, 64, distribution="zipf", seed=2),
+        "uniform": make_case(V, d, world_size, 64, seed=1),
+        "zipf": make_case(V, d, world_size, 64, distribution="zipf", seed=2),
     }
-    rep = make_case(V, D, world_size, 1, seed=3)
+    rep = make_case(V, d, world_size, 1, seed=3)
     rep["ids_per_rank"] = [np.array([5, 5, 999, 5, 0, 999, 5]) for _ in range(world_size)]
     cases["repeated"] = rep
-    one = make_case(V, D, world_size, 1, seed=4)
+    one = make_case(V, d, world_size, 1, seed=4)
     last_lo = shard_offsets(V, world_size)[-2]
     one["ids_per_rank"] = [np.random.default_rng(r).integers(last_lo, V, size=20) for r in range(world_size)]
     one["targets"] = np.full(8, V - 1)  # every target on the last shard too
     cases["one_shard"] = one
-    grid = make_case(V, D, world_size, 1, seed=5)
+    grid = make_case(V, d, world_size, 1, seed=5)
     grid["ids_per_rank"] = [np.random.default_rng(10 + r).integers(0, V, size=(3, 4)) for r in range(world_size)]
     cases["2d"] = grid
     if world_size > 1:
-        empty = make_case(V, D, world_size, 16, seed=6)
+        empty = make_case(V, d, world_size, 16, seed=6)
         empty["ids_per_rank"][0] = np.zeros(0, dtype=np.int64)
         cases["empty_on_rank_0"] = empty
     return cases
@@ -200,9 +200,9 @@ def test_measured_bytes_equal_the_plan(runs):
     for (name, dtype, dedupe), results in out.items():
         itemsize = 8 if dtype == "float64" else 4
         case = cases[name]
-        V, D = case["table"].shape
-        row_plan = plan_exchange(case["ids_per_rank"], V, D, "row", dedupe=dedupe, itemsize=itemsize)
-        col_plan = plan_exchange(case["ids_per_rank"], V, D, "column", itemsize=itemsize)
+        V, d = case["table"].shape
+        row_plan = plan_exchange(case["ids_per_rank"], V, d, "row", dedupe=dedupe, itemsize=itemsize)
+        col_plan = plan_exchange(case["ids_per_rank"], V, d, "column", itemsize=itemsize)
         assert [r["row_stats"] for r in results] == row_plan, (name, dtype, dedupe)
         assert [r["col_stats"] for r in results] == col_plan, (name, dtype, dedupe)
 
@@ -242,14 +242,14 @@ def test_vocab_parallel_arguments_are_checked_before_the_process_group():
         vocab_parallel_cross_entropy(torch.full((1, 3), float("nan")), torch.tensor([0]), 0)
     with pytest.raises(TypeError, match=r"^targets must be an integer torch.Tensor \(N,\), got dtype torch.float32$"):
         vocab_parallel_cross_entropy(torch.zeros(1, 3), torch.tensor([0.0]), 0)
-    with pytest.raises(TypeError, match=r"^hidden must be a torch.Tensor \(N, D\), got ndarray$"):
+    with pytest.raises(TypeError, match=r"^hidden must be a torch.Tensor \(N, d\), got ndarray$"):
         vocab_parallel_logits(np.zeros((1, 2)), torch.zeros(3, 2))
 
 
 def test_dedupe_must_be_true_or_false():
     for bad in ("no", 1, None):
         with pytest.raises(TypeError) as info:  # "no" de-duplicated
-            plan_exchange([[1, 1]], V=4, D=2, dedupe=bad)
+            plan_exchange([[1, 1]], V=4, d=2, dedupe=bad)
         assert str(info.value) == f"dedupe must be True or False, got {bad!r}"
         with pytest.raises(TypeError) as info:  # checked before the process group is looked up
             RowShardedEmbedding(torch.zeros(4, 2), 4, dedupe=bad)
@@ -258,12 +258,12 @@ def test_dedupe_must_be_true_or_false():
 
 def test_plan_exchange_checks_the_width_and_the_itemsize():
     ids = [[0, 1], [2, 3]]
-    for D, kind, got in [(np.uint64(2**64 - 1), ValueError, "np.uint64(18446744073709551615)"),  # wrapped around
+    for d, kind, got in [(np.uint64(2**64 - 1), ValueError, "np.uint64(18446744073709551615)"),  # wrapped around
                          (-4, ValueError, "-4"),  # row_bytes -32
                          (4.5, TypeError, "4.5"),  # row_bytes 36.0
                          (np.float16(60000), TypeError, "np.float16(6e+04)")]:  # row_bytes inf, total_bytes nan
-        with pytest.raises(kind, match=rf"^D \(embedding width\) must be an integer in \[1, 268435456\], got {re.escape(got)}$"):
-            plan_exchange(ids, 10, D, "row")
+        with pytest.raises(kind, match=rf"^d \(embedding width\) must be an integer in \[1, 268435456\], got {re.escape(got)}$"):
+            plan_exchange(ids, 10, d, "row")
     with pytest.raises(ValueError, match=r"^itemsize \(bytes per value\) must be an integer in \[1, 268435456\], got np.uint64"):
         plan_exchange(ids, 10, 4, "row", itemsize=np.uint64(2**63))  # row_bytes 0
     with pytest.raises(TypeError, match="^ids_per_rank must be a sequence of id arrays, one per rank, got None$"):

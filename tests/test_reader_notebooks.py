@@ -7,7 +7,11 @@ files and run in a second, so that a chapter's author sees these failures first:
 - no output is a Python dict or list-of-tuples repr where a table is meant;
 - no visible code cell does glue bookkeeping, and no prose talks about the test machinery, nor does a
   docstring that the API page shows;
-- every chapter of the table of contents' "Chapters" part has learning objectives and a summary;
+- every chapter of the table of contents' "Chapters" part has learning objectives and a summary, and ends with
+  Summary, Exercises and Further reading, in that order and under those names;
+- no page title repeats the part of the sidebar it is listed under ("Appendix: ...");
+- a capital letter that visible code names a value by is a symbol of the notation page (``d``, never ``D``);
+- a change of prose reaches a notebook without executing it (``tools/build_notebooks.py --markdown-only``);
 - the environment that builds the book is pinned whole: requirements.txt includes constraints.txt, and
   constraints.txt pins every installed package at its installed version.
 """
@@ -47,6 +51,12 @@ REPR_PATTERNS = {
 GLUE = re.compile(r"\bglue\b")
 # Words that belong to the test machinery, not to the book (outside code).
 MACHINERY = re.compile(r"\bnbval\b|\bsanitiz\w*|\btests/|\bpytest\b|nbval_sanitize", re.I)
+# What prose says of how the book is checked rather than what a reader needs: continuous integration, the
+# chapters re-executed and compared with their stored outputs, the runs under several CPU code paths.
+PROSE_MACHINERY = re.compile(
+    r"(?i:\bcontinuous integration\b|\bcode paths?\b|\bstored outputs?\b|\bre-?execut\w*"
+    r"|\bcompared with what the page shows\b)|\bCI\b"
+)
 OBJECTIVES = re.compile(r"learning objectives", re.I)
 SUMMARY = re.compile(r"^(summary|key takeaways)\b", re.I)
 # CUDA builds of torch bring these with exact pins of their own; the CPU build has none
@@ -171,16 +181,40 @@ def _prose(md_text: str, inline_code: bool = False) -> str:
 
 
 def _machinery_lines(source: Path) -> list[str]:
-    """``name:line: text`` for each line of prose of ``source`` that names the test machinery."""
+    """``name:line: text`` for each phrase of prose of ``source`` that names the test machinery (nbval,
+    sanitizing, tests/, continuous integration, stored outputs, CPU code paths). The prose is searched with its
+    lines joined, so that a phrase broken over two lines is found, and reported at the line it starts on."""
     prose = _prose(source.read_text(), inline_code=True)
-    return [f"{source.name}:{n}: {line.strip()[:100]}" for n, line in enumerate(prose.splitlines(), 1)
-            if MACHINERY.search(line)]
+    text, line_of = [], []  # the prose with every run of blanks one space; line_of[i]: the line of text[i]
+    for n, line in enumerate(prose.splitlines(), 1):
+        for word in line.split():
+            piece = word + " "
+            text.append(piece)
+            line_of.extend([n] * len(piece))
+    joined = "".join(text)
+    found = []
+    for pattern in (MACHINERY, PROSE_MACHINERY):
+        for m in pattern.finditer(joined):
+            found.append((line_of[m.start()], joined[max(0, m.start() - 40): m.end() + 40].strip()))
+    return [f"{source.name}:{n}: {context}" for n, context in sorted(found)]
+
+
+def test_prose_machinery_patterns_catch_how_the_book_is_checked_and_spare_its_subject():
+    for line in ("re-executed\nin continuous integration", "(executed under several CPU code\n  paths, the book shows it)",
+                 "in CI", "every notebook against its stored outputs", "is compared with what the page shows",
+                 "checked by nbval", "see tests/test_x.py"):
+        assert _hits(MACHINERY, line) or _hits(PROSE_MACHINERY, line), line
+    for line in ("one CPU's arithmetic to another's", "running a chapter again prints the same numbers",
+                 "the code beside it", "the CIFAR-10 images", "a civic word", "stored values"):
+        assert not (_hits(MACHINERY, line) or _hits(PROSE_MACHINERY, line)), line
 
 
 @pytest.mark.parametrize("source", _book_sources(), ids=lambda p: p.stem)
 def test_prose_never_mentions_the_test_machinery(source):
+    """Prose (inline code included, fenced code not: a command the reader runs is fine) never tells how the
+    book is checked: nbval, sanitizing, tests/, continuous integration, stored outputs, CPU code paths."""
     lines = _machinery_lines(source)
-    assert lines == [], "prose that talks about the test machinery (nbval, sanitizing, tests/):\n" + "\n".join(lines)
+    assert lines == [], "prose that talks about the test machinery (nbval, CI, stored outputs, code paths):\n" + "\n".join(lines)
 
 
 def test_machinery_in_prose_is_reported_at_its_line_of_the_page(tmp_path):
@@ -191,7 +225,8 @@ def test_machinery_in_prose_is_reported_at_its_line_of_the_page(tmp_path):
     lines.insert(last_fence + 1, "Every number here is checked by nbval.")
     mutated = tmp_path / source.name
     mutated.write_text("\n".join(lines) + "\n")
-    assert _machinery_lines(mutated) == [f"{source.name}:{last_fence + 2}: Every number here is checked by nbval."]
+    (found,) = _machinery_lines(mutated)
+    assert found.startswith(f"{source.name}:{last_fence + 2}: ") and "checked by nbval" in found, found
 
 
 def _api_modules() -> list[str]:
@@ -311,6 +346,33 @@ def test_every_symbol_is_on_the_notation_page(source):
     assert used == {}, f"{source.name}: symbols that notation.md does not list: {used}"
 
 
+def _visible_code_names(nb_path: Path):
+    """(cell index, name) of every name a reader sees bound in a chapter's visible code: assignment and loop
+    targets, and keyword arguments (``compare_steps(V=..., d=64)``)."""
+    import ast
+
+    for i, cell in enumerate(jupytext.read(nb_path).cells):
+        if cell.cell_type != "code" or set(cell.metadata.get("tags", [])) & HIDDEN_INPUT:
+            continue
+        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.keyword) and node.arg:
+                yield i, node.arg
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                yield i, node.id
+
+
+@pytest.mark.parametrize("nb_path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_capital_letters_in_code_are_symbols_of_the_notation_page(nb_path):
+    """A capital letter the code names a value by (``E = ...``, ``compare_steps(V=..., d=64)``) is a symbol
+    of the notation page, as it is in a formula: the width is ``d`` in code as in the text, never ``D``."""
+    listed = set().union(*map(_symbols, _maths((ROOT / "notation.md").read_text())))
+    found = sorted({f"{nb_path.name} cell {i}: {name}" for i, name in _visible_code_names(nb_path)
+                    if re.fullmatch(r"[A-Z]", name) and name not in listed})
+    assert found == [], ("capital letters in the code a reader sees that notation.md does not list (use the page's "
+                         "symbol, or a word):\n" + "\n".join(found))
+
+
 def _chapters_part() -> list[str]:
     """Docnames of the table of contents' "Chapters" part (the appendices are not chapters)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
@@ -334,6 +396,84 @@ def test_every_chapter_has_learning_objectives_and_a_summary(docname):
         f"headings: {titles}"
     )
     assert any(SUMMARY.search(t) for t in titles), f"{docname}: no 'Summary' (or 'Key takeaways') section"
+
+
+# The end of a chapter: one order and one name for each part (CONTRIBUTING.md, "A chapter, cell by cell").
+CLOSING = ("Summary", "Exercises", "Further reading")
+# Other names a chapter might give one of them: a summary, a set of exercises, a reading list.
+CLOSING_KINDS = {
+    "Summary": re.compile(r"(?i)^(?:summary|key (?:takeaways|points)|recap|in short|conclusions?)\b"),
+    "Exercises": re.compile(r"(?i)^(?:exercises?|check yourself|try (?:this|it)|problems|questions|practice)\b"),
+    "Further reading": re.compile(r"(?i)^(?:further reading|read(?:ing)? (?:more|next|list)|references|"
+                                  r"bibliography|see also)\b"),
+}
+
+
+def _closing_problems(md_text: str) -> list[str]:
+    """What is wrong with the end of a chapter: its ``##`` sections must run Summary, Exercises and (if the
+    chapter has a reading list) Further reading, one after another, under exactly those names; a note on a
+    source text may follow them."""
+    heads = re.findall(r"^##\s+(.+?)\s*$", _prose(md_text, inline_code=True), re.M)
+    problems = [f"{h!r} should be named {name!r}" for h in heads for name, kind in CLOSING_KINDS.items()
+                if kind.match(h) and h != name]
+    for name in CLOSING[:2]:
+        if heads.count(name) != 1:
+            problems.append(f"{heads.count(name)} sections named {name!r} (one expected)")
+    if not problems:
+        start = heads.index("Summary")
+        expected = [name for name in CLOSING if name in heads]
+        if heads[start:start + len(expected)] != expected:
+            problems.append(f"the sections from Summary on run {heads[start:start + len(expected)]}, not {expected}")
+    return problems
+
+
+def test_closing_rule_catches_another_order_and_another_name():
+    def md(*heads):
+        return "# T\n\n## Learning objectives\n\n## Idea\n\n" + "".join(f"## {h}\n\ntext\n\n" for h in heads)
+
+    assert _closing_problems(md("Summary", "Exercises", "Further reading", "The book beside Lesson 2.3")) == []
+    assert _closing_problems(md("Summary", "Exercises")) == []
+    assert _closing_problems(md("Exercises", "Summary"))  # the other order
+    assert _closing_problems(md("Summary", "Common mistakes", "Exercises"))  # not one after another
+    assert _closing_problems(md("Summary", "Exercises", "Read more"))  # another name
+    assert _closing_problems(md("Summary", "Check yourself", "Try this"))  # exercises under other names
+    assert _closing_problems(md("Key takeaways", "Exercises"))
+    assert _closing_problems(md("Summary", "Further reading", "Exercises"))
+    # a fenced block's "## Exercises" is not a heading
+    assert _closing_problems(md("Summary") + "```\n## Exercises\n```\n")
+
+
+@pytest.mark.parametrize("docname", _chapters_part())
+def test_every_chapter_ends_with_summary_exercises_further_reading(docname):
+    problems = _closing_problems((ROOT / f"{docname}.md").read_text())
+    assert problems == [], (f"{docname}: the end of a chapter runs ## Summary, ## Exercises, ## Further reading "
+                            "(if any), under those names:\n" + "\n".join(problems))
+
+
+def _page_title(docname: str) -> str:
+    """The first ``#`` heading of a page's source (.md, or the Markdown cells of an .ipynb)."""
+    source = ROOT / f"{docname}.md"
+    text = source.read_text() if source.exists() else "\n".join(
+        "".join(c["source"]) for c in json.loads((ROOT / f"{docname}.ipynb").read_text())["cells"]
+        if c["cell_type"] == "markdown")
+    return re.search(r"^#\s+(.+?)\s*$", _prose(text, inline_code=True), re.M).group(1)
+
+
+def test_no_sidebar_entry_repeats_its_part_in_its_title():
+    """The sidebar lists each part of _toc.yml under its caption ("Chapters", "Appendices"), so a page's title
+    names the page alone: "The toy language", not "Appendix: the toy language" beside "Notation" (one naming
+    rule for every entry of a part)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    found = []
+    for part in toc.get("parts", []):
+        caption = part.get("caption", "")
+        kind = re.sub(r"(?:ices|es|s)$", "", caption.lower())  # "appendices" -> "append", "chapters" -> "chapter"
+        for entry in part.get("chapters", []):
+            docname = re.sub(r"\.(md|ipynb)$", "", entry["file"])
+            title = _page_title(docname)
+            if re.match(rf"(?i){kind}\w*\b", title):  # "Appendix: ...", "Appendix A. ...", "Chapter 3 ..."
+                found.append(f"{docname}: {title!r} (part {caption!r})")
+    assert found == [], "page titles that repeat the part the sidebar lists them under:\n" + "\n".join(found)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -377,3 +517,37 @@ def test_every_installed_package_is_pinned_at_its_installed_version():
         "this environment differs from constraints.txt (reinstall with `make venv`, or `make constraints` "
         "after changing requirements.txt):\n" + "\n".join(drift)
     )
+
+
+# ----------------------------------------------------------------------------------------------------
+# a change of prose reaches the notebook without executing it
+
+
+def test_markdown_only_update_keeps_the_outputs_and_refuses_a_code_change(tmp_path):
+    import shutil
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_notebooks
+
+    md, nb = tmp_path / "trace_exercise.md", tmp_path / "trace_exercise.ipynb"
+    shutil.copy(ROOT / "chapters/trace_exercise.md", md)
+    shutil.copy(ROOT / "chapters/trace_exercise.ipynb", nb)
+    before = json.loads(nb.read_text())
+    text = md.read_text()
+    assert text.count("## Learning objectives\n") == 1
+    md.write_text(text.replace("## Learning objectives\n", "## Learning objectives\n\nA new sentence.\n"))
+    assert build_notebooks.update_markdown(md) == 1
+    after = json.loads(nb.read_text())
+    assert [c.get("outputs") for c in after["cells"] if c["cell_type"] == "code"] == \
+           [c.get("outputs") for c in before["cells"] if c["cell_type"] == "code"]
+    assert after["metadata"] == before["metadata"]
+    assert sum("A new sentence." in "".join(c["source"]) for c in after["cells"] if c["cell_type"] == "markdown") == 1
+
+    code = md.read_text()
+    assert code.count("```{code-cell} ipython3\n") > 1
+    first = code.index("```{code-cell} ipython3\n", code.index("## Learning objectives"))
+    md.write_text(code[:first] + "```{code-cell} ipython3\nprint(1)\n```\n\n" + code[first:])
+    with pytest.raises(SystemExit, match="code cells changed"):
+        build_notebooks.update_markdown(md)
+    assert json.loads(nb.read_text()) == after  # left as it was

@@ -659,6 +659,14 @@ def test_nothing_is_cut_off(site, docname, width, opened):
         )
 
 
+def test_notation_tables_fit_a_phone(site):
+    """The notation page is the one a reader keeps open beside a chapter, on a phone too: at 390 px every
+    table of it fits the column (narrow screens stack each row, _ext/static/notation.css), so that no column,
+    the shape or the name in code, is off-screen."""
+    wide = [s for s in site.audit("notation", WIDTHS["phone"])["scrolls"] if s.startswith("table ")]
+    assert wide == [], f"notation at {WIDTHS['phone']} px: tables wider than the column:\n" + "\n".join(wide)
+
+
 @pytest.mark.parametrize("docname, width", _both(PAGES))
 def test_inline_code_breaks_only_between_words(site, docname, width):
     """An identifier or a file name in inline code wraps after a ``.``, ``_``, ``/`` or a space, never inside

@@ -95,12 +95,12 @@ def test_touched_errors(call, exc, match):
 
 # --- one training step -----------------------------------------------------------------------------
 
-V, D, B = 3000, 8, 64
+V, d, B = 3000, 8, 64
 
 
 @pytest.fixture(scope="module")
 def steps():
-    return {m: measure_step(m, V, D, B, steps=2, seed=0) for m in METHODS}
+    return {m: measure_step(m, V, d, B, steps=2, seed=0) for m in METHODS}
 
 
 def test_rows_changed_by_each_method(steps):
@@ -118,14 +118,14 @@ def test_rows_changed_by_each_method(steps):
 
 def test_gradient_and_state_bytes(steps):
     dense, sparse = steps["dense_adam"], steps["sparse_adam"]
-    assert dense.grad_bytes == V * D * 4
+    assert dense.grad_bytes == V * d * 4
     # uncoalesced sparse gradient: one float32 row and one int64 index per looked-up position
-    assert sparse.grad_bytes == B * D * 4 + B * 8
-    adam_state = sum(training_footprint(V, D, "fp32", "adam").optimizer_state.values())
-    assert dense.state_bytes == adam_state == 2 * V * D * 4
+    assert sparse.grad_bytes == B * d * 4 + B * 8
+    adam_state = sum(training_footprint(V, d, "fp32", "adam").optimizer_state.values())
+    assert dense.state_bytes == adam_state == 2 * V * d * 4
     assert sparse.state_bytes == adam_state  # SparseAdam's moments are dense tensors too
     assert steps["sparse_sgd"].state_bytes == 0
-    assert dense.table_bytes == V * D * 4
+    assert dense.table_bytes == V * d * 4
 
 
 def test_timings_are_recorded(steps):
@@ -141,7 +141,7 @@ def test_timings_are_recorded(steps):
         (dict(method="dense_adam", V=0), ValueError, r"V \(vocabulary size\) must be an integer in \[1, 268435456\], got 0"),
         (dict(method="dense_adam", steps=0), ValueError, "steps must be an integer in \\[1, 268435456\\]"),
         (dict(method="dense_adam", lr=-1.0), ValueError, "lr must be a finite number > 0"),
-        (dict(method="dense_adam", D=True), TypeError, "D .* must be an integer"),
+        (dict(method="dense_adam", d=True), TypeError, "d .* must be an integer"),
         (dict(method="dense_adam", threads=0), ValueError, "threads must be an integer >= 1"),
     ],
 )

@@ -54,20 +54,20 @@ TOUCH_SIZES = np.logspace(3, 7, 9).round().astype(int)  # 1,000 .. 10,000,000 ro
 TOUCH_SAMPLED = (10**3, 10**4, 10**5, 10**6)
 DRIFT_STEPS = 30
 DRIFT_LR = 0.1
-EXCHANGE_CASE = dict(V=100_000, D=64, batch=4096, itemsize=4)  # float32 rows, 4,096 ids per rank
+EXCHANGE_CASE = dict(V=100_000, d=64, batch=4096, itemsize=4)  # float32 rows, 4,096 ids per rank
 EXCHANGE_WORLDS = (1, 2, 3, 4, 6, 8)
 LOAD_WORLD = 4
 
 
 def footprint_configs():
     """The configurations of :func:`lib.figures.scale.footprint`: ``[(label, Footprint), ...]`` for the 1M x 768 table."""
-    V, D = FOOTPRINT_CASE
+    V, d = FOOTPRINT_CASE
     return [
-        ("fp32\nSGD", training_footprint(V, D, "fp32", "sgd")),
-        ("fp32\nmomentum", training_footprint(V, D, "fp32", "momentum")),
-        ("fp32\nAdam", training_footprint(V, D, "fp32", "adam")),
-        ("bf16\nAdam", training_footprint(V, D, "bf16", "adam")),
-        ("bf16 Adam,\nfp32 master", training_footprint(V, D, "bf16", "adam", master_weights=True)),
+        ("fp32\nSGD", training_footprint(V, d, "fp32", "sgd")),
+        ("fp32\nmomentum", training_footprint(V, d, "fp32", "momentum")),
+        ("fp32\nAdam", training_footprint(V, d, "fp32", "adam")),
+        ("bf16\nAdam", training_footprint(V, d, "bf16", "adam")),
+        ("bf16 Adam,\nfp32 master", training_footprint(V, d, "bf16", "adam", master_weights=True)),
     ]
 
 
@@ -250,7 +250,7 @@ def exchange_data(worlds: Sequence[int] = EXCHANGE_WORLDS):
             ("row-wise, Zipf ids", "zipf", "row"),
             ("column-wise", "uniform", "column"),
         ):
-            plan = plan_exchange(ids[dist_name], c["V"], c["D"], scheme, itemsize=c["itemsize"])
+            plan = plan_exchange(ids[dist_name], c["V"], c["d"], scheme, itemsize=c["itemsize"])
             out[label].append(sum(p["total_bytes"] for p in plan))
     return out
 
@@ -263,26 +263,26 @@ def load_data(world_size: int = LOAD_WORLD):
         ids = [
             sample_ids(c["V"], c["batch"], distribution=dist_name, seed=1 + r) for r in range(world_size)
         ]
-        out[label] = [p["rows_served"] for p in plan_exchange(ids, c["V"], c["D"], "row")]
+        out[label] = [p["rows_served"] for p in plan_exchange(ids, c["V"], c["d"], "row")]
     return out
 
 
 def make_case(
-    V: int, D: int, world_size: int, batch: int, *, distribution: str = "uniform", N: int = 8, seed: int = 0
+    V: int, d: int, world_size: int, batch: int, *, distribution: str = "uniform", N: int = 8, seed: int = 0
 ) -> Dict[str, Any]:
     """A seeded test case for :func:`check_sharding`: tables, one batch of ids per rank, softmax inputs.
 
-    Returns ``{"table": (V, D) float64, "ids_per_rank": [(batch,) int64, ...], "hidden": (N, D),
-    "out_table": (V, D), "targets": (N,) int64}`` as NumPy arrays. Ids follow ``distribution``
+    Returns ``{"table": (V, d) float64, "ids_per_rank": [(batch,) int64, ...], "hidden": (N, d),
+    "out_table": (V, d), "targets": (N,) int64}`` as NumPy arrays. Ids follow ``distribution``
     (``"uniform"`` or ``"zipf"``, see :func:`lib.sparse_updates.sample_ids`), seeded per rank.
     """
     world_size = validate.integer(world_size, "world_size", low=1)
     rng = np.random.default_rng(seed)
     return {
-        "table": rng.standard_normal((V, D)),
+        "table": rng.standard_normal((V, d)),
         "ids_per_rank": [sample_ids(V, batch, distribution=distribution, seed=seed + 1 + r) for r in range(world_size)],
-        "hidden": rng.standard_normal((N, D)),
-        "out_table": rng.standard_normal((V, D)) / np.sqrt(D),
+        "hidden": rng.standard_normal((N, d)),
+        "out_table": rng.standard_normal((V, d)) / np.sqrt(d),
         "targets": rng.integers(0, V, size=N),
     }
 
@@ -326,12 +326,12 @@ def check_sharding(
         device = _default_device(rank)
     tdtype = getattr(torch, dtype)
     table = torch.as_tensor(case["table"], dtype=tdtype, device=device)
-    V, D = table.shape
+    V, d = table.shape
     ids_all = [torch.as_tensor(np.asarray(i, dtype=np.int64), device=device) for i in case["ids_per_rank"]]
     ids = ids_all[rank]
     coef = [
         torch.as_tensor(
-            np.random.default_rng(1000 + r).standard_normal(tuple(i.shape) + (D,)), dtype=tdtype, device=device
+            np.random.default_rng(1000 + r).standard_normal(tuple(i.shape) + (d,)), dtype=tdtype, device=device
         )
         for r, i in enumerate(ids_all)
     ]
@@ -352,7 +352,7 @@ def check_sharding(
     y = col(ids)
     out["col_lookup_err"] = _max_abs(y.detach(), table[ids])
     (y * coef[rank]).sum().backward()
-    c0 = shard_offsets(D, world_size, "columns")
+    c0 = shard_offsets(d, world_size, "columns")
     out["col_grad_err"] = _max_abs(col.local.grad, ref.grad[:, c0[rank] : c0[rank + 1]])
     out["col_stats"] = col.stats.as_dict()
 
@@ -382,9 +382,9 @@ def check_sharding(
 
 def sharded_lookup(rank: int, world_size: int, table, ids_per_rank: Sequence, *, scheme: str = "row") -> np.ndarray:
     """Run on every rank: look up this rank's ids in ``table`` sharded by ``scheme`` (``"row"`` or
-    ``"column"``); return the rows, ``ids.shape + (D,)`` as NumPy.
+    ``"column"``); return the rows, ``ids.shape + (d,)`` as NumPy.
 
-    ``table`` ``(V, D)`` and ``ids_per_rank`` (one array-like per rank) are the same on every rank. A bad
+    ``table`` ``(V, d)`` and ``ids_per_rank`` (one array-like per rank) are the same on every rank. A bad
     id raises ``ValueError`` on the rank that holds it (which :func:`lib.processes.spawn` reports as a :class:`lib.processes.RankError`).
     """
     validate.choice(scheme, "scheme", ("row", "column"))
@@ -462,7 +462,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python -m lib.chapters.scale", description=main.__doc__)
     p.add_argument("--world-size", type=int, default=2)
     p.add_argument("--V", type=int, default=1000)
-    p.add_argument("--D", type=int, default=16)
+    p.add_argument("--d", type=int, default=16)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--distribution", default="zipf", choices=("uniform", "zipf"))
     p.add_argument("--backend", default="gloo")
@@ -473,7 +473,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", 0)))
         dist.init_process_group(a.backend, init_method="env://")
         rank, W = dist.get_rank(), dist.get_world_size()
-        case = make_case(a.V, a.D, W, a.batch, distribution=a.distribution, seed=a.seed)
+        case = make_case(a.V, a.d, W, a.batch, distribution=a.distribution, seed=a.seed)
         device = f"cuda:{torch.cuda.current_device()}" if a.backend == "nccl" else "cpu"
         mine = check_sharding(rank, W, case, device=device)
         gathered: List[Any] = [None] * W
@@ -482,7 +482,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         results = gathered
     else:
         W = a.world_size
-        case = make_case(a.V, a.D, W, a.batch, distribution=a.distribution, seed=a.seed)
+        case = make_case(a.V, a.d, W, a.batch, distribution=a.distribution, seed=a.seed)
         # under `python -m` this file is __main__, whose functions the ranks cannot import: use the module's
         results = spawn(importlib.import_module("lib.chapters.scale").check_sharding, W, case, backend=a.backend)
         rank = 0

@@ -161,7 +161,7 @@ def exchange():
     axes[0].set_xlabel("number of ranks (world size)")
     axes[0].set_ylabel("bytes sent per batch (MB)")
     axes[0].set_xticks(EXCHANGE_WORLDS)
-    axes[0].set_title(f"V = {EXCHANGE_CASE['V']:,}, d = {EXCHANGE_CASE['D']}, {EXCHANGE_CASE['batch']:,} ids per rank")
+    axes[0].set_title(f"V = {EXCHANGE_CASE['V']:,}, d = {EXCHANGE_CASE['d']}, {EXCHANGE_CASE['batch']:,} ids per rank")
     axes[0].legend(fontsize=9)
     load = scale.load_data()
     ranks = np.arange(LOAD_WORLD)
