@@ -42,6 +42,7 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a fresh clone without `pip install -e .`
 
@@ -51,6 +52,22 @@ from lib import datasets, race  # noqa: E402
 #: and its cost per word at the largest scale within this factor of the smallest.
 SPEED_TARGET = 2.0
 COST_TARGET = 1.2
+
+
+def cpu_model() -> str:
+    """The CPU's model name, family/model numbers and clock as Linux reports them (the first CPU of
+    /proc/cpuinfo), or the platform's processor string elsewhere."""
+    try:
+        first = Path("/proc/cpuinfo").read_text().split("\n\n")[0]
+    except OSError:
+        return platform.processor() or "unknown"
+    info = {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in first.splitlines())}
+    parts = [info.get("model name", "unknown")]
+    if "cpu family" in info and "model" in info:
+        parts.append(f"family {info['cpu family']} model {info['model']}")
+    if "cpu MHz" in info:
+        parts.append(f"{float(info['cpu MHz']):.0f} MHz")
+    return ", ".join(parts)
 
 
 def load_average() -> float:
@@ -152,6 +169,8 @@ def main(argv=None) -> int:
     print(f"date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
     python = f"{platform.python_implementation()} {platform.python_version()}"
     print(f"machine: {platform.machine()} {platform.processor() or ''}, {os.cpu_count()} logical CPUs, {python}")
+    # the ratio depends on the CPU: the book's batched products gain more from wide vector units than gensim's loop
+    print(f"cpu: {cpu_model()}; PyTorch kernels: {torch.backends.cpu.get_cpu_capability()}")
     print("versions: " + ", ".join(f"{p} {metadata.version(p)}" for p in ("gensim", "torch", "numpy", "scipy")))
     print(f"settings: {settings}")
     print(f"workers: {args.workers}; repeats: {args.repeats}; corpus: {len(docs)} documents, {sum(map(len, docs))} tokens")
