@@ -343,7 +343,8 @@ class TrainConfig:
         the cosine reaches 0. ``TypeError`` for a non-integer, ``ValueError`` outside that range (a step
         beyond the schedule would climb the cosine again, a negative one fall below 0 in the warm-up).
 
-        >>> TrainConfig(steps=4, warmup=0, lr=1.0).lr_at(2)  # half-way: (1 + cos(pi / 2)) / 2
+        >>> # half-way through the decay: (1 + cos(pi / 2)) / 2
+        >>> TrainConfig(steps=4, warmup=0, lr=1.0).lr_at(2)
         0.5
         """
         step = validate.integer(step, "step", low=0, high=self.steps, hint="0 .. steps, the schedule's length")

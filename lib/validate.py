@@ -653,7 +653,7 @@ def array_input(values, name: str):
     NumPy form: ``.to_dense()`` it). PyTorch is not imported here: until it is imported, nothing is a tensor.
     A caller that reads an array itself (``np.asarray(array_input(values, name))``) follows the same rule.
 
-    >>> array_input([[1, 2], [3]], "x")  # anything but a masked array or a tensor: as given
+    >>> array_input([[1, 2], [3]], "x")  # not masked, not a tensor: as given
     [[1, 2], [3]]
     """
     not_masked(values, name)
