@@ -77,17 +77,16 @@ WIDTHS = (1, 2, 3, 4, 6, 8, 16, 34)
 def check_counts(counts) -> np.ndarray:
     """Return ``counts`` as a ``(V, V)`` float64 array after checking it is square, finite and non-negative.
 
-    Raises ``ValueError`` otherwise, or if every count is zero, and ``TypeError`` for non-numeric counts.
+    Raises ``ValueError`` otherwise, if every count is zero, or for a ragged nesting, and ``TypeError`` for
+    non-numeric counts (strings, complex numbers, bools: :func:`lib.validate.real_numbers`).
 
     >>> check_counts([[0, 2], [1, 1]])
     array([[0., 2.],
            [1., 1.]])
     """
-    counts = np.asarray(counts)
+    counts = validate.real_numbers(counts, "counts", "a square (V, V) matrix")
     if counts.ndim != 2 or counts.shape[0] != counts.shape[1] or counts.shape[0] < 1:
         raise ValueError(f"counts must be a square (V, V) matrix, got shape {counts.shape}")
-    if not validate.real_dtype(counts.dtype):
-        raise TypeError(f"counts must be numeric, got dtype {counts.dtype}")
     counts = counts.astype(np.float64)
     if not np.all(np.isfinite(counts)) or (counts < 0).any():
         raise ValueError("counts must be finite and >= 0")
@@ -290,6 +289,10 @@ def factored_loss(E, U, counts) -> float:
     return factored_loss_and_grads(E, U, counts)[0]
 
 
+#: the steps :func:`sharpness` allows for its central differences, relative to each parameter's size
+SHARPNESS_STEPS = (1e-10, 0.1)
+
+
 def sharpness(E, U, counts, step: float = 1e-5) -> float:
     """The sharpness of the loss at ``(E, U)``: the largest eigenvalue of its Hessian, in nats per unit².
 
@@ -298,11 +301,14 @@ def sharpness(E, U, counts, step: float = 1e-5) -> float:
     stability"). The Hessian over all ``2 V d`` parameters is built column by column from central differences of
     :func:`factored_loss_and_grads` (``step`` relative to each parameter's size, at least ``step``), made
     symmetric, and its eigenvalues taken with ``numpy.linalg.eigvalsh``; that is ``4 V d`` gradients, cheap
-    at the sizes of chapters/lesson.md. Raises ``ValueError`` like :func:`factored_loss_and_grads` and for
-    ``step <= 0``.
+    at the sizes of chapters/lesson.md. Raises ``ValueError`` like :func:`factored_loss_and_grads` and for a
+    ``step`` outside ``[1e-10, 0.1]`` (``SHARPNESS_STEPS``): a larger step no longer measures the curvature
+    at the point, and a smaller one leaves the difference of two gradients to rounding; ``TypeError`` for a
+    ``step`` that is not a number.
     """
     E, U = _check_params(E, U)
-    step = validate.number(step, "step", gt=0)
+    step = validate.number(step, "step", ge=SHARPNESS_STEPS[0], le=SHARPNESS_STEPS[1],
+                           hint="the relative step of the central differences")
     V, d = E.shape
     x = np.concatenate([E.ravel(), U.ravel()])  # (2 V d,): E's rows, then U's rows
 

@@ -542,7 +542,10 @@ def _as_id_sentences(sentences, vocab_size: int | None) -> List[np.ndarray]:
         raise TypeError("sentences must be a sequence of id sequences; wrap a single sentence in a list")
     out = []
     for k, s in enumerate(validate.collection(sentences, "sentences", "a sequence of id sequences")):
-        arr = np.asarray(s)
+        try:
+            arr = np.asarray(validate.array_input(s, f"sentence {k}"))
+        except ValueError:  # a ragged nesting such as [[0, 1], [2]]
+            raise ValueError(f"sentence {k} must be a 1-D sequence of ids, got rows of different lengths") from None
         if arr.size == 0:
             out.append(np.zeros(0, dtype=np.int64))
             continue
@@ -679,25 +682,35 @@ def keep_probability(counts, t: float = 1e-5, *, formula: str = "paper") -> np.n
     - ``formula="word2vec"``: ``keep = min(1, (sqrt(f / t) + 1) · t / f)``, the C tool's variant, which
       keeps more (an item with ``f = t`` is always kept).
 
-    Items with a zero count get probability 1 (they never occur). Raises ``ValueError`` for ``t`` not
-    finite and positive, negative counts, all-zero counts or an unknown formula; ``TypeError`` for
-    non-integer counts.
+    Items with a zero count get probability 1 (they never occur). Exact at every scale of ``t`` and the
+    counts: where ``t / f`` leaves float64's range (``t = 1e-320``, ``t = 1e300``), ``sqrt(t / f)`` is taken
+    as ``sqrt(t) / sqrt(f)``, so that nothing overflows or rounds to 0 first. Raises ``ValueError`` for
+    ``t`` not finite and positive, an unknown formula, and counts as :func:`check_counts` (negative, all
+    zero, another shape); ``TypeError`` for non-integer counts (bools too).
 
     >>> # f = 0.01 and 0.99: keep min(1, sqrt(t / f))
     >>> keep_probability([1, 99], t=0.01)
     array([1.    , 0.1005])
     """
-    cnt = _check_counts(counts)
+    cnt = check_counts(counts)
     t = validate.number(t, "subsampling threshold t", gt=0)
     validate.choice(formula, "formula", SUBSAMPLING_FORMULAS)
     total = cnt.sum(dtype=np.float64)  # a float sum: int64 counts near 2**62 would overflow
     f = cnt / total
     keep = np.ones_like(f)
     seen = f > 0
-    if formula == "paper":
-        keep[seen] = np.sqrt(t / f[seen])
-    else:
-        keep[seen] = (np.sqrt(f[seen] / t) + 1.0) * t / f[seen]
+    f = f[seen]
+    with np.errstate(over="ignore", under="ignore"):
+        ratio = t / f  # inf for a huge t (keep 1), subnormal or 0 for a tiny one
+        if formula == "paper":
+            keep[seen] = np.sqrt(ratio)
+        else:
+            keep[seen] = (np.sqrt(f / t) + 1.0) * t / f  # as written, so that every in-range value is unchanged
+        # where t / f leaves float64's normal range, sqrt(t / f) as sqrt(t) / sqrt(f), which stays in it
+        # (word2vec's form is sqrt(t / f) + t / f): t = 1e-320 keeps an item of f = 0.5 with 1.4e-160, not 1
+        odd = ~((ratio >= np.finfo(np.float64).tiny) & (ratio <= np.finfo(np.float64).max))
+        root = np.sqrt(t) / np.sqrt(f[odd])
+        keep[np.flatnonzero(seen)[odd]] = root if formula == "paper" else root + root * root
     return np.minimum(keep, 1.0)
 
 
@@ -724,7 +737,20 @@ def subsample(sentences, counts, t: float = 1e-5, *, seed=0, formula: str = "pap
     return out
 
 
-def _check_counts(counts) -> np.ndarray:
+def check_counts(counts) -> np.ndarray:
+    """``counts``, a count per item, as a ``(V,) int64`` array after checking that it is a non-empty 1-D array
+    of integers in ``0 .. 2**63 - 1``, not all zero: the rule of every function that takes token counts
+    (:func:`keep_probability`, :func:`subsample`, :func:`lib.sgns.train_sgns`). ``TypeError`` for entries
+    that are not integers (floats, and bools: ``[True, False]`` is a mask, not counts) and ``ValueError``
+    for another shape, a ragged nesting, a negative count or counts that are all zero.
+
+    >>> check_counts([3, 0, 2])
+    array([3, 0, 2])
+    >>> check_counts([True, False])
+    Traceback (most recent call last):
+    ...
+    TypeError: counts must be integers, got dtype bool
+    """
     cnt = validate.integer_array(counts, "counts", "a non-empty 1-D array of counts")
     if cnt.ndim != 1 or cnt.shape[0] < 1:
         raise ValueError(f"counts must be a non-empty 1-D array, got shape {cnt.shape}")
@@ -759,6 +785,7 @@ __all__ = [
     "TOKEN_PATTERN",
     "UnknownTokenError",
     "Vocabulary",
+    "check_counts",
     "check_sentences",
     "context_pairs",
     "corpus_fraction",

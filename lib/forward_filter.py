@@ -93,6 +93,7 @@ def _check_windows(windows) -> np.ndarray:
         windows = windows[None, :]
     if windows.ndim != 2 or windows.shape[1] < 2:
         raise ValueError(f"windows must have shape (W, n) with n >= 2 tokens, got {windows.shape}")
+    validate.entries((*windows.shape, toylang.V), "windows (W, n), with one distribution of V per position")
     return windows
 
 
@@ -102,7 +103,8 @@ def predictive(windows) -> np.ndarray:
     ``windows`` is ``(W, n)`` (or one window ``(n,)``) of token ids, each a stretch of the stream that starts
     anywhere, ``n >= 2``. Row ``[w, t]`` is the distribution of the token after position ``t`` given the
     window up to ``t`` and nothing before it. Raises ``ValueError`` for ids outside the vocabulary, a window
-    shorter than 2, or a window the grammar cannot produce (naming the window and the position).
+    shorter than 2, a result ``(W, n, V)`` beyond ``lib.validate.MAX_SIZE`` entries, or a window the grammar
+    cannot produce (naming the window and the position).
 
     >>> # "the" may start a subject or an object; P(cat | the) = 0.05 / 1.50
     >>> p = predictive(toylang.encode("the cat"))
@@ -147,6 +149,11 @@ def optimal_losses(windows) -> np.ndarray:
     return -np.log(chosen)
 
 
+#: the longest window :func:`expected_floor` computes, eight times the book's longest (128 positions): each
+#: position carries the distribution of beliefs one step further, so the time grows in proportion to the length
+MAX_WINDOW = 1024
+
+
 def expected_floor(n: int) -> np.ndarray:
     """The exact expected best loss at positions ``0 .. n - 2`` of a window cut at a random point: ``(n - 1,)``
     float64, nats. Entry ``t`` is ``H(x_{t+1} | x_0 .. x_t)``, the mean of :func:`optimal_losses` at position
@@ -156,12 +163,13 @@ def expected_floor(n: int) -> np.ndarray:
     so the distribution of beliefs is carried forward with identical beliefs merged. Entry 0 is
     :func:`lib.toylang.bigram_entropy` (one token of context); for the book's grammar every later entry is
     already :func:`lib.toylang.entropy_rate`: two tokens pin down where in its sentence the window is.
-    Raises ``ValueError`` for ``n < 2``.
+    ``n`` is an integer in ``[2, MAX_WINDOW]`` (1024; the time grows in proportion to ``n``): ``TypeError``
+    for a non-integer, ``ValueError`` outside that range.
 
     >>> expected_floor(4).round(5)
     array([1.16329, 0.98073, 0.98073])
     """
-    n = validate.integer(n, "window length n", low=2)
+    n = validate.integer(n, "window length n", low=2, high=MAX_WINDOW)
     auto = grammar_automaton()
     emit = np.eye(toylang.V)[auto.emits]  # (S, V)
     # beliefs before seeing x_0: one belief per first token, weighted by the token's probability

@@ -32,6 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
+import numpy as np
+
 from lib import validate
 from lib.notebook import log_shown, logging_numbers
 
@@ -59,15 +61,21 @@ OPTIMIZER_STATE: Dict[str, Tuple[str, ...]] = {
 def canonical_dtype(dtype) -> str:
     """Return the canonical name (``"fp32"``, ``"fp16"``, ``"bf16"`` or ``"int8"``) of ``dtype``.
 
-    ``dtype`` is a string (``"fp32"``, ``"float32"``, ``"bfloat16"``, ...; case-insensitive) or a
-    ``torch.dtype`` / ``numpy.dtype`` of one of these four types. Raises ``ValueError`` naming the allowed
-    dtypes for anything else (``"fp64"``, ``"int4"``) and ``TypeError`` for a non-dtype argument.
+    ``dtype`` is a string (``"fp32"``, ``"float32"``, ``"bfloat16"``, ...; case-insensitive), a
+    ``torch.dtype`` / ``numpy.dtype`` or a NumPy scalar type (``np.float16``) of one of these four types:
+    ``"float16"``, ``np.float16``, ``np.dtype("float16")`` and ``torch.float16`` are all ``"fp16"``. Raises
+    ``ValueError`` naming the allowed dtypes for anything else (``"fp64"``, ``"int4"``, ``np.float64``) and
+    ``TypeError`` for a non-dtype argument.
 
     >>> canonical_dtype("bfloat16")
     'bf16'
+    >>> canonical_dtype(np.float16), canonical_dtype(np.dtype("float32"))
+    ('fp16', 'fp32')
     """
     if isinstance(dtype, str):
         name = dtype
+    elif isinstance(dtype, type) and issubclass(dtype, np.generic):  # a NumPy scalar type: np.float16
+        name = np.dtype(dtype).name
     elif type(dtype).__name__ == "dtype" or hasattr(dtype, "itemsize"):  # torch.dtype, numpy.dtype
         name = str(dtype)
     else:

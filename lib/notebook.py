@@ -70,6 +70,10 @@ PNG_DPI = 100  # the baseline images' resolution (tests/test_figures.py compares
 # when zoomed (tests/test_reader_page.py measures both).
 BOOK_DPI = 2 * PNG_DPI
 NUMBER_LOG = "EMBOOK_NUMBER_LOG"  # environment variable: a file to log every formatted number to
+#: from this size on, a number written in fixed point shows more digits before the point than float64 holds
+#: (about 16): the formatters of lib.race and lib.trace write one this large in exponent form instead of a
+#: line of up to 309 digits
+FIXED_POINT_LIMIT = 1e16
 
 # [[fill]align][sign][width][,][.precision]type, with a precision and one of the types below: a spec
 # that says how many digits a reader sees (no "g", whose digits depend on the value, no bare "f")
@@ -94,13 +98,14 @@ def plain(value):
     """Return ``value`` with NumPy scalars (and one-element arrays or tensors) turned into Python ``float`` /
     ``int`` / ``bool``.
 
-    Raises ``TypeError`` for arrays of more than one element: glue one number at a time.
+    Raises ``TypeError`` for arrays of more than one element: glue one number at a time. A tensor is read as
+    its value, detached from autograd and on the CPU (:func:`lib.validate.array_input`).
 
     >>> plain(np.float64(0.5)), plain(np.int64(3))
     (0.5, 3)
     """
     if not isinstance(value, np.ndarray) and hasattr(value, "__array__") and hasattr(value, "item"):
-        value = np.asarray(value)  # a PyTorch tensor on the CPU, and the like
+        value = np.asarray(validate.array_input(value, "value"))  # a PyTorch tensor (requires_grad, bfloat16 too)
     if isinstance(value, np.ndarray):
         if value.size != 1:
             raise TypeError(f"glue one number at a time, got an array of shape {value.shape}")
@@ -221,7 +226,7 @@ def fmt(value, spec: str = ".4f") -> str:
     """
     check_spec(spec)
     if isinstance(value, (list, tuple, np.ndarray)) or (hasattr(value, "__array__") and not isinstance(value, np.generic)):
-        array = np.asarray(validate.not_masked(value, "value"))
+        array = np.asarray(validate.array_input(value, "value"))  # no masked array; a tensor as its values
         if array.ndim == 0:
             return fmt(array[()], spec)  # a NumPy scalar (or the object held), formatted below
         if array.ndim > 2:

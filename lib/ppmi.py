@@ -199,7 +199,10 @@ def ppmi(counts, alpha: float = 1.0):
             out.data = np.maximum(_pmi_values(m.data, i, m.indices, row, col, alpha), 0.0)
             out.eliminate_zeros()
         return out
-    C = np.asarray(validate.not_masked(counts, "counts"))
+    try:
+        C = np.asarray(validate.array_input(counts, "counts"))  # a tensor as its values, no masked array
+    except ValueError:  # a ragged nesting such as [[1, 2], [3]]
+        raise ValueError("counts must be a 2-D matrix, got rows of different lengths") from None
     if not validate.real_dtype(C.dtype):
         raise TypeError(f"counts must be numeric, got dtype {C.dtype}")
     C = validate.real_numbers(C, "counts").astype(np.float64)  # a longdouble float64 cannot hold: ValueError
@@ -384,9 +387,8 @@ def _dense_real(matrix) -> np.ndarray:
     float64 cannot hold, and ``TypeError`` for a masked array with a masked entry, as
     :func:`lib.validate.real_numbers`.
     """
-    validate.not_masked(matrix, "matrix")
     try:
-        raw = np.asarray(matrix)
+        raw = np.asarray(validate.array_input(matrix, "matrix"))  # a tensor as its values, no masked array
     except ValueError:  # a ragged nesting such as [[1, 2], [3]]
         raise TypeError("matrix must be a 2-D array of real numbers, got rows of different lengths") from None
     if raw.dtype == object:  # Python objects: None, Decimal, Fraction, or ints beyond int64

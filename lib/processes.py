@@ -110,10 +110,11 @@ def spawn(
     ``timeout`` seconds (start-up included), all are terminated and ``TimeoutError`` names the missing
     ranks. ``collective_timeout`` (default: ``timeout``) bounds each collective inside the ranks.
     ``threads_per_rank`` sets ``torch.set_num_threads`` in each rank. Raises ``ValueError`` for a bad
-    ``world_size``, timeout or thread count, and ``TypeError`` when ``fn`` cannot be imported by the ranks
-    (a lambda, a nested function, a function defined in ``__main__`` or a notebook).
+    ``world_size``, timeout or thread count (each count in ``[1, lib.validate.MAX_WORKERS]``), and
+    ``TypeError`` when ``fn`` cannot be imported by the ranks (a lambda, a nested function, a function defined
+    in ``__main__`` or a notebook).
     """
-    world_size = validate.integer(world_size, "world_size", low=1)
+    world_size = validate.workers(world_size, "world_size", hint="processes")
     if not callable(fn):
         raise TypeError(f"fn must be a function, got {fn!r}")
     where = getattr(fn, "__module__", None)
@@ -126,7 +127,7 @@ def spawn(
     collective_timeout = (
         timeout if collective_timeout is None else validate.number(collective_timeout, "collective_timeout", gt=0, hint="seconds")
     )
-    threads_per_rank = validate.integer(threads_per_rank, "threads_per_rank", low=1)
+    threads_per_rank = validate.workers(threads_per_rank, "threads_per_rank")
     ctx = mp.get_context(_START_METHOD)
     if _START_METHOD == "forkserver":
         ctx.set_forkserver_preload(["torch", where])  # the server imports torch and fn's module once

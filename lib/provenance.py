@@ -184,7 +184,7 @@ def worker_threads(workers: int) -> str:
     >>> worker_threads(1), worker_threads(2)
     ('1 worker thread', '2 worker threads')
     """
-    workers = validate.integer(workers, "workers", low=1)
+    workers = validate.workers(workers, "workers")
     return f"{workers} worker thread{'' if workers == 1 else 's'}"
 
 

@@ -44,7 +44,7 @@ from lib import tables, validate
 from lib.corpus import Vocabulary, check_sentences, describe_context, repeat_corpus
 from lib.datasets import provenance_extra
 from lib.evaluation import read_word_pairs, word_similarity
-from lib.notebook import exact, fmt, unlogged
+from lib.notebook import FIXED_POINT_LIMIT, exact, fmt, unlogged
 from lib.ppmi import ppmi_svd_embedding
 from lib.progress import progress
 from lib.provenance import Provenance, for_corpus, software_versions, worker_threads
@@ -201,6 +201,15 @@ def _gensim_minus_one_notices() -> Iterator[dict]:
             sys.stderr.write("".join(other))
 
 
+def _gensim_settings(settings, seed, workers) -> Tuple[SGNSConfig, int, int]:
+    """``(settings.sgns, seed, workers)`` for gensim, after the checks :class:`lib.sgns.SGNSConfig` makes of the
+    book's own: gensim takes a negative or absurd thread count or seed without a word, or fails inside."""
+    if not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a lib.race.Settings, got {type(settings).__name__}")
+    workers = validate.workers(workers, "workers")
+    return settings.sgns, validate.seed(seed), workers
+
+
 def train_gensim(
     docs,
     settings: Settings = Settings(),
@@ -213,9 +222,11 @@ def train_gensim(
     """gensim's ``Word2Vec`` with ``sg=1`` (skip-gram), negative sampling and the values of
     ``settings.sgns``; its vectors are returned in the rows of the book's vocabulary (same tokens: both
     keep words seen ``min_count`` times). ``workers=1`` makes gensim deterministic for a seed. Raises
-    ``RuntimeError`` if gensim's vocabulary differs from the book's."""
+    ``TypeError`` for ``settings`` that are not :class:`Settings`, ``TypeError`` / ``ValueError`` for a ``seed``
+    that is not an integer >= 0 or ``workers`` outside ``[1, lib.validate.MAX_WORKERS]`` (gensim would start that
+    many threads), and ``RuntimeError`` if gensim's vocabulary differs from the book's."""
     docs = check_sentences(docs, "docs")
-    config = settings.sgns
+    config, seed, workers = _gensim_settings(settings, seed, workers)
     start = time.perf_counter()
     vocab = vocabulary(docs, settings)
     with _gensim_minus_one_notices() as notices:
@@ -301,13 +312,16 @@ def train_fasttext(
     ``keyed_vectors[word]`` (gensim's ``FastTextKeyedVectors``) builds a vector for any word, from its
     n-grams when it has no row (their mean: gensim's rule; the paper sums). ``workers=1`` makes it
     deterministic for a seed. Raises ``TypeError`` / ``ValueError`` unless ``1 <= min_n <= max_n`` and
-    ``bucket >= 1`` are integers, and ``RuntimeError`` if gensim's vocabulary differs from the book's.
+    ``bucket`` in ``[1, lib.validate.MAX_SIZE]`` are integers (and ``bucket · dim`` at most ``MAX_SIZE``), for
+    ``settings``, ``seed`` and ``workers`` as :func:`train_gensim`, and ``RuntimeError`` if gensim's vocabulary
+    differs from the book's.
     """
     docs = check_sentences(docs, "docs")
     min_n = validate.integer(min_n, "min_n", low=1)
     max_n = validate.integer(max_n, "max_n", low=min_n, hint="at least min_n")
-    bucket = validate.integer(bucket, "bucket", low=1)
-    config = settings.sgns
+    bucket = validate.size(bucket, "bucket")
+    config, seed, workers = _gensim_settings(settings, seed, workers)
+    validate.entries((bucket, config.dim), "bucket and dim (the n-gram table)")
     start = time.perf_counter()
     vocab = vocabulary(docs, settings)
     with _gensim_minus_one_notices() as notices:
@@ -371,7 +385,12 @@ def train(method: str, docs, settings: Settings = Settings(), *, seed: int = 0, 
 @dataclass(frozen=True)
 class RaceRun:
     """One timed training: ``method``, corpus ``scale`` (repetitions of the corpus), ``repeat`` index
-    (also the seed), wall ``seconds``, ``n_words`` processed, ``rho`` (WordSim-353) and ``pairs_used``."""
+    (also the seed), wall ``seconds``, ``n_words`` processed, ``rho`` (WordSim-353) and ``pairs_used``.
+
+    Checked on creation, so that a summary or a ratio never divides by zero or prints NaN: ``method`` one of
+    :data:`METHODS`, ``scale`` an integer >= 1, ``repeat`` >= 0, ``seconds`` a finite number > 0, ``n_words``
+    an integer >= 1, ``rho`` a finite number in [-1, 1] and ``pairs_used`` an integer >= 2 (a correlation
+    needs two pairs); ``TypeError`` for a value of the wrong type, ``ValueError`` for one out of range."""
 
     method: str
     scale: int
@@ -380,6 +399,15 @@ class RaceRun:
     n_words: int
     rho: float
     pairs_used: int
+
+    def __post_init__(self):
+        validate.choice(self.method, "method", tuple(METHODS))
+        validate.integer(self.scale, "scale", low=1)
+        validate.integer(self.repeat, "repeat", low=0)
+        validate.number(self.seconds, "seconds", gt=0, hint="a measured wall time")
+        validate.integer(self.n_words, "n_words", low=1)
+        validate.number(self.rho, "rho", ge=-1, le=1, hint="a Spearman correlation")
+        validate.integer(self.pairs_used, "pairs_used", low=2)
 
 
 def run_race(
@@ -529,10 +557,20 @@ def paired_ratios(runs: Sequence[RaceRun], method: str = "book SGNS") -> List[Pa
 # --- measured values, in the forms tests/nbval_sanitize.cfg masks ----------------------------------------
 
 
+#: the measured values the ``format_`` functions write with two decimals; one outside, and not 0, is written
+#: with three significant digits in exponent form: below 0.005 two decimals would write ``0.00``, and from
+#: 1e16 on they would write more digits than float64 holds (up to 309 of them)
+FIXED_RANGE = (0.005, FIXED_POINT_LIMIT)
+
+
 def _fixed(value: float) -> str:
-    """``value`` with two decimals by :func:`lib.notebook.fmt` (a value that rounds to zero shows no minus
-    sign: ``-0.001`` is ``0.00``), logging nothing: measured values differ from run to run by design."""
+    """``value`` with two decimals by :func:`lib.notebook.fmt` (``-0.0`` is ``0.00``), or in exponent form
+    with three significant digits (``4.00e-03``, ``1.18e+21``) when it is not 0 and lies outside
+    ``FIXED_RANGE``, where two decimals would hide it; logging nothing: measured values differ from run to run
+    by design."""
     with unlogged():
+        if value != 0 and not FIXED_RANGE[0] <= abs(value) < FIXED_RANGE[1]:
+            return fmt(value, ".2e")
         return fmt(value, ".2f")
 
 
@@ -552,10 +590,12 @@ def _measured(value, name: str, *, positive: bool = False) -> float:
 def format_seconds(seconds: float) -> str:
     """A measured duration as ``"2.41 s"``. ``TypeError`` for a non-number, ``ValueError`` for NaN, infinity,
     a negative value or one beyond float64 (:func:`lib.validate.real`); so for the other ``format_``
-    functions (a ratio must also be above 0), which print two decimals (``-0.0`` as ``"0.00"``).
+    functions (a ratio must also be above 0), which print two decimals (``-0.0`` as ``"0.00"``), or three
+    significant digits in exponent form for a value that two decimals would hide (below 0.005, or 1e16 and
+    above: ``FIXED_RANGE``).
 
-    >>> format_seconds(2.414)
-    '2.41 s'
+    >>> format_seconds(2.414), format_seconds(0.004)
+    ('2.41 s', '4.00e-03 s')
     """
     seconds = _measured(seconds, "seconds")
     return f"{_fixed(seconds)} s"
@@ -620,6 +660,7 @@ __all__ = [
     "FASTTEXT_BUCKETS",
     "FASTTEXT_MAX_N",
     "FASTTEXT_MIN_N",
+    "FIXED_RANGE",
     "METHODS",
     "PairedRatio",
     "RaceRun",

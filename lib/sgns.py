@@ -104,7 +104,7 @@ import numpy as np
 import torch
 
 from lib import validate
-from lib.corpus import describe_context, keep_probability
+from lib.corpus import check_counts, describe_context, keep_probability
 from lib.notebook import exact
 from lib.progress import progress
 from lib.provenance import Provenance, for_corpus, software_versions, worker_threads
@@ -129,7 +129,8 @@ class SGNSConfig:
     the negatives drawn per block, each at weight ``K/N`` (int ≥ 1); ``batch_windows`` the windows per
     SGD step (a multiple of ``block_windows``); ``damped`` (default ``True``): each centre's output row
     and each input row take the damped step of :func:`sgd_step`, ``False`` the plain summed gradient step;
-    ``workers`` threads (int ≥ 1; 1 is deterministic); ``seed`` (int ≥ 0) for every random draw.
+    ``workers`` threads (int in ``1 .. lib.validate.MAX_WORKERS``, 256; 1 is deterministic); ``seed`` (int ≥ 0)
+    for every random draw. The other sizes are at most ``lib.validate.MAX_SIZE`` (2**28).
 
     The updates of one step are summed, so a row met ``m`` times in a step takes ``m`` updates computed
     from the same old values, where word2vec takes them one after the other. On the Lee corpus (4,041
@@ -158,8 +159,9 @@ class SGNSConfig:
     seed: int = 0
 
     def __post_init__(self):
-        for name in ("dim", "window", "negatives", "epochs", "block_windows", "block_negatives", "batch_windows", "workers"):
-            validate.integer(getattr(self, name), name, low=1)
+        for name in ("dim", "window", "negatives", "epochs", "block_windows", "block_negatives", "batch_windows"):
+            validate.size(getattr(self, name), name)
+        validate.workers(self.workers, "workers")
         if self.batch_windows % self.block_windows:
             raise ValueError(
                 f"batch_windows must be a multiple of block_windows={self.block_windows}, got {self.batch_windows!r}"
@@ -304,7 +306,7 @@ def epoch_blocks(
     ``config.block_negatives`` negatives from ``noise``. The learning rate falls linearly from
     ``lr_start`` at the first token of the corpus to ``lr_stop`` after the last, by the token's position
     before subsampling (the tools count words read). All draws come from ``rng``. Returns
-    :class:`EpochBlocks`.
+    :class:`EpochBlocks`; when subsampling keeps no token, one of no blocks (``G = 0``, ``n_pairs = 0``).
 
     Example: two documents ``[5, 6, 7]`` and ``[8, 9]``, no subsampling, a fixed window of 1, blocks of
     2 windows with one negative: the second block's centres are 7 and 8, whose pair 7–8 would cross the
@@ -325,6 +327,10 @@ def epoch_blocks(
     W, K, B, R = config.window, config.negatives, config.block_windows, config.block_negatives
     kept = np.flatnonzero(rng.random(N) < keep[ids]) if config.sample > 0 else np.arange(N)
     n = kept.shape[0]
+    if n == 0:  # subsampling kept no token (a tiny corpus, a tiny sample): no block, no pair
+        S, T = B + 2 * W, B + R
+        return EpochBlocks(torch.zeros(0, S, dtype=torch.int64), torch.zeros(0, T, dtype=torch.int64),
+                           torch.zeros(0, B, 2 * W + 1), torch.zeros(0, R, B), 0, 0)
     G = -(-n // B)  # blocks; the last one padded with centres that have no pair
     reach = rng.integers(1, W + 1, size=n) if config.dynamic_window else np.full(n, W)
     # the first and last kept token of each token's document, in kept positions
@@ -351,7 +357,7 @@ def epoch_blocks(
     negative_weight = np.full((G, R, B), K / R, dtype=np.float32)  # (G, N, B)
     negative_weight[negatives[:, :, None] == centres[:, None, :]] = 0.0  # a negative that is the centre: left out
     return EpochBlocks(
-        torch.from_numpy(np.ascontiguousarray(span)),
+        torch.from_numpy(span.copy()),  # a writable copy: with one block the view is contiguous, read-only
         torch.from_numpy(targets),
         torch.from_numpy(band).view(G, B, 2 * W + 1),
         torch.from_numpy(negative_weight),
@@ -535,7 +541,8 @@ class StepQueue:
     the most left. So no worker waits while another still has several steps to do (a fixed split leaves
     one core idle whenever the other is slowed down), and the workers stay on distant parts of the text as
     long as they can. Every step is handed out exactly once. ``TypeError``/``ValueError`` for ``n_steps``
-    or ``workers`` that are not integers ≥ 0 and ≥ 1.
+    that is not an integer in ``[0, lib.validate.MAX_SIZE]`` or ``workers`` not one in ``[1,
+    lib.validate.MAX_WORKERS]``.
 
     >>> q = StepQueue(5, 2)  # runs 0..1 and 2..4
     >>> [q.take(0), q.take(0), q.take(0), q.take(1), q.take(1), q.take(0)]
@@ -544,13 +551,16 @@ class StepQueue:
 
     def __init__(self, n_steps: int, workers: int):
         n_steps = validate.size(n_steps, "n_steps", low=0)
-        workers = validate.integer(workers, "workers", low=1)
+        workers = validate.workers(workers, "workers")
         cuts = [n_steps * i // workers for i in range(workers + 1)]
         self._next, self._stop = cuts[:-1], cuts[1:]
         self._lock = threading.Lock()
 
     def take(self, worker: int) -> Optional[int]:
-        """The next step for ``worker`` (``0 .. workers - 1``), or ``None`` when every step is taken."""
+        """The next step for ``worker`` (``0 .. workers - 1``), or ``None`` when every step is taken.
+        ``TypeError``/``ValueError`` for a ``worker`` that is not one of them (``-1`` would otherwise be
+        taken as the last worker)."""
+        worker = validate.integer(worker, "worker", low=0, high=len(self._next) - 1)
         with self._lock:
             if self._next[worker] < self._stop[worker]:
                 self._next[worker] += 1
@@ -574,7 +584,9 @@ class SGNSResult:
     copies; ``n_words`` (in-vocabulary tokens × epochs) and ``n_pairs`` (pairs trained, all epochs);
     ``seconds`` (wall time of the training loop, sampling included); ``provenance``; and
     ``initial_vectors`` ``(V, D) float32``, the input table before the first step, so that what training
-    did to each row can be measured (a row whose token never occurs keeps it exactly)."""
+    did to each row can be measured (a row whose token never occurs keeps it exactly); ``empty_epochs``, the
+    epochs skipped because subsampling kept no two neighbouring tokens of a document (no pair to train on:
+    a tiny corpus or a tiny ``sample``). Their learning rates are not given to the other epochs."""
 
     vectors: np.ndarray
     output_vectors: np.ndarray
@@ -583,17 +595,17 @@ class SGNSResult:
     seconds: float
     provenance: Provenance = field(default_factory=Provenance)
     initial_vectors: np.ndarray | None = None
+    empty_epochs: int = 0
 
 
 def _flatten(sentences, vocab_size: int) -> Tuple[np.ndarray, np.ndarray]:
     if isinstance(sentences, (str, bytes, np.ndarray)):
         raise TypeError("sentences must be a sequence of 1-D integer id arrays (one per document)")
-    arrays = [np.asarray(s) for s in sentences]
+    arrays = [validate.integer_array(s, f"sentences[{k}]", "a 1-D array of integer ids")
+              for k, s in enumerate(validate.collection(sentences, "sentences", "a sequence of 1-D integer id arrays"))]
     for k, a in enumerate(arrays):
         if a.ndim != 1:
             raise ValueError(f"sentences[{k}] must be 1-D, got shape {a.shape}")
-        if a.size and not validate.integer_dtype(a.dtype):
-            raise TypeError(f"sentences[{k}] must hold integer ids, got dtype {a.dtype}")
     ids = np.concatenate([a for a in arrays if a.size] or [np.zeros(0, np.int64)])  # an empty [] is float64
     if ids.size == 0:
         raise ValueError("the corpus is empty: no token to train on")
@@ -619,20 +631,27 @@ def train_sgns(
     epochs is shown with ``desc`` (:mod:`lib.progress`).
 
     Returns :class:`SGNSResult`. Raises ``TypeError`` for a config that is not an :class:`SGNSConfig` or
-    non-integer ids, ``ValueError`` for ids outside ``[0, V)``, an empty corpus or counts that are not a
-    valid count vector (as :func:`lib.corpus.keep_probability`), and ``FloatingPointError`` when training
+    non-integer ids or counts (bools too), ``ValueError`` for ids outside ``[0, V)``, an empty corpus, one
+    with no document of two tokens, counts that are not a valid count vector (:func:`lib.corpus.check_counts`),
+    ``V · dim`` beyond ``lib.validate.MAX_SIZE``, and training in which no epoch had a pair left after
+    subsampling (every epoch empty: ``sample`` too small for the corpus). An epoch that subsampling leaves
+    without a pair, while others have some, is skipped and counted (``SGNSResult.empty_epochs``).
+    ``FloatingPointError`` when training
     diverges (checked after every epoch: an entry beyond :data:`DIVERGED` or not finite), naming the
     settings to lower.
     """
     if not isinstance(config, SGNSConfig):
         raise TypeError(f"config must be an SGNSConfig, got {type(config).__name__}")
-    counts = np.asarray(counts)
+    counts = check_counts(counts)
     if config.sample > 0:
         keep = keep_probability(counts, config.sample, formula="word2vec")
     else:
         keep = np.ones(counts.shape[0])
     V, D, K = counts.shape[0], config.dim, config.negatives
     ids, doc = _flatten(sentences, V)
+    if not (doc[1:] == doc[:-1]).any():  # no document of two tokens: no window holds a pair
+        raise ValueError("the corpus holds no (centre, context) pair: every document has fewer than two tokens")
+    validate.entries((V, D), "counts (V) and dim")
     noise = alias_table(noise_distribution(counts, config.power))
     rng = np.random.default_rng(config.seed)
     w_in = torch.from_numpy(((rng.random((V, D), dtype=np.float32) - 0.5) / D))  # word2vec's initialisation
@@ -641,7 +660,7 @@ def train_sgns(
     B, R = config.block_windows, config.block_negatives
     buffers = [make_buffers(config.batch_windows // B, B, R, config.window, D) for _ in range(config.workers)]
     schedule = np.linspace(config.alpha, config.min_alpha, config.epochs + 1)
-    n_pairs = 0
+    n_pairs, empty_epochs = 0, 0
     pool = ThreadPoolExecutor(config.workers) if config.workers > 1 else None
     sampler = ThreadPoolExecutor(1)  # draws the next epoch's blocks while this one trains
 
@@ -656,6 +675,9 @@ def train_sgns(
                 epoch = upcoming.result()
                 if e + 1 < config.epochs:  # epochs are drawn in order from one generator: still deterministic
                     upcoming = sampler.submit(blocks_of, e + 1)
+                if epoch.n_pairs == 0:  # subsampling left no two neighbours in a document: nothing to train
+                    empty_epochs += 1
+                    continue
                 n_pairs += epoch.n_pairs
                 n = epoch.span.shape[0]  # blocks
                 n_steps = -(-n // buffers[0].g.shape[0])
@@ -681,6 +703,12 @@ def train_sgns(
         if pool is not None:
             pool.shutdown()
     seconds = time.perf_counter() - start
+    if n_pairs == 0:
+        raise ValueError(
+            f"no epoch had a (centre, context) pair to train on: subsampling (sample={config.sample}) kept fewer "
+            f"than two neighbouring tokens of any document in each of the {config.epochs} epochs, so the table "
+            f"would come back untrained; use a larger sample (0 turns subsampling off) or a longer corpus"
+        )
     fields = dict(
         n_pairs=int(n_pairs),
         subsampling=(
@@ -709,7 +737,8 @@ def train_sgns(
     ctx = describe_context(config.window, unit="document", dynamic=config.dynamic_window)
     prov = (provenance or Provenance()).replace(context=ctx, **fields)
     n_words = int(ids.shape[0]) * config.epochs
-    return SGNSResult(w_in.numpy().copy(), w_out.numpy().copy(), n_words, int(n_pairs), seconds, prov, initial)
+    return SGNSResult(w_in.numpy().copy(), w_out.numpy().copy(), n_words, int(n_pairs), seconds, prov, initial,
+                      empty_epochs)
 
 
 def sgns_embedding(

@@ -60,16 +60,14 @@ def noise_distribution(counts, power: float = 0.75) -> np.ndarray:
     ``power=0`` uniform over the items seen. Items with a zero count get probability 0 for every ``power``.
     Example: counts ``[1, 8, 27, 64]`` → ``[0.0249, 0.1182, 0.2944, 0.5625]``.
 
-    Raises ``TypeError`` for non-numeric counts, ``ValueError`` for negative or non-finite counts, all
-    zero counts, or ``power`` negative or not finite.
+    Raises ``TypeError`` for non-numeric counts (strings, complex numbers, bools:
+    :func:`lib.validate.real_numbers`), ``ValueError`` for negative or non-finite counts, all zero counts,
+    a ragged nesting, or ``power`` negative or not finite.
 
     >>> noise_distribution([1, 8, 27, 64])
     array([0.0249, 0.1182, 0.2944, 0.5625])
     """
-    c = np.asarray(counts)
-    if not validate.real_dtype(c.dtype):
-        raise TypeError(f"counts must be numeric, got dtype {c.dtype}")
-    c = c.astype(np.float64)
+    c = validate.real_numbers(counts, "counts", "a non-empty 1-D array").astype(np.float64)
     if c.ndim != 1 or c.shape[0] < 1:
         raise ValueError(f"counts must be a non-empty 1-D array, got shape {c.shape}")
     if not np.all(np.isfinite(c)) or (c < 0).any():
@@ -85,7 +83,7 @@ def noise_distribution(counts, power: float = 0.75) -> np.ndarray:
 
 
 def _as_pairs(pairs, vocab_size: int) -> np.ndarray:
-    arr = np.asarray(pairs)
+    arr = validate.integer_array(pairs, "pairs", "an (n, 2) array of (centre, context) ids")
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(f"pairs must have shape (n, 2) (centre, context), got {arr.shape}")
     if arr.shape[0] == 0:
@@ -99,18 +97,18 @@ def pair_batches(pairs, batch_size: int, *, shuffle: bool = True, seed=0, drop_l
     ``pairs`` is ``(n, 2)`` as returned by :func:`lib.corpus.context_pairs`. With ``shuffle=True`` the
     order is a permutation drawn from ``torch.Generator().manual_seed(seed)`` (``seed`` may also be a
     ``torch.Generator``); the global RNG is not used. The last batch is shorter unless ``drop_last``.
-    Raises ``ValueError`` for ``batch_size < 1``, malformed pairs, or negative ids; ``TypeError`` for a
+    Raises ``ValueError`` for ``batch_size < 1``, malformed pairs (another shape, a ragged nesting), or ids
+    that are negative or beyond ``int64``; ``TypeError`` for ids that are not integers (bools too) and for a
     ``shuffle`` or ``drop_last`` that is not ``True`` or ``False``.
     """
     batch_size = validate.size(batch_size, "batch_size", low=1)
     shuffle, drop_last = validate.flag(shuffle, "shuffle"), validate.flag(drop_last, "drop_last")
-    arr = np.asarray(pairs)
+    arr = validate.integer_array(pairs, "pairs", "an (n, 2) array of (centre, context) ids")
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(f"pairs must have shape (n, 2) (centre, context), got {arr.shape}")
-    if arr.size and not validate.integer_dtype(arr.dtype):
-        raise TypeError(f"pair ids must be integers, got dtype {arr.dtype}")
     if arr.size and (arr < 0).any():
         raise ValueError("pair ids must be >= 0")
+    validate.within_int64(arr, "pairs")  # a uint64 id of 2**63 or more would wrap around to a negative one
     t = torch.as_tensor(arr.astype(np.int64))
     n = t.shape[0]
     if shuffle:
@@ -404,7 +402,7 @@ def train_skipgram(
             raise ValueError(f"noise must have shape ({V},), got {noise.shape}")
 
     if num_threads is not None:
-        num_threads = validate.integer(num_threads, "num_threads", low=1)
+        num_threads = validate.workers(num_threads, "num_threads")
     with torch_threads(num_threads):
         w_in, w_out, losses = _fit(P, V, dim, objective, steps, float(lr), seed, negatives, noise, negative_policy, desc)
 

@@ -224,7 +224,7 @@ def measure_step(
     steps = validate.size(steps, "steps", low=1)
     lr = validate.number(lr, "lr", gt=0)
     if threads is not None:
-        threads = validate.integer(threads, "threads", low=1)
+        threads = validate.workers(threads, "threads")
     with torch_threads(threads):
         return _measure(method, V, d, batch, steps, lr, seed)
 

@@ -23,10 +23,10 @@ from lib import validate
 def torch_threads(n: Optional[int]) -> Iterator[None]:
     """Run the block with ``torch.set_num_threads(n)``; ``None`` leaves the setting alone. Restores it after.
 
-    Raises ``ValueError`` for ``n < 1``.
+    Raises ``ValueError`` for ``n`` outside ``[1, lib.validate.MAX_WORKERS]``, ``TypeError`` for a non-integer.
     """
     if n is not None:
-        n = validate.integer(n, "number of threads", low=1, hint="or None to leave the setting alone")
+        n = validate.workers(n, "number of threads", hint="or None to leave the setting alone")
     before = torch.get_num_threads()
     if n is not None:
         torch.set_num_threads(n)

@@ -55,7 +55,7 @@ import numpy as np
 from lib import embedding, positional, validate
 from lib.corpus import stray_byte_order_mark
 from lib.datasets import StrayMarkError, other_line_end, read_text, text_lines
-from lib.notebook import fmt, fmt_each
+from lib.notebook import FIXED_POINT_LIMIT, fmt, fmt_each
 
 MAX_WIDTH = 1024
 MAX_POSITION = 1_000_000  # POSENC limit: a documented bound for the exercise, far beyond any sequence in it
@@ -78,26 +78,48 @@ class Functions:
     lookup: Callable
     pos_encoding: Callable
 
+    def __post_init__(self):
+        for name in ("lookup", "pos_encoding"):
+            if not callable(getattr(self, name)):
+                raise TypeError(f"{name} must be a function, got {getattr(self, name)!r}")
+
 
 REFERENCE = Functions(lookup=embedding.lookup, pos_encoding=positional.sinusoidal_encoding)
 
 
 def format_vector(v) -> str:
-    """``[0.6411, -1.4900, ...]``: 4 decimals, and ``-0.0000`` written as ``0.0000``.
+    """``[0.6411, -1.4900, ...]``: each entry of ``v`` (an array of real numbers, any shape, read flat) as
+    :func:`format_number` writes it: 4 decimals, ``-0.0000`` written as ``0.0000``, and an entry of
+    ``lib.notebook.FIXED_POINT_LIMIT`` (1e16) or more in size in exponent form. ``TypeError`` for entries
+    that are not real numbers (strings, bools, complex numbers), ``ValueError`` for a ragged nesting
+    (:func:`lib.validate.real_numbers`).
 
-    >>> format_vector([0.14112, -0.0000001])
-    '[0.1411, 0.0000]'
+    >>> format_vector([0.14112, -0.0000001, 2e300])
+    '[0.1411, 0.0000, 2.0000e+300]'
     """
-    return "[" + ", ".join(fmt_each(np.asarray(v, dtype=float).ravel(), ".4f")) + "]"  # as format_number, each
+    values = validate.real_numbers(v, "v", "an array of numbers").astype(np.float64).ravel()
+    large = np.isfinite(values) & (np.abs(values) >= FIXED_POINT_LIMIT)
+    if not large.any():
+        return "[" + ", ".join(fmt_each(values, ".4f")) + "]"  # as format_number, each
+    texts = np.empty(values.size, dtype=object)
+    texts[~large] = fmt_each(values[~large], ".4f")
+    texts[large] = fmt_each(values[large], ".4e")
+    return "[" + ", ".join(texts) + "]"
 
 
 def format_number(x: float) -> str:
-    """One value to 4 decimals with no negative zero.
+    """One value to 4 decimals with no negative zero: the precision of the language, so a value below 0.00005
+    in size is ``0.0000`` (a cosine of 1e-17 is 0 up to rounding). A value of
+    ``lib.notebook.FIXED_POINT_LIMIT`` (1e16) or more in size, whose fixed-point form would show more digits
+    than float64 holds (up to 309), is written in exponent form with 4 decimals. ``TypeError`` for a
+    value that is not a real number, ``ValueError`` for one beyond float64 (:func:`lib.validate.real`).
 
-    >>> format_number(-0.00001)
-    '0.0000'
+    >>> format_number(-0.00001), format_number(1e300)
+    ('0.0000', '1.0000e+300')
     """
-    return fmt(float(x), ".4f")  # lib.notebook.fmt: rounded as the book prints every float
+    x = validate.real(x, "x")
+    spec = ".4e" if math.isfinite(x) and abs(x) >= FIXED_POINT_LIMIT else ".4f"
+    return fmt(x, spec)  # lib.notebook.fmt: rounded as the book prints every float
 
 
 # --- parsing --------------------------------------------------------------------------------------
@@ -198,13 +220,14 @@ class State:
 
 
 def _learner(fn, args, call: str, shape, line: int) -> np.ndarray:
-    """Call a learner's function; any exception or a wrong shape becomes a :class:`TraceError`."""
+    """Call a learner's function; any exception or a wrong shape becomes a :class:`TraceError`. A PyTorch
+    tensor is read as its values (:func:`lib.validate.array_input`: detached, a ``bfloat16`` one widened)."""
     try:
         result = fn(*args)
     except (Exception, SystemExit) as exc:  # the learner's code may raise (or exit): report it on the line
         raise TraceError(line, f"{call} raised {type(exc).__name__}: {exc}") from None
     try:
-        arr = np.asarray(result)
+        arr = np.asarray(validate.array_input(result, call))  # a PyTorch tensor as its values (bfloat16, grad too)
     except Exception:
         raise TraceError(line, f"{call} returned {type(result).__name__}, expected an array of shape {shape}") from None
     if arr.shape != shape:
@@ -287,7 +310,8 @@ def _input_vector(state: State, fns: Functions, cmd: Command, pos: int) -> np.nd
     if not np.issubdtype(vec.dtype, np.floating):
         vec = vec.astype(np.float64)
     try:
-        vec += pe  # in place, like a model adding to its activations: lookup must not hand out the table
+        with np.errstate(over="ignore", invalid="ignore"):  # a float16 row may overflow: reported just below
+            vec += pe  # in place, like a model adding to its activations: lookup must not hand out the table
     except ValueError as exc:  # e.g. a read-only array from lookup
         raise TraceError(cmd.line, f"cannot add the encoding to what lookup(table, {token_id}) returned: {exc}; "
                          "return a new, writable array") from None
@@ -383,7 +407,10 @@ def run_file(path, functions: Functions = REFERENCE) -> List[str]:
 
 
 def example(name: str) -> Path:
-    """Path of a shipped example program, e.g. ``example("worked_trace")``; ``ValueError`` if unknown."""
+    """Path of a shipped example program, e.g. ``example("worked_trace")``; ``ValueError`` if unknown,
+    ``TypeError`` for a ``name`` that is not a ``str``."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str naming an example, got {name!r}")
     path = EXAMPLES / f"{name}.trace"
     if not path.exists():
         known = ", ".join(sorted(p.stem for p in EXAMPLES.glob("*.trace")))
@@ -508,7 +535,7 @@ class CheckReport:
 
 def _call(fn, *args):
     try:
-        result = np.asarray(fn(*args))
+        result = np.asarray(validate.array_input(fn(*args), "the result"))  # as _learner reads it
         if not validate.real_dtype(result.dtype):
             return None, f"returned dtype {result.dtype}, expected real numbers"
         return result.astype(float), None
@@ -530,8 +557,10 @@ def check(lookup: Callable, pos_encoding: Callable) -> CheckReport:
     Cases: ``pos_encoding`` at each ``(pos, d)`` of ``PE_CASES`` against the reference; ``lookup`` returns
     the right row; the worked trace's program gives the published output; running ``ADD`` leaves the table
     unchanged. A failing learner is compared with every entry of ``MISTAKES``; each one whose outputs
-    the learner reproduces exactly is named in the report.
+    the learner reproduces exactly is named in the report. ``TypeError`` when ``lookup`` or
+    ``pos_encoding`` is not a function (an error the functions raise is a failed case, not an exception).
     """
+    Functions(lookup, pos_encoding)  # the TypeError for one that is not a function
     cases: List[CaseResult] = []
     for pos, d in PE_CASES:
         expected = positional.sinusoidal_encoding(pos, d)

@@ -56,7 +56,10 @@ class TransformerConfig:
     and ``rope_interpolation`` (``s >= 1``: positions divided by ``s``) only matter for ``"rope"``;
     ``alibi_slopes`` (``None``: the paper's, :func:`lib.positional.alibi_slopes`) only for ``"alibi"``.
     ``init_std``: the standard deviation of the initial matrices and of the learned table; ``embed_std``: that
-    of the token embedding. Raises ``ValueError`` naming the field and its allowed range.
+    of the token embedding. Raises ``ValueError`` naming the field and its allowed range: each size is at
+    most ``lib.validate.MAX_SIZE`` (2**28), and so is every table the model allocates (``vocab_size ·
+    d_model``, ``max_len · d_model``, ``n_head · max_len²``, ``mlp_ratio · d_model²`` and the blocks'
+    matrices together, ``n_layer · (3 + mlp_ratio) · d_model²``); ``TypeError`` for a field of the wrong type.
     """
 
     position: str = "learned"
@@ -75,9 +78,16 @@ class TransformerConfig:
     def __post_init__(self):
         validate.choice(self.position, "position", POSITION_SCHEMES)
         for name in ("n_layer", "n_head", "d_model", "mlp_ratio", "vocab_size", "max_len"):
-            validate.integer(getattr(self, name), name, low=1)
+            validate.size(getattr(self, name), name)
         if self.d_model % self.n_head:
             raise ValueError(f"d_model ({self.d_model}) must be a multiple of n_head ({self.n_head})")
+        # every table the model allocates, each within lib.validate.MAX_SIZE entries
+        validate.entries((self.vocab_size, self.d_model), "vocab_size and d_model (token table and head)")
+        validate.entries((self.max_len, self.d_model), "max_len and d_model (position table)")
+        validate.entries((self.n_head, self.max_len, self.max_len), "n_head and max_len (causal mask, ALiBi bias)")
+        validate.entries((self.mlp_ratio * self.d_model, self.d_model), "mlp_ratio and d_model (MLP matrices)")
+        validate.entries((self.n_layer, 3 * self.d_model + self.mlp_ratio * self.d_model, self.d_model),
+                         "n_layer, d_model and mlp_ratio (the blocks' matrices)")
         if self.position == "rope" and self.head_dim % 2:
             raise ValueError(f"RoPE rotates pairs: the head width d_model / n_head must be even, got {self.head_dim}")
         validate.number(self.rope_base, "rope_base", gt=1)
@@ -283,11 +293,9 @@ def sample_windows(stream, n_windows: int, length: int, rng: np.random.Generator
     array([[6, 7, 8],
            [5, 6, 7]])
     """
-    stream = np.asarray(stream)
+    stream = validate.integer_array(stream, "stream", "a 1-D array of token ids")
     if stream.ndim != 1:
         raise ValueError(f"stream must be a 1-D array of token ids, got shape {stream.shape}")
-    if stream.size and not validate.integer_dtype(stream.dtype):  # [] is float64
-        raise TypeError(f"stream must hold integer token ids, got dtype {stream.dtype}")
     if stream.size and stream.min() < 0:
         raise ValueError(f"stream token ids must be >= 0, got {int(stream.min())}")
     n_windows, length = validate.size(n_windows, "n_windows", low=1), validate.size(length, "length", low=2)
@@ -329,7 +337,17 @@ class TrainConfig:
             validate.number(b, f"betas[{i}]", ge=0, lt=1)
 
     def lr_at(self, step: int) -> float:
-        """Learning rate of step ``step`` (0-based): linear warm-up, then cosine decay to 0 at ``steps``."""
+        """Learning rate of step ``step`` (0-based): linear warm-up, then cosine decay to 0 at ``steps``.
+
+        ``step`` is an integer in ``[0, steps]``: the steps trained, ``0 .. steps - 1``, and ``steps``, where
+        the cosine reaches 0. ``TypeError`` for a non-integer, ``ValueError`` outside that range (a step
+        beyond the schedule would climb the cosine again, a negative one fall below 0 in the warm-up).
+
+        >>> # half-way through the decay: (1 + cos(pi / 2)) / 2
+        >>> TrainConfig(steps=4, warmup=0, lr=1.0).lr_at(2)
+        0.5
+        """
+        step = validate.integer(step, "step", low=0, high=self.steps, hint="0 .. steps, the schedule's length")
         if step < self.warmup:
             return self.lr * (step + 1) / self.warmup
         progress = (step - self.warmup) / max(1, self.steps - self.warmup)

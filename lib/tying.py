@@ -169,10 +169,14 @@ def train(
 
     Both count matrices are ``(V, V)`` (``lib.bigram.bigram_counts``). Runs on one thread (restored
     afterwards): the matrices are too small to share. Returns a :class:`TyingResult`.
-    Raises ``ValueError`` for an unknown variant, mismatched count shapes, ``steps < 1`` or ``lr <= 0``.
+    Raises ``ValueError`` for an unknown variant, mismatched count shapes, a ragged nesting, ``steps < 1`` or
+    ``lr <= 0``, and as :func:`counts_loss`; ``TypeError`` for counts that are not real numbers (strings,
+    complex numbers, bools: :func:`lib.validate.real_numbers`).
     """
-    train_counts = torch.as_tensor(np.asarray(train_counts), dtype=torch.float64)
-    val_counts = torch.as_tensor(np.asarray(val_counts), dtype=torch.float64)
+    train_counts = torch.as_tensor(validate.real_numbers(train_counts, "train_counts", "a square (V, V) matrix"),
+                                   dtype=torch.float64)
+    val_counts = torch.as_tensor(validate.real_numbers(val_counts, "val_counts", "a (V, V) matrix"),
+                                 dtype=torch.float64)
     if train_counts.dim() != 2 or train_counts.shape[0] != train_counts.shape[1]:
         raise ValueError(f"train_counts must be a square (V, V) matrix, got {tuple(train_counts.shape)}")
     if val_counts.shape != train_counts.shape:

@@ -36,6 +36,7 @@ from typing import Iterable, Optional, Sequence, Union
 import numpy as np
 
 __all__ = [
+    "array_input",
     "choice",
     "collection",
     "confidence_level",
@@ -66,6 +67,7 @@ __all__ = [
     "tensor",
     "vectors",
     "window",
+    "workers",
 ]
 
 
@@ -183,6 +185,25 @@ def size(value, name: str, *, low: int = 1, high: int = MAX_SIZE, hint: str = ""
     ValueError: V must be an integer in [1, 268435456], got 1099511627776
     """
     return integer(value, name, low=low, high=high, hint=hint)
+
+
+#: the most threads or processes :func:`workers` allows: far beyond the cores of any machine the book runs on,
+#: and a bound, so that ``workers=10**6`` is refused by name instead of starting a million threads
+MAX_WORKERS = 256
+
+
+def workers(value, name: str, *, hint: str = "threads") -> int:
+    """A number of threads or processes as an ``int``: :func:`integer` in ``[1, MAX_WORKERS]`` (256), ``hint``
+    saying what is counted.
+
+    >>> workers(2, "workers")
+    2
+    >>> workers(10**6, "world_size", hint="processes")
+    Traceback (most recent call last):
+    ...
+    ValueError: world_size must be an integer in [1, 256] (processes), got 1000000
+    """
+    return integer(value, name, low=1, high=MAX_WORKERS, hint=hint)
 
 
 def entries(shape: Sequence[int], names: str) -> None:
@@ -397,8 +418,9 @@ def tensor(value, name: str, shape: str = "", *, floating: bool = False, integer
     ``float64``), with ``integer=True`` an integer one (not ``bool``: ids, targets), with ``real=True`` a
     floating or an integer one (not ``bool`` or complex): ``TypeError``
     naming the dtype otherwise, where PyTorch would raise its own ``NotImplementedError`` ("not implemented for
-    'Long'") or compute in the wrong type. With ``finite=True`` a NaN or an infinite entry is a ``ValueError``
-    ``"{name} contains NaN or infinity"`` (the words of :func:`real_array`).
+    'Long'") or compute in the wrong type. A tensor on the meta device (a shape without values) is a
+    ``TypeError`` too: nothing computed from it can be read. With ``finite=True`` a NaN or an infinite entry
+    is a ``ValueError`` ``"{name} contains NaN or infinity"`` (the words of :func:`real_array`).
 
     >>> tensor([0.5], "logits", "(B, V)")
     Traceback (most recent call last):
@@ -409,6 +431,8 @@ def tensor(value, name: str, shape: str = "", *, floating: bool = False, integer
     described = f"torch.Tensor{' ' + shape if shape else ''}"
     if torch is None or not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be a {described}, got {type(value).__name__}")
+    if value.device.type == "meta":  # a shape without data: nothing lib computes can be read from it
+        raise TypeError(f"{name} must be a {described} with values, got one on the meta device")
     if floating and not value.is_floating_point():
         raise TypeError(f"{name} must be a floating-point {described}, got dtype {value.dtype}")
     if integer and (value.is_floating_point() or value.is_complex() or value.dtype == torch.bool):
@@ -465,7 +489,8 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
     """``values`` as an ``int64`` array after checking that every id lies in ``[0, vocab_size)``.
 
     ``values`` may be an int or any array-like of integers, of any shape (an empty list is an empty
-    array). Raises ``TypeError`` for non-integer ids (floats, bools, strings, ``timedelta64``) and ``ValueError``
+    array). Raises ``TypeError`` for non-integer ids (floats, bools, strings, ``timedelta64``; a ``bool`` in a
+    list of ints too: NumPy would read ``[True, 2]`` as ``[1, 2]``) and ``ValueError``
     naming the first bad id and the vocabulary size. The comparison is made on the ids' own dtype, so
     that a ``uint64`` id cannot wrap around to a negative number first; a Python ``int`` beyond
     ``int64`` and ``uint64`` (``2**70``, which NumPy holds as an object) is an integer too, so it gets the
@@ -487,11 +512,13 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
     """
     if not _is_integer(vocab_size) or not 1 <= vocab_size <= MAX_SIZE:
         raise ValueError(f"vocabulary size must be an integer in [1, {MAX_SIZE}], got {shown(vocab_size)}")
-    values = _array_input(values, f"{name}s")
+    values = array_input(values, f"{name}s")
     try:
         arr = np.asarray(values)
     except ValueError:  # a ragged nesting such as [[0], 1]
         raise TypeError(f"{name}s must be an integer or an array of integers, got {values!r}") from None
+    if integer_dtype(arr.dtype) and isinstance(values, (list, tuple)) and _holds_bool(values):  # [True, 2] is [1, 2]
+        raise TypeError(f"{name}s must be integers, got a bool among them (True or False is not an id)")
     if not integer_dtype(arr.dtype):
         if arr.size == 0 and arr.dtype == np.float64:  # np.asarray([]) is float64: accept an empty list
             return arr.astype(np.int64)
@@ -616,16 +643,28 @@ def not_masked(values, name: str):
     return values
 
 
-def _array_input(values, name: str):
+def array_input(values, name: str):
     """``values`` ready for ``np.asarray``: refused when masked (:func:`not_masked`), and a PyTorch tensor as
     its values, the one rule of every check that takes numbers or ids: detached from autograd (``np.asarray``
     raises for a tensor with ``requires_grad=True``), moved to the CPU, and a float dtype NumPy lacks
-    (``bfloat16``, the ``float8`` types) widened to ``float32``, which holds each of their values exactly.
-    PyTorch is not imported here: until it is imported, nothing is a tensor."""
+    (``bfloat16``, the ``float8`` types) widened to ``float32``, which holds each of their values exactly;
+    ``TypeError`` naming ``name`` for a tensor on the meta device, which has a shape and no values (a complex
+    tensor is read as it is, for the caller's dtype check to refuse) and for a sparse one (its layout has no
+    NumPy form: ``.to_dense()`` it). PyTorch is not imported here: until it is imported, nothing is a tensor.
+    A caller that reads an array itself (``np.asarray(array_input(values, name))``) follows the same rule.
+
+    >>> array_input([[1, 2], [3]], "x")  # not masked, not a tensor: as given
+    [[1, 2], [3]]
+    """
     not_masked(values, name)
     torch = sys.modules.get("torch")
     if torch is None or not isinstance(values, torch.Tensor):
         return values
+    if values.device.type == "meta":  # a shape without data: nothing to read
+        raise TypeError(f"{name} is a PyTorch tensor on the meta device, which holds no values; "
+                        f"pass a tensor with data (on the CPU or a GPU)")
+    if values.layout != torch.strided:
+        raise TypeError(f"{name} is a sparse PyTorch tensor (layout {values.layout}); pass {name}.to_dense()")
     values = values.detach().cpu()
     if values.is_floating_point() and values.dtype not in (torch.float16, torch.float32, torch.float64):
         values = values.to(torch.float32)
@@ -658,7 +697,7 @@ def real_numbers(values, name: str, shape: str = "an array of numbers") -> np.nd
     >>> real_numbers([[1.5, 2]], "x").dtype
     dtype('float64')
     """
-    values = _array_input(values, name)
+    values = array_input(values, name)
     try:
         raw = np.asarray(values)
     except ValueError:  # a ragged nesting such as [[1, 2], [3]]
@@ -752,7 +791,7 @@ def _exact_in_float64(raw: np.ndarray, name: str, given=None) -> None:
     distance 0), the same rule."""
     big = _big_integer(raw)
     if big is None and given is not None:
-        big = _big_integer(_array_input(given, name))
+        big = _big_integer(array_input(given, name))
     if big is not None:
         raise ValueError(f"{name} holds {_written_integer(big)}, beyond 2**53: float64, which "
                          f"it is computed in, holds integers exactly only up to 2**53")
@@ -763,7 +802,7 @@ def _exact_in_float64(raw: np.ndarray, name: str, given=None) -> None:
 def _refuse_inexact_wide_float(given, name: str, where: str) -> None:
     """``ValueError`` naming ``name`` when ``given`` holds a ``longdouble`` that float64 does not hold
     exactly (``_inexact_wide_float``); ``where`` says what float64 is used for."""
-    wide = _inexact_wide_float(_array_input(given, name))
+    wide = _inexact_wide_float(array_input(given, name))
     if wide is not None:
         raise ValueError(f"{name} holds the longdouble {wide!r}, which float64 ({where}) does not hold exactly "
                          f"(it becomes {float(wide)!r}), so distinct values could tie; give float64 values")
@@ -782,7 +821,7 @@ def ranked_numbers(values, name: str, shape: str = "a 1-D array of scores", hint
     ...
     ValueError: scores holds the integer 9007199254740993, beyond 2**53: ...
     """
-    values = _array_input(values, name)
+    values = array_input(values, name)
     try:
         raw = np.asarray(values)
     except ValueError:  # ragged: real_numbers names it
@@ -802,7 +841,8 @@ def integer_array(values, name: str, shape: str = "an array of integers") -> np.
     Python integers that NumPy holds as an object array (``2**70``) or as floats (``[-1, 2**63]``, which no
     one integer dtype holds) are integers all the same: they give a ``ValueError`` saying that they do not
     fit in ``int64``, not a complaint about their type. ``TypeError`` for entries that are not integers
-    (floats, bools, strings, ``timedelta64``) and ``ValueError`` for a ragged nesting. The caller checks
+    (floats, bools, strings, ``timedelta64``), a ``bool`` inside a list of integers included (NumPy would read
+    ``[True, 2]`` as ``[1, 2]``), and ``ValueError`` for a ragged nesting. The caller checks
     the range on the array's own dtype, so that a ``uint64`` entry cannot wrap around to a negative one.
 
     >>> integer_array([3, 0, 2], "counts")
@@ -812,12 +852,14 @@ def integer_array(values, name: str, shape: str = "an array of integers") -> np.
     ...
     ValueError: c must fit in int64 (-2**63 to 2**63 - 1), got 1180591620717...
     """
-    values = _array_input(values, name)
+    values = array_input(values, name)
     try:
         raw = np.asarray(values)
     except ValueError:  # a ragged nesting such as [[1, 2], [3]]
         raise ValueError(f"{name} must be {shape}, got rows of different lengths") from None
     if integer_dtype(raw.dtype):
+        if isinstance(values, (list, tuple)) and _holds_bool(values):  # NumPy made [True, 2] [1, 2]
+            raise TypeError(f"{name} must be integers, got a bool among them (True or False is not a count or an id)")
         return raw
     if raw.size == 0 and raw.dtype == np.float64:  # np.asarray([]) is float64: accept an empty list
         return raw.astype(np.int64)

@@ -183,8 +183,14 @@ def test_sharpness_is_the_top_eigenvalue_of_torch_autograd_hessian():
     x = torch.as_tensor(np.concatenate([E.ravel(), U.ravel()]))
     reference = torch.linalg.eigvalsh(torch.autograd.functional.hessian(loss, x))[-1].item()
     assert bg.sharpness(E, U, counts) == pytest.approx(reference, rel=1e-6)
-    with pytest.raises(ValueError, match="step must be a finite number > 0"):
-        bg.sharpness(E, U, counts, step=0.0)
+    for step in (0.0, 1e-12, 0.5, 1e300):  # no step or one that rounding swamps; one far beyond the point
+        with pytest.raises(ValueError, match=r"^step must be a finite number in \[1e-10, 0.1\] \(the relative step"):
+            bg.sharpness(E, U, counts, step=step)
+    with pytest.raises(TypeError, match=r"^step must be a finite number in \[1e-10, 0.1\]"):
+        bg.sharpness(E, U, counts, step="1e-5")
+    # both ends of the range are allowed and measure the same curvature (a quadratic model of the loss)
+    assert bg.sharpness(E, U, counts, step=1e-10) == pytest.approx(reference, rel=1e-3)
+    assert bg.sharpness(E, U, counts, step=0.1) == pytest.approx(reference, rel=0.05)
 
 
 def test_initialisation_is_seeded_and_scaled():
@@ -228,7 +234,7 @@ def test_width_sweep_retrains_a_diverged_width_and_fails_loudly_if_retraining_fa
     (np.zeros((3, 3)), ValueError, "all zero"),
     (-np.ones((3, 3)), ValueError, ">= 0"),
     (np.full((2, 2), np.nan), ValueError, "finite"),
-    (np.array([["a", "b"], ["c", "d"]]), TypeError, "numeric"),
+    (np.array([["a", "b"], ["c", "d"]]), TypeError, "must hold real numbers, got dtype <U1"),
 ])
 def test_bad_counts_are_rejected(counts, error, message):
     with pytest.raises(error, match=message):
@@ -285,7 +291,7 @@ def test_parameters_and_probabilities_must_be_finite_real_numbers():
     assert str(info.value) == "probs must hold real numbers, got dtype <U3"
     with pytest.raises(TypeError) as info:
         bg.check_counts(np.ones((2, 2), dtype="m8[s]"))  # NumPy counts a time span as an integer
-    assert str(info.value) == "counts must be numeric, got dtype timedelta64[s]"
+    assert str(info.value) == "counts must hold real numbers, got dtype timedelta64[s]"
 
 
 def test_softmax_refuses_bad_logits_by_name():
@@ -310,3 +316,14 @@ def test_count_table_with_a_huge_alpha_is_uniform_not_zero():
     # (C + a) / (n + 3a) for a = 1e300: 1/3 to float64, each row summing to 1
     np.testing.assert_allclose(bg.count_table(counts, 1e300).sum(axis=1), 1.0, rtol=1e-15)
     np.testing.assert_array_equal(bg.count_table(counts, 1.0)[0], [1 / 6, 3 / 6, 2 / 6])  # the usual path
+
+
+def test_ragged_bool_or_tensor_counts():
+    with pytest.raises(ValueError, match=r"^counts must be a square \(V, V\) matrix, got rows of different lengths$"):
+        bg.check_counts([[1, 2], [3]])  # was NumPy's "inhomogeneous shape"
+    with pytest.raises(TypeError, match=r"^counts must hold real numbers, got a bool among them"):
+        bg.check_counts([[1, True], [0, 2]])  # was read as [[1, 1], [0, 2]]
+    with pytest.raises(TypeError, match=r"^counts must hold real numbers, got dtype bool$"):
+        bg.check_counts(np.eye(2, dtype=bool))
+    np.testing.assert_array_equal(bg.check_counts(torch.tensor([[0.0, 2.0], [1.0, 1.0]], requires_grad=True)),
+                                  [[0.0, 2.0], [1.0, 1.0]])

@@ -402,3 +402,14 @@ def test_attention_helpers_name_empty_input_a_float_order_and_nan():
         lesson.first_rise([0.1, np.nan, 0.3])  # said "dots never rise"
     with pytest.raises(ValueError, match=r"^dots must be a 1-D array \(n,\), got shape \(2, 2\)$"):
         lesson.first_rise(np.eye(2))
+
+
+def test_input_vectors_name_a_position_table_that_is_nan_or_ragged():
+    E = np.eye(toylang.V)[:, :2]  # a (V, 2) table: row i is (1, 0), (0, 1) or (0, 0)
+    sentence = "the cat"
+    with pytest.raises(ValueError, match=r"^positions contains NaN or infinity$"):
+        lesson.input_vectors(E, sentence, np.full((2, 2), np.nan))  # every input was NaN
+    with pytest.raises(ValueError, match=r"^positions must be an array of numbers, got rows of different lengths$"):
+        lesson.input_vectors(E, sentence, [[0.0, 1.0], [2.0]])  # was NumPy's "inhomogeneous shape"
+    got = lesson.input_vectors(E, sentence, [[0.5, 0.0], [0.0, 0.5], [9.0, 9.0]])  # rows beyond T are not used
+    np.testing.assert_array_equal(got, E[toylang.encode(sentence)] + [[0.5, 0.0], [0.0, 0.5]])

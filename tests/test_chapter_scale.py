@@ -150,3 +150,18 @@ def test_exchange_table_by_hand_and_its_error():
     assert scale.exchange_table(s, ["col"]).splitlines()[2] == "| column-wise | 8 | 4,096 | 1,000,000 | 1,000,000 | 2.0 MB |"
     with pytest.raises(ValueError, match="scheme"):
         scale.exchange_table(s, ["diagonal"])
+
+
+def test_sharded_workers_refuse_a_rank_outside_the_world():
+    table, ids = np.eye(4), [np.array([0, 1]), np.array([2])]
+    for rank in (-1, 2):  # -1 took the last rank's ids, a wrap-around
+        with pytest.raises(ValueError, match=rf"^rank must be an integer in \[0, 1\], got {rank}$"):
+            scale.sharded_lookup(rank, 2, table, ids)
+        with pytest.raises(ValueError, match=rf"^rank must be an integer in \[0, 1\], got {rank}$"):
+            scale.check_sharding(rank, 2, {"table": table, "ids_per_rank": ids})
+    with pytest.raises(ValueError, match=r"^world_size must be an integer in \[1, 256\] \(ranks\), got 0$"):
+        scale.sharded_lookup(0, 0, table, ids)
+    with pytest.raises(ValueError, match=r"^dtype must be one of \('float32', 'float64'\), got 'float8'$"):
+        scale.check_sharding(0, 2, {"table": table, "ids_per_rank": ids}, dtype="float8")  # was AttributeError
+    with pytest.raises(TypeError, match=r"^case\['ids_per_rank'\]\[1\] must be integers, got dtype float64$"):
+        scale.check_sharding(0, 2, {"table": table, "ids_per_rank": [np.array([0]), np.array([1.7])]})  # was id 1

@@ -33,7 +33,7 @@ def test_attention_flops_closed_form_and_errors():
     assert tz.attention_flops(1000 * 1.5, 768) == pytest.approx(4 * 1500**2 * 768)
     with pytest.raises(ValueError, match="n_tokens must be a finite number >= 0, got -1"):
         tz.attention_flops(-1)
-    with pytest.raises(ValueError, match="width must be an integer >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"width must be an integer in \[1, 268435456\], got 0"):
         tz.attention_flops(5, 0)
 
 
@@ -180,3 +180,45 @@ def test_interval_text_names_a_bad_digits_and_refuses_nan():
         tz.interval_text(Interval(0.1, float("-inf"), 0.5, 0.95, 10, 100))  # printed '0.10 [-inf, 0.5]'
     with pytest.raises(TypeError, match=r"^iv must be an Interval \(lib.evaluation\), got tuple$"):
         tz.interval_text((0.1, 0.0, 0.5))
+
+
+def test_word_counts_refuse_one_string_and_non_strings():
+    # one string was counted character by character: count_words("The fire") was 7
+    with pytest.raises(TypeError, match=r"^docs must be a sequence of str, got a single string 'The fire'$"):
+        tz.count_words("The fire")
+    with pytest.raises(TypeError, match=r"^docs\[1\] must be a str, got int$"):
+        tz.count_words(["a b", 3])  # was AttributeError: 'int' object has no attribute 'split'
+    with pytest.raises(TypeError, match=r"^encode must be a function from str to ids, got 3$"):
+        tz.tokens_per_word(3, ["a b"])  # was TypeError: 'int' object is not callable
+    # a generator of documents is read once, for the words and the tokens alike: 2 + 1 tokens over 3 words
+    assert tz.tokens_per_word(lambda d: d.split(), (d for d in ["a b", "c"])) == 1.0
+
+
+def test_attention_flops_beyond_float64_is_named():
+    with pytest.raises(ValueError, match=r"^n_tokens = 1e\+200 at width 768: 4 n² d is beyond the float64 range"):
+        tz.attention_flops(1e200, 768)  # was OverflowError: (34, 'Numerical result out of range')
+    with pytest.raises(ValueError, match=r"^width must be an integer in \[1, 268435456\], got 1000000000000$"):
+        tz.attention_flops(10, 10**12)
+    assert tz.attention_flops(1e150, 1) == pytest.approx(4e300, rel=1e-15)
+
+
+def test_renumber_refuses_a_permutation_that_is_not_integers():
+    table = np.array([[0.0], [1.0], [2.0]])
+    with pytest.raises(TypeError, match=r"^permutation must be integers, got dtype float64$"):
+        tz.renumber(table, [0], [2.0, 0.0, 1.0])  # was NumPy's "arrays used as indices must be of integer type"
+    with pytest.raises(TypeError, match=r"^permutation must be integers, got dtype bool$"):
+        tz.renumber(np.array([[0.0], [1.0]]), [0], [True, False])
+    with pytest.raises(ValueError, match=r"^table must be a \(V, d\) table, got shape \(3,\)$"):
+        tz.renumber(np.arange(3.0), [0], [2, 0, 1])
+
+
+def test_absorbed_into_checks_its_counts_and_k():
+    tokenizer = bpe.BPE(merges=((97, 98), (256, 99)))
+    counts = np.array([0] * 256 + [0, 5])
+    with pytest.raises(ValueError, match=r"^k must be an integer >= 1, got -1$"):
+        tz.absorbed_into(tokenizer, 256, counts, k=-1)  # seen[:-1] dropped the last token without a word
+    with pytest.raises(ValueError, match=r"^counts must have shape \(V,\) = \(258,\), got \(257,\)$"):
+        tz.absorbed_into(tokenizer, 256, counts[:-1])  # was IndexError
+    with pytest.raises(TypeError, match=r"^counts must be integers, got dtype bool$"):
+        tz.absorbed_into(tokenizer, 256, counts > 0)
+    assert tz.absorbed_into(tokenizer, 256, counts) == [(257, 5)]

@@ -1,10 +1,12 @@
 """lib.corpus: tokens, vocabulary order and policies, context pairs and their description, subsampling
 (Mikolov et al. 2013b, §2.3), subsets and repetitions of a corpus."""
 
+import decimal
 import hashlib
 import json
 import math
 import re
+import warnings
 from collections import Counter
 
 import numpy as np
@@ -18,6 +20,7 @@ from lib.corpus import (
     UNKNOWN_POLICIES,
     UnknownTokenError,
     Vocabulary,
+    check_counts,
     check_sentences,
     context_pairs,
     corpus_fraction,
@@ -357,6 +360,64 @@ def test_keep_probability_closed_forms():
 def test_keep_probability_rejects_bad_input(counts, t, kwargs, exc, match):
     with pytest.raises(exc, match=match):
         keep_probability(counts, t, **kwargs)
+
+
+def _exact_keep(count: int, total: int, t: float, formula: str) -> float:
+    """The keep probability computed in 60-digit decimal arithmetic: an independent reference at every scale."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 60
+        root = (decimal.Decimal(t) * total / count).sqrt()  # sqrt(t / f)
+        keep = root if formula == "paper" else root + root * root
+        return float(min(keep, decimal.Decimal(1)))
+
+
+@pytest.mark.parametrize("formula", ["paper", "word2vec"])
+@pytest.mark.parametrize("counts, t", [
+    ([1, 1], 1e-320),            # t / f subnormal: was 1.0 with word2vec's formula (f / t overflowed to inf)
+    ([1, 1], 5e-324),            # the smallest t there is
+    ([1, 2**62], 1e-300),        # a rare item and a frequent one, t tiny
+    ([1, 2**62], 1e300),         # t / f beyond float64: keep 1, with no overflow warning
+    ([3, 2**62 - 1, 5], 1e-5),   # t / f in range: the formula as written
+    ([90, 10], 0.01),
+])
+def test_keep_probability_is_exact_at_every_scale_without_warnings(counts, t, formula):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # was RuntimeWarning: overflow encountered in divide
+        keep = keep_probability(counts, t, formula=formula)
+    total = sum(counts)
+    expected = [_exact_keep(c, total, t, formula) for c in counts]
+    np.testing.assert_allclose(keep, expected, rtol=1e-14, atol=0)
+    assert ((keep > 0) & (keep <= 1)).all()
+
+
+def test_keep_probability_of_a_tiny_threshold_drops_almost_everything():
+    # t = 1e-320: an item of f = 0.5 is kept with sqrt(2e-320) + 2e-320 ~ 1.4e-160 (word2vec's formula),
+    # which was 1.0, every word kept, because f / t overflowed to infinity
+    keep = keep_probability([1, 1], 1e-320, formula="word2vec")
+    assert keep[0] == pytest.approx(math.sqrt(2e-320), rel=1e-12) and keep[0] < 1e-159
+
+
+def test_counts_that_are_bools_or_ragged_are_refused_by_name():
+    for bad, exc, message in [
+        (np.array([True, False]), TypeError, "counts must be integers, got dtype bool"),  # was taken as [1, 0]
+        ([True, 2], TypeError, "counts must be integers, got a bool among them (True or False is not a count or an id)"),
+        ([[1, 2], [3]], ValueError, "counts must be a non-empty 1-D array of counts, got rows of different lengths"),
+    ]:
+        for call in (lambda: check_counts(bad), lambda: keep_probability(bad, 0.01),
+                     lambda: subsample([[0, 1]], bad, 0.01)):
+            with pytest.raises(exc, match=f"^{re.escape(message)}$"):
+                call()
+    np.testing.assert_array_equal(check_counts(np.array([3, 0, 2], dtype=np.uint8)), [3, 0, 2])
+    assert check_counts(np.array([3, 0, 2], dtype=np.uint8)).dtype == np.int64
+
+
+def test_sentences_that_are_ragged_or_tensors_are_read_or_refused_by_name():
+    with pytest.raises(ValueError, match=r"^sentence 1 must be a 1-D sequence of ids, got rows of different lengths$"):
+        context_pairs([[0, 1], [[0, 1], [2]]], 1)  # was NumPy's "inhomogeneous shape"
+    with pytest.raises(TypeError, match=r"^sentence 0 is a PyTorch tensor on the meta device"):
+        context_pairs([torch.zeros(3, dtype=torch.int64, device="meta")], 1)
+    # a tensor with data is read as its ids: the pairs of [0, 1, 2] at window 1
+    np.testing.assert_array_equal(context_pairs([torch.tensor([0, 1, 2])], 1), [[0, 1], [1, 0], [1, 2], [2, 1]])
 
 
 def test_subsample_keeps_each_item_at_its_probability_and_is_seeded():

@@ -108,5 +108,24 @@ def test_bad_windows_are_clear_errors():
         ff.predictive(np.array([[0, 34]]))
     with pytest.raises(TypeError, match="must be integers"):
         ff.predictive(np.array([[0.0, 1.0]]))
-    with pytest.raises(ValueError, match="window length n must be an integer >= 2"):
+    with pytest.raises(ValueError, match=r"window length n must be an integer in \[2, 1024\], got 1"):
         ff.expected_floor(1)
+
+
+def test_expected_floor_has_a_longest_window():
+    for bad in (ff.MAX_WINDOW + 1, 10**9):  # 10**9 would not return: one position at a time
+        with pytest.raises(ValueError, match=r"^window length n must be an integer in \[2, 1024\], got "):
+            ff.expected_floor(bad)
+    with pytest.raises(TypeError, match=r"^window length n must be an integer in \[2, 1024\], got 4\.0$"):
+        ff.expected_floor(4.0)
+    # every entry after the first is the entropy rate: two tokens pin down the place in the sentence
+    floor = ff.expected_floor(8)
+    assert floor.shape == (7,)
+    np.testing.assert_allclose(floor[1:], tl.entropy_rate(), rtol=1e-12)
+
+
+def test_predictive_refuses_a_result_beyond_max_size():
+    windows = np.zeros((2**20, 8), dtype=np.int64)  # (W, n, V) = 2**20 · 8 · 34 entries
+    with pytest.raises(ValueError, match=r"^windows \(W, n\), with one distribution of V per position: a result of "
+                                         r"shape \(1048576, 8, 34\) would hold"):
+        ff.predictive(windows)

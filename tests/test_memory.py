@@ -249,3 +249,23 @@ def test_format_bytes_property(n, units, digits):
     elif unit != reached:  # rounding reached 1000 (1024) of a unit: written as 1 of the next one
         assert [name for name, _ in table].index(unit) == [name for name, _ in table].index(reached) + 1
         assert value == 1.0
+
+
+@pytest.mark.parametrize("spellings, name", [
+    (("float16", "FP16", "half", np.float16, np.dtype("float16"), torch.float16, torch.half), "fp16"),
+    (("float32", np.float32, np.dtype("f4"), torch.float32), "fp32"),
+    (("bfloat16", torch.bfloat16), "bf16"),
+    (("int8", np.int8, torch.int8), "int8"),
+])
+def test_every_spelling_of_a_dtype_has_one_name(spellings, name):
+    # np.float16 (the scalar type, which NumPy takes wherever it takes a dtype) was "unknown dtype"
+    assert [canonical_dtype(s) for s in spellings] == [name] * len(spellings)
+    assert {bytes_per_value(s) for s in spellings} == {torch.empty(0, dtype=spellings[-1]).element_size()}
+
+
+def test_a_numpy_scalar_type_outside_the_four_is_named():
+    for bad in (np.float64, np.int64, np.bool_):
+        with pytest.raises(ValueError, match=r"^unknown dtype <class 'numpy\.[a-z0-9_]+'>: allowed fp32, fp16, bf16, int8"):
+            canonical_dtype(bad)
+    with pytest.raises(TypeError, match="^dtype must be a string such as 'fp16' or a torch/numpy dtype, got <class 'float'>$"):
+        canonical_dtype(float)

@@ -274,3 +274,14 @@ def test_fmt_each_writes_and_logs_each_number_as_fmt_does(tmp_path, monkeypatch)
         notebook.fmt_each([0.5])
     with pytest.raises(ValueError, match="^spec must be a format spec"):
         notebook.fmt_each(values, "g")
+
+
+def test_fmt_and_plain_read_a_tensor_that_requires_grad_or_is_bfloat16():
+    import torch
+
+    loss = torch.tensor(0.6931471805599453, dtype=torch.float64, requires_grad=True)
+    assert plain(loss) == 0.6931471805599453  # was torch's "Can't call numpy() on Tensor that requires grad"
+    assert notebook.fmt(loss, ".4f") == "0.6931"
+    assert notebook.fmt(torch.tensor([0.5, -1.25], dtype=torch.bfloat16), ".2f") == "[ 0.50 -1.25]"  # exact
+    with pytest.raises(TypeError, match=r"^value is a PyTorch tensor on the meta device"):
+        notebook.fmt(torch.zeros(2, device="meta"), ".2f")

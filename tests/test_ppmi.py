@@ -531,3 +531,17 @@ def test_ppmi_refuses_a_masked_entry_and_a_longdouble_float64_cannot_hold():
     # a longdouble float64 holds is its float64 value: the same PPMI as the float64 matrix
     counts = [[2.0, 1.0], [1.0, 4.0]]
     assert np.array_equal(ppmi(np.array(counts, dtype=np.longdouble)), ppmi(np.array(counts)))
+
+
+def test_ppmi_reads_a_tensor_and_names_a_ragged_matrix():
+    import torch
+
+    with pytest.raises(ValueError, match=r"^counts must be a 2-D matrix, got rows of different lengths$"):
+        ppmi([[1.0, 2.0], [3.0]])  # was NumPy's "inhomogeneous shape"
+    counts = [[0.0, 2.0], [2.0, 0.0]]
+    expected = ppmi(np.array(counts))  # ln 2 off the diagonal
+    np.testing.assert_array_equal(ppmi(torch.tensor(counts, requires_grad=True)), expected)  # was torch's RuntimeError
+    np.testing.assert_array_equal(truncated_svd(torch.tensor(counts, requires_grad=True), 1).S,
+                                  truncated_svd(np.array(counts), 1).S)
+    with pytest.raises(TypeError, match=r"^matrix is a PyTorch tensor on the meta device"):
+        truncated_svd(torch.zeros(2, 2, device="meta"), 1)

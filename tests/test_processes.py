@@ -89,8 +89,12 @@ def test_rank_that_dies_silently_is_reported():
 def test_spawn_argument_errors():
     with pytest.raises(TypeError, match="module-level function"):
         spawn(lambda r, w: r, 2)
-    with pytest.raises(ValueError, match="world_size must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"world_size must be an integer in \[1, 256\] \(processes\)"):
         spawn(_sum_of_ranks, 0)
+    with pytest.raises(ValueError, match=r"^world_size must be an integer in \[1, 256\] \(processes\), got 100000$"):
+        spawn(_sum_of_ranks, 100_000)  # would have started 100,000 processes
+    with pytest.raises(ValueError, match=r"^threads_per_rank must be an integer in \[1, 256\] \(threads\), got 10000$"):
+        spawn(_sum_of_ranks, 1, threads_per_rank=10_000)
     with pytest.raises(ValueError, match=r"timeout must be a finite number > 0 \(seconds\)"):
         spawn(_sum_of_ranks, 1, timeout=0)
     with pytest.raises(ValueError, match="threads_per_rank"):

@@ -43,7 +43,7 @@ def test_replace_changes_either_level_by_name():
     assert (t.sgns.epochs, t.sgns.negatives) == (1, 2)
     with pytest.raises(TypeError):
         Settings().replace(learning_rate=0.1)
-    with pytest.raises(ValueError, match="window must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"window must be an integer in \[1, 268435456\]"):
         Settings().replace(window=0)  # SGNSConfig checks its own fields
 
 
@@ -186,10 +186,10 @@ def test_race_table_by_hand():
     assert race.race_table([book], compact=True) == (
         "| corpus | method | wall time | words/s | speed (× gensim's) |\n"
         "| --- | --- | --- | --- | --- |\n"
-        "| 1x | book SGNS | 1.50 s | 0.00 M words/s | 2.00× |"
+        "| 1x | book SGNS | 1.50 s | 2.00e-04 M words/s | 2.00× |"
     )
     assert race.race_table([book], markdown=False).splitlines()[1] == (
-        "1x      book SGNS  1.50 s (1.00-2.00)           0.00 M words/s  2.00×               5000.00 µs/word  "
+        "1x      book SGNS  1.50 s (1.00-2.00)           2.00e-04 M words/s  2.00×               5000.00 µs/word  "
         "0.42 (0.40 to 0.44)"
     )
 
@@ -236,7 +236,7 @@ def test_fasttext_rows_follow_the_book_vocabulary_and_unseen_words_get_vectors(s
 def test_fasttext_rejects_bad_ngram_settings(small_corpus):
     with pytest.raises(ValueError, match=r"max_n must be an integer >= 5 \(at least min_n\), got 3"):
         train_fasttext(small_corpus, SMALL, min_n=5, max_n=3)
-    with pytest.raises(ValueError, match="bucket must be an integer >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"bucket must be an integer in \[1, 268435456\], got 0"):
         train_fasttext(small_corpus, SMALL, bucket=0)
     with pytest.raises(TypeError, match="min_n must be an integer >= 1, got 3.0"):
         train_fasttext(small_corpus, SMALL, min_n=3.0)
@@ -257,7 +257,7 @@ def test_format_functions_check_their_number():
             fn(10**400)  # was OverflowError: int too large to convert to float
         with pytest.raises(TypeError, match=f"^{name} must be a real number, got '3'$"):
             fn("3")  # was "Unknown format code 'f' for object of type 'str'"
-    assert race.format_seconds(2**70) == "1180591620717411303424.00 s"
+    assert race.format_seconds(2**70) == "1.18e+21 s"  # was 22 digits, of which float64 holds 17
     assert race.format_rate(np.float32(487_000)) == "0.49 M words/s"
 
 
@@ -266,7 +266,7 @@ def test_format_functions_print_no_negative_zero():
     assert race.format_rate(-0.0) == "0.00 M words/s"
     assert race.format_cost(-0.0) == "0.00 µs/word"
     assert race.format_seconds(-0.0) == "0.00 s"
-    assert race.format_seconds(0.004) == "0.00 s"
+    assert race.format_seconds(0.004) == "4.00e-03 s"  # was '0.00 s': a nonzero duration hidden
 
 
 def test_format_functions_refuse_impossible_measurements():
@@ -279,7 +279,7 @@ def test_format_functions_refuse_impossible_measurements():
     for bad, shown in ((0.0, "0.0"), (-0.001, "-0.001"), (float("inf"), "inf")):
         with pytest.raises(ValueError, match=rf"^ratio must be a finite number > 0 \(a measurement\), got {shown}$"):
             race.format_ratio(bad)
-    assert race.format_ratio(0.004) == "0.00×"
+    assert race.format_ratio(0.004) == "4.00e-03×"  # was '0.00×', which reads as no speed at all
 
 
 def test_format_functions_refuse_nan():
@@ -290,3 +290,54 @@ def test_format_functions_refuse_nan():
             f(float("nan"))
         with pytest.raises(ValueError, match=rf"^{name} must be a number, got nan"):
             f(np.float32("nan"))
+
+
+def test_format_functions_show_tiny_and_huge_values_in_exponent_form():
+    # two decimals wrote 0.00 for a nonzero measurement and 22 digits for 2**70 seconds
+    assert race.format_cost(0.0012345) == "1.23e-03 µs/word"
+    assert race.format_rate(1_000) == "1.00e-03 M words/s"
+    assert race.format_seconds(1e300) == "1.00e+300 s"
+    assert race.format_ratio(0.005) == "0.01×"  # from 0.005 on, two decimals show it
+    assert race.format_seconds(9_999_999_999_999_998.0) == "9999999999999998.00 s"  # just below 1e16
+    assert race.format_seconds(0.0) == "0.00 s"  # zero itself is shown as it is
+
+
+def test_masked_measurements_include_the_exponent_form():
+    config = configparser.ConfigParser()
+    config.read(Path(__file__).parent / "nbval_sanitize.cfg", encoding="utf-8")
+    pattern = re.compile(config["real-text-measurements"]["regex"])
+    for shown in (race.format_seconds(0.004), race.format_rate(1_000), race.format_cost(1e17), race.format_ratio(1e-3),
+                  race.format_seconds(2.41)):
+        assert pattern.sub("<measured>", shown) == "<measured>", shown  # the number and its unit
+
+
+@pytest.mark.parametrize("field, bad, error, message", [
+    ("seconds", 0.0, ValueError, "seconds must be a finite number > 0 (a measured wall time), got 0.0"),
+    ("seconds", float("nan"), ValueError, "seconds must be a finite number > 0 (a measured wall time), got nan"),
+    ("n_words", 0, ValueError, "n_words must be an integer >= 1, got 0"),
+    ("rho", float("nan"), ValueError, "rho must be a finite number in [-1, 1] (a Spearman correlation), got nan"),
+    ("rho", 1.5, ValueError, "rho must be a finite number in [-1, 1] (a Spearman correlation), got 1.5"),
+    ("pairs_used", 1, ValueError, "pairs_used must be an integer >= 2, got 1"),
+    ("method", "glove", ValueError, "method must be one of"),
+    ("scale", 1.0, TypeError, "scale must be an integer >= 1, got 1.0"),
+])
+def test_a_race_run_is_checked_when_it_is_made(field, bad, error, message):
+    # a run of 0 s made paired_ratios raise ZeroDivisionError and summarise_race print inf; NaN printed nan
+    fields = dict(method="gensim", scale=1, repeat=0, seconds=2.0, n_words=9, rho=0.5, pairs_used=9)
+    with pytest.raises(error, match=f"^{re.escape(message)}"):
+        RaceRun(**{**fields, field: bad})
+
+
+def test_gensim_trainers_check_settings_seed_and_workers_before_gensim_sees_them():
+    docs = [["a", "b", "a", "b"]]
+    for train in (train_gensim, train_fasttext):
+        with pytest.raises(ValueError, match=r"^workers must be an integer in \[1, 256\] \(threads\), got 0$"):
+            train(docs, workers=0)  # gensim took 0 threads and trained nothing
+        with pytest.raises(ValueError, match=r"^workers must be an integer in \[1, 256\] \(threads\), got 100000$"):
+            train(docs, workers=100_000)
+        with pytest.raises(ValueError, match=r"^seed must be an integer >= 0, got -1$"):
+            train(docs, seed=-1)
+        with pytest.raises(TypeError, match=r"^settings must be a lib.race.Settings, got dict$"):
+            train(docs, {"min_count": 1})  # was AttributeError: 'dict' object has no attribute 'sgns'
+    with pytest.raises(ValueError, match=r"^bucket and dim \(the n-gram table\): a result of shape \(10000000, 100\)"):
+        train_fasttext(docs, bucket=10**7)

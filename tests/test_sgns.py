@@ -2,6 +2,7 @@
 references (autograd, a hand-computed case, word2vec's one-pair-at-a-time loop), and training."""
 
 import math
+import re
 import threading
 import time
 from collections import Counter
@@ -158,8 +159,26 @@ def test_config_rejects_non_numbers():
         SGNSConfig(dynamic_window=1)
     with pytest.raises(TypeError, match="damped"):
         SGNSConfig(damped="yes")
-    with pytest.raises(TypeError, match="block_windows must be an integer >= 1, got 2.0"):
+    with pytest.raises(TypeError, match=r"block_windows must be an integer in \[1, 268435456\], got 2.0"):
         SGNSConfig(block_windows=2.0)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(workers=10**6), "workers must be an integer in [1, 256] (threads), got 1000000"),  # was accepted
+    (dict(workers=257), "workers must be an integer in [1, 256] (threads), got 257"),
+    (dict(dim=2**40), "dim must be an integer in [1, 268435456], got 1099511627776"),
+    (dict(epochs=10**12), "epochs must be an integer in [1, 268435456], got 1000000000000"),
+])
+def test_config_sizes_have_an_upper_bound(kwargs, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        SGNSConfig(**kwargs)
+    assert SGNSConfig(workers=256).workers == 256
+
+
+def test_a_table_beyond_max_size_is_refused_before_it_is_allocated():
+    counts = np.ones(2**20, dtype=np.int64)  # V = 2**20 words at dim 2**9: 2**29 entries
+    with pytest.raises(ValueError, match=r"^counts \(V\) and dim: a result of shape \(1048576, 512\) would hold"):
+        train_sgns([np.array([0, 1])], counts, SGNSConfig(dim=512, epochs=1))
 
 
 # --- blocks -----------------------------------------------------------------------------------------------------
@@ -586,7 +605,9 @@ def test_provenance_records_the_training():
     [
         ([np.array([0, 1, 7])], ValueError, "token id 7 out of range for vocabulary of 3"),
         ([np.array([0, -1])], ValueError, "token id -1 out of range"),
-        ([np.array([0.0, 1.0])], TypeError, "integer ids"),
+        ([np.array([0.0, 1.0])], TypeError, r"sentences\[0\] must be integers, got dtype float64"),
+        ([[0, 1], [[0, 1], [2]]], ValueError, r"sentences\[1\] must be a 1-D array of integer ids, got rows of diff"),
+        ([[0, 1], None], TypeError, r"sentences\[1\] must be integers, got dtype object"),
         ([np.zeros((2, 2), dtype=int)], ValueError, "1-D"),
         ([np.array([], dtype=int)], ValueError, "empty"),
         (np.array([0, 1]), TypeError, "sequence of 1-D"),
@@ -595,6 +616,70 @@ def test_provenance_records_the_training():
 def test_train_rejects_bad_corpora(sentences, error, match):
     with pytest.raises(error, match=match):
         train_sgns(sentences, np.array([3, 2, 1]), SGNSConfig(dim=2, epochs=1))
+
+
+# a corpus of one document of two words, a and b: an epoch holds a pair (two, a-b and b-a, at window 1)
+# exactly when subsampling keeps both; with f = 1/2 and t = 0.07, word2vec keeps each with
+# (sqrt(0.5 / 0.07) + 1) · 0.07 / 0.5 = 0.514, so an epoch holds a pair with probability 0.26
+TWO_WORDS = [np.array([0, 1])]
+TWO_COUNTS = np.array([1, 1])
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_epochs_that_subsampling_leaves_without_a_pair_are_skipped_and_counted(workers):
+    cfg = SGNSConfig(dim=4, window=1, dynamic_window=False, sample=0.07, epochs=12, block_windows=2,
+                     block_negatives=2, batch_windows=2, workers=workers, seed=0)
+    result = train_sgns(TWO_WORDS, TWO_COUNTS, cfg)
+    assert 0 < result.empty_epochs < cfg.epochs  # the seed gives both kinds of epoch
+    # the epochs drawn again, from a generator with the same seed and in the same order (the initial table,
+    # then each epoch's blocks): the empty ones are those whose blocks hold no pair
+    rng = np.random.default_rng(0)
+    rng.random((2, 4), dtype=np.float32)
+    keep = keep_probability(TWO_COUNTS, 0.07, formula="word2vec")
+    noise = alias_table(noise_distribution(TWO_COUNTS, 0.75))
+    drawn = [epoch_blocks(np.array([0, 1]), np.array([0, 0]), keep, noise, cfg, rng, lr_start=0.025, lr_stop=0.025)
+             for _ in range(cfg.epochs)]
+    assert result.empty_epochs == sum(e.n_pairs == 0 for e in drawn)
+    assert result.n_pairs == 2 * (cfg.epochs - result.empty_epochs)  # every other epoch trained its two pairs
+    assert np.abs(result.output_vectors).max() > 0  # the output table starts at 0: trained pairs moved it
+    # the same draws with subsampling that keeps everything: no epoch is empty
+    assert train_sgns(TWO_WORDS, TWO_COUNTS, replace(cfg, sample=0)).empty_epochs == 0
+
+
+def test_an_epoch_that_keeps_no_token_has_no_blocks():
+    # was NumPy's "window shape cannot be larger than input array shape" from inside epoch_blocks
+    cfg = SGNSConfig(window=2, sample=1e-3, block_windows=4, block_negatives=3, batch_windows=4)
+    e = epoch_blocks(np.array([0, 1]), np.array([0, 0]), np.zeros(2), alias_table([0.5, 0.5]), cfg,
+                     np.random.default_rng(0), lr_start=0.025, lr_stop=0.025)
+    assert (e.span.shape, e.targets.shape, e.band.shape, e.negative_weight.shape) == ((0, 8), (0, 7), (0, 4, 5),
+                                                                                      (0, 3, 4))
+    assert (e.n_windows, e.n_pairs) == (0, 0)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_training_in_which_no_epoch_has_a_pair_is_a_clear_error(workers):
+    # t = 1e-9: each word is kept with about 4.5e-5, so no epoch keeps both (was: the initial table returned)
+    cfg = SGNSConfig(dim=4, window=1, sample=1e-9, epochs=3, block_windows=2, block_negatives=2, batch_windows=2,
+                     workers=workers)
+    with pytest.raises(ValueError, match=r"^no epoch had a \(centre, context\) pair to train on: subsampling "
+                                         r"\(sample=1e-09\) kept fewer than two neighbouring tokens of any document "
+                                         r"in each of the 3 epochs"):
+        train_sgns(TWO_WORDS, TWO_COUNTS, cfg)
+
+
+def test_a_corpus_without_a_document_of_two_tokens_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"^the corpus holds no \(centre, context\) pair: every document has fewer "
+                                         r"than two tokens$"):
+        train_sgns([np.array([0]), np.array([1])], TWO_COUNTS, SGNSConfig(dim=2, epochs=1, sample=0))
+
+
+def test_counts_must_be_integers():
+    for bad, message in [(np.array([True, True]), "counts must be integers, got dtype bool"),  # were 1 and 1
+                         (np.array([1.0, 1.0]), "counts must be integers, got dtype float64")]:
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+            train_sgns(TWO_WORDS, bad, SGNSConfig(dim=2, epochs=1, sample=0))
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+            train_sgns(TWO_WORDS, bad, SGNSConfig(dim=2, epochs=1))
 
 
 def test_train_rejects_a_config_of_the_wrong_type():
@@ -698,3 +783,11 @@ def test_step_queue_lets_a_fast_worker_take_over_from_a_slow_one():
 def test_step_queue_names_a_bad_argument(n_steps, workers, error, match):
     with pytest.raises(error, match=match):
         StepQueue(n_steps, workers)
+
+
+def test_step_queue_refuses_a_worker_it_does_not_have():
+    q = StepQueue(4, 2)
+    for bad, error in ((-1, ValueError), (2, ValueError), (1.0, TypeError), (True, TypeError)):
+        with pytest.raises(error, match=r"^worker must be an integer in \[0, 1\], got "):
+            q.take(bad)  # -1 was taken as worker 1 (a wrap-around), 2 an IndexError
+    assert [q.take(1), q.take(0)] == [2, 0]  # the refused calls took nothing

@@ -87,7 +87,7 @@ def test_training_leaves_the_global_rng_and_thread_count_alone(vocab):
     assert torch.equal(state, torch.get_rng_state()) and torch.get_num_threads() == threads
     two = train_skipgram(pairs, len(vocab), steps=3, objective="negative_sampling", num_threads=2)
     np.testing.assert_array_equal(one.input_vectors, two.input_vectors)
-    with pytest.raises(ValueError, match="num_threads must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"num_threads must be an integer in \[1, 256\] \(threads\)"):
         train_skipgram(pairs, len(vocab), steps=1, num_threads=0)
 
 
@@ -122,7 +122,7 @@ def test_noise_distribution_hand_case_and_closed_form():
         ([1, np.inf], 0.75, ValueError, "finite"),
         ([[1, 2]], 0.75, ValueError, "1-D"),
         ([1, 2], -0.5, ValueError, "power must be a finite number >= 0"),
-        (["a"], 0.75, TypeError, "numeric"),
+        (["a"], 0.75, TypeError, "must hold real numbers, got dtype <U1"),
     ],
 )
 def test_noise_distribution_rejects_bad_input(counts, power, exc, match):
@@ -405,10 +405,10 @@ def test_noise_and_counts_that_are_not_real_numbers_are_type_errors():
     assert str(info.value) == "noise must hold real numbers, got dtype <U1"
     with pytest.raises(TypeError) as info:
         noise_distribution(np.array([1, 2], dtype="m8[s]"))  # a time span is not a count
-    assert str(info.value) == "counts must be numeric, got dtype timedelta64[s]"
+    assert str(info.value) == "counts must hold real numbers, got dtype timedelta64[s]"
     with pytest.raises(TypeError) as info:
         next(pair_batches(np.array([[0, 1]], dtype="m8[s]"), 1))
-    assert str(info.value) == "pair ids must be integers, got dtype timedelta64[s]"
+    assert str(info.value) == "pairs must be integers, got dtype timedelta64[s]"
 
 
 def test_arguments_that_are_not_tensors_are_named():
@@ -427,3 +427,20 @@ def test_arguments_that_are_not_tensors_are_named():
         skipgram.negative_sampling_loss([0.0], torch.zeros(1, 1), torch.zeros(1, 1, 1))
     with pytest.raises(TypeError, match=r"^mask must be a torch.Tensor \(B, K\), got list$"):
         skipgram.negative_sampling_loss(torch.zeros(1, 1), torch.zeros(1, 1), torch.zeros(1, 1, 1), mask=[[True]])
+
+
+def test_ragged_or_bool_counts_and_pairs_are_refused_by_name():
+    # were NumPy's "inhomogeneous shape" and, for bools, counts of 1 and 0
+    with pytest.raises(ValueError, match=r"^counts must be a non-empty 1-D array, got rows of different lengths$"):
+        noise_distribution([[1, 2], [3]])
+    with pytest.raises(TypeError, match=r"^counts must hold real numbers, got dtype bool$"):
+        noise_distribution(np.array([True, False]))
+    with pytest.raises(ValueError, match=r"^pairs must be an \(n, 2\) array of \(centre, context\) ids, got rows of "):
+        next(pair_batches([[0, 1], [2]], 1))
+    with pytest.raises(TypeError, match=r"^pairs must be integers, got dtype bool$"):
+        next(pair_batches(np.array([[True, False]]), 1))
+    with pytest.raises(ValueError, match=r"^pairs must be < 2\*\*63"):  # was wrapped around to a negative id
+        next(pair_batches(np.array([[0, 2**64 - 1]], dtype=np.uint64), 1, shuffle=False))
+    # a tensor of counts that requires grad is read as its values: [1, 8, 27, 64]^0.75 normalised
+    np.testing.assert_allclose(noise_distribution(torch.tensor([1.0, 8.0, 27.0, 64.0], requires_grad=True)),
+                               [0.0249, 0.1182, 0.2944, 0.5625], atol=5e-5)

@@ -142,7 +142,7 @@ def test_timings_are_recorded(steps):
         (dict(method="dense_adam", steps=0), ValueError, "steps must be an integer in \\[1, 268435456\\]"),
         (dict(method="dense_adam", lr=-1.0), ValueError, "lr must be a finite number > 0"),
         (dict(method="dense_adam", d=True), TypeError, "d .* must be an integer"),
-        (dict(method="dense_adam", threads=0), ValueError, "threads must be an integer >= 1"),
+        (dict(method="dense_adam", threads=0), ValueError, r"threads must be an integer in \[1, 256\] \(threads\)"),
     ],
 )
 def test_measure_step_errors(kwargs, exc, match):

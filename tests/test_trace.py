@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -620,3 +621,62 @@ def test_a_combining_mark_in_an_unknown_name_is_called_a_combining_mark():
     assert info.value.message == ("unknown token 'cafe\u0301' (it holds the non-ASCII character '\u0301', U+0301 "
                                   "COMBINING ACUTE ACCENT, a combining mark, which prints on the character before "
                                   "it); defined tokens: cafe")
+
+
+def test_a_value_too_large_for_fixed_point_is_printed_in_exponent_form():
+    # was a line of 301 digits: '1000000000000000052504760255204420248704468581108159154915854115111802457988'...
+    assert trace.run("WIDTH 2\nTOKEN a 1e300 -2.5e16\nLOOKUP a") == ["LOOKUP a = [1.0000e+300, -2.5000e+16]"]
+    assert trace.format_number(1e300) == "1.0000e+300"
+    assert trace.format_number(-9999999999999998.0) == "-9999999999999998.0000"  # just below the limit
+    assert trace.format_vector([1e16, 0.5]) == "[1.0000e+16, 0.5000]"
+    # below 0.00005 in size a value is 0.0000: four decimals are the language's precision
+    assert trace.format_number(1e-17) == "0.0000" and trace.format_vector([1e-17]) == "[0.0000]"
+
+
+def test_format_functions_name_a_bad_value():
+    for bad, message in [("0.5", "x must be a real number, got '0.5'"), (None, "x must be a real number, got None"),
+                         (True, "x must be a real number, got True")]:  # were float()'s own errors, or 1.0000
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+            trace.format_number(bad)
+    with pytest.raises(TypeError, match=r"^v must hold real numbers, got dtype <U1$"):
+        trace.format_vector(["a"])  # was "could not convert string to float"
+    with pytest.raises(ValueError, match=r"^v must be an array of numbers, got rows of different lengths$"):
+        trace.format_vector([[1.0], [2.0, 3.0]])  # was NumPy's "inhomogeneous shape"
+
+
+def test_functions_and_the_checker_refuse_what_is_not_a_function():
+    with pytest.raises(TypeError, match=r"^lookup must be a function, got None$"):
+        trace.Functions(None, positional.sinusoidal_encoding)  # was accepted, failing at the first query
+    with pytest.raises(TypeError, match=r"^pos_encoding must be a function, got 3$"):
+        trace.check(np.take, 3)
+    with pytest.raises(TypeError, match=r"^name must be a str naming an example, got 3$"):
+        trace.example(3)
+
+
+def test_a_float16_learner_that_overflows_is_a_trace_error_without_a_warning():
+    def lookup(table, token_id):  # float16 rows: the largest finite value is 65504
+        return table[token_id].astype(np.float16)
+
+    def pos_encoding(pos, d):  # a wrong encoding, in float16 too
+        return np.full(d, 60000, dtype=np.float16)
+
+    learner = trace.Functions(lookup, pos_encoding)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # was RuntimeWarning: overflow encountered in add, then the error
+        with pytest.raises(trace.TraceError, match=r"^line 4: the input at position 0 overflows: \[inf, 60000\.0000\]$"):
+            trace.run("WIDTH 2\nTOKEN a 60000 1\nSEQUENCE a\nADD 0", learner)
+
+
+def test_a_learner_that_returns_torch_tensors_is_read_as_its_values():
+    import torch
+
+    def lookup(table, token_id):  # was "returned Tensor, expected an array of shape (2,)": np.asarray refused it
+        return torch.tensor(table[token_id], requires_grad=True)
+
+    def pos_encoding(pos, d):
+        return torch.tensor(positional.sinusoidal_encoding(pos, d), dtype=torch.bfloat16)
+
+    program = "WIDTH 2\nTOKEN a 0.5 -0.5\nSEQUENCE a a\nLOOKUP a\nADD 1"
+    pe1 = torch.tensor(positional.sinusoidal_encoding(1, 2), dtype=torch.bfloat16).float().numpy()
+    assert trace.run(program, trace.Functions(lookup, pos_encoding)) == [
+        "LOOKUP a = [0.5000, -0.5000]", f"ADD 1 (a) = {trace.format_vector(np.array([0.5, -0.5]) + pe1)}"]

@@ -1,6 +1,7 @@
 """lib.transformer: the model against hand counts, NumPy references, autograd and its own causality."""
 
 import math
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -24,7 +25,7 @@ def tiny(position, **changes):
 
 @pytest.mark.parametrize("changes, message", [
     (dict(position="absolute"), "position must be one of"),
-    (dict(n_layer=0), "n_layer must be an integer >= 1"),
+    (dict(n_layer=0), r"n_layer must be an integer in \[1, 268435456\], got 0"),
     (dict(d_model=30, n_head=4), r"d_model \(30\) must be a multiple of n_head \(4\)"),
     (dict(position="rope", d_model=12, n_head=4), "head width d_model / n_head must be even, got 3"),
     (dict(rope_interpolation=0.5), "rope_interpolation must be a finite number >= 1, got 0.5"),
@@ -53,9 +54,9 @@ def test_bad_train_config_is_a_clear_error(changes, message):
 
 
 @pytest.mark.parametrize("changes, message", [
-    (dict(max_len=True), "max_len must be an integer >= 1, got True"),
+    (dict(max_len=True), r"max_len must be an integer in \[1, 268435456\], got True"),
     (dict(alibi_slopes=(0.5, "x", 0.1, 0.1)), r"alibi_slopes\[1\] must be a finite number >= 0"),
-    (dict(n_head=2.0), "n_head must be an integer >= 1, got 2.0"),
+    (dict(n_head=2.0), r"n_head must be an integer in \[1, 268435456\], got 2.0"),
 ])
 def test_config_of_the_wrong_type_is_a_type_error(changes, message):
     with pytest.raises(TypeError, match=message):
@@ -331,9 +332,10 @@ def test_a_real_model_learns_the_toy_language():
 
 
 @pytest.mark.parametrize("stream, error, match", [
-    ([0.5, 1.5, 2.5], TypeError, "stream must hold integer token ids, got dtype float64"),
-    (["a", "b", "c"], TypeError, "stream must hold integer token ids, got dtype <U1"),
-    ([True, False, True], TypeError, "stream must hold integer token ids, got dtype bool"),
+    ([0.5, 1.5, 2.5], TypeError, "stream must be integers, got dtype float64"),
+    (["a", "b", "c"], TypeError, "stream must be integers, got dtype <U1"),
+    ([True, False, True], TypeError, "stream must be integers, got dtype bool"),
+    ([[0, 1], [2]], ValueError, "stream must be a 1-D array of token ids, got rows of different lengths"),
     ([0, -1, 2], ValueError, "stream token ids must be >= 0, got -1"),
 ])
 def test_sample_windows_refuses_ids_that_are_not_integers(stream, error, match):
@@ -357,4 +359,34 @@ def test_position_losses_of_no_windows_is_a_clear_error():
 def test_a_stream_of_time_spans_is_a_type_error():
     with pytest.raises(TypeError) as info:  # NumPy counts timedelta64 as an integer type
         transformer.sample_windows(np.arange(10).astype("m8[s]"), 2, 3, np.random.default_rng(0))
-    assert str(info.value) == "stream must hold integer token ids, got dtype timedelta64[s]"
+    assert str(info.value) == "stream must be integers, got dtype timedelta64[s]"
+
+
+@pytest.mark.parametrize("changes, message", [
+    (dict(vocab_size=2**20, d_model=2**9, n_head=1), "vocab_size and d_model (token table and head): a result of "
+     "shape (1048576, 512) would hold 536870912 entries; at most 268435456 are allowed"),
+    (dict(max_len=2**19, d_model=2**10, n_head=1), "max_len and d_model (position table): a result of shape "
+     "(524288, 1024) would hold 536870912 entries"),
+    (dict(max_len=2**14, n_head=2, d_model=8), "n_head and max_len (causal mask, ALiBi bias): a result of shape "
+     "(2, 16384, 16384) would hold 536870912 entries"),
+    (dict(d_model=2**12, mlp_ratio=2**5, n_head=1), "mlp_ratio and d_model (MLP matrices): a result of shape "
+     "(131072, 4096) would hold 536870912 entries"),
+    (dict(n_layer=2**12, d_model=2**7, mlp_ratio=4, n_head=1), "n_layer, d_model and mlp_ratio (the blocks' "
+     "matrices): a result of shape (4096, 896, 128) would hold 469762048 entries"),
+    (dict(vocab_size=10**12), "vocab_size must be an integer in [1, 268435456], got 1000000000000"),
+])
+def test_config_refuses_tables_beyond_max_size_before_allocating_them(changes, message):
+    # each size was allowed alone (no upper bound) and the product reached PyTorch's allocator
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
+        TransformerConfig(**changes)
+
+
+def test_learning_rate_schedule_refuses_a_step_outside_it():
+    tc = TrainConfig(steps=110, warmup=10, lr=1.0)
+    for bad in (-1, 111, 10**6):  # -1 gave 0.0 (a warm-up below zero), 111 climbed the cosine again: 2.0e-4
+        with pytest.raises(ValueError, match=r"^step must be an integer in \[0, 110\] \(0 \.\. steps, "):
+            tc.lr_at(bad)
+    for bad in (1.5, True, "3"):
+        with pytest.raises(TypeError, match=r"^step must be an integer in \[0, 110\]"):
+            tc.lr_at(bad)
+    assert tc.lr_at(np.int64(60)) == pytest.approx(0.5)

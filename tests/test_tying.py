@@ -2,6 +2,8 @@
 twin (torch autograd), the counts loss against cross-entropy over raw pairs, and training on the toy
 language."""
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -156,3 +158,19 @@ def test_training_restores_the_thread_count():
     tr = np.ones((4, 4))
     train("tied", 2, tr, tr, steps=2)
     assert torch.get_num_threads() == before
+
+
+def test_counts_that_are_bools_ragged_or_text_are_refused_by_name():
+    good = np.ones((4, 4))
+    for bad, exc, message in [
+        (np.eye(4, dtype=bool), TypeError, "train_counts must hold real numbers, got dtype bool"),  # was read as 0/1
+        ([[1, 2], [3]], ValueError, "train_counts must be a square (V, V) matrix, got rows of different lengths"),
+        ([["1", "2"], ["3", "4"]], TypeError, "train_counts must hold real numbers, got dtype <U1"),
+    ]:
+        with pytest.raises(exc, match=f"^{re.escape(message)}$"):
+            train("tied", 2, bad, good, steps=1)
+    with pytest.raises(TypeError, match=r"^val_counts must hold real numbers, got dtype bool$"):
+        train("tied", 2, good, np.eye(4, dtype=bool), steps=1)
+    # a tensor that requires grad is read as its values: the same run as from the array
+    tensor = torch.ones(4, 4, dtype=torch.float64, requires_grad=True)
+    assert train("tied", 2, tensor, tensor, steps=2).val_loss == train("tied", 2, good, good, steps=2).val_loss

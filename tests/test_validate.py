@@ -280,6 +280,11 @@ def test_integer_array_keeps_the_dtype_and_refuses_what_int64_cannot_hold():
             validate.integer_array(values, "c")
     with pytest.raises(ValueError, match=r"^c must be a 1-D array of counts, got rows of different lengths$"):
         validate.integer_array([[1, 2], [3]], "c", "a 1-D array of counts")
+    for values in ([True, 2], [[1, 2], [3, False]], (np.True_, 0)):  # NumPy read them as [1, 2], [[1, 2], [3, 0]]
+        with pytest.raises(TypeError, match=r"^c must be integers, got a bool among them \(True or False is not a count"):
+            validate.integer_array(values, "c")
+        with pytest.raises(TypeError, match=r"^token ids must be integers, got a bool among them"):
+            validate.ids(values, 4)
 
 
 @pytest.mark.parametrize("values", [None, 3, 1.5, np.array(2)])
@@ -480,6 +485,37 @@ def test_collection_and_tensor_name_the_argument():
     for bad in (float("nan"), float("inf"), -float("inf")):
         with pytest.raises(ValueError, match="^x contains NaN or infinity$"):
             validate.tensor(torch.tensor([0.0, bad], requires_grad=True), "x", floating=True, finite=True)
+
+
+def test_tensors_numpy_cannot_read_are_read_exactly_or_refused_by_name():
+    import torch
+
+    rows = [[0.5, -1.0], [0.25, 2.0]]  # exact in bfloat16
+    # read as their values: detached from autograd (np.asarray raised), bfloat16 widened exactly (NumPy has none)
+    for t in (torch.tensor(rows, requires_grad=True), torch.tensor(rows, dtype=torch.bfloat16)):
+        for check in (validate.real_numbers, validate.real_array, validate.vectors):
+            np.testing.assert_array_equal(check(t, "x"), rows)
+    # refused by name: a tensor with no values, a sparse one, complex entries (each was PyTorch's or NumPy's error)
+    meta = torch.zeros(2, 2, device="meta")
+    for check in (validate.real_numbers, validate.real_array, validate.vectors, validate.integer_array,
+                  lambda v, name: validate.ids(v, 4, name)):
+        with pytest.raises(TypeError, match=r"^x(s)? is a PyTorch tensor on the meta device, which holds no values"):
+            check(meta, "x")
+        with pytest.raises(TypeError, match=r"^x(s)? is a sparse PyTorch tensor \(layout torch.sparse_coo\); pass "):
+            check(torch.eye(2).to_sparse(), "x")
+    with pytest.raises(TypeError, match=r"^x must hold real numbers, got dtype complex64$"):
+        validate.real_numbers(torch.zeros(2, dtype=torch.complex64), "x")
+    with pytest.raises(TypeError, match=r"^x must be a torch.Tensor with values, got one on the meta device$"):
+        validate.tensor(meta, "x", floating=True, finite=True)  # was NotImplementedError from torch.isfinite
+
+
+def test_ragged_nestings_are_named_by_every_array_check():
+    ragged = [[1, 2], [3]]  # NumPy: "setting an array element with a sequence ... inhomogeneous shape"
+    for check, exc in ((validate.real_numbers, ValueError), (validate.real_array, ValueError),
+                       (validate.vectors, ValueError), (validate.integer_array, ValueError),
+                       (validate.ranked_numbers, ValueError)):
+        with pytest.raises(exc, match=r"^x must be .*, got rows of different lengths$"):
+            check(ragged, "x")
 
 
 def test_a_longdouble_below_float64_is_named_never_zero():

@@ -314,7 +314,8 @@ def input_vectors(E, sentence: str, positions=None) -> np.ndarray:
     ``positions`` is ``None`` (token vectors only), a table ``(>= T, d)`` whose row ``t`` is added to the
     token at position ``t`` (a learned table), or the string ``"sinusoidal"``
     (:func:`lib.positional.add_positions`). Raises ``ValueError`` for an unknown word, a table that is too
-    short or of the wrong width, or an unknown string.
+    short or of the wrong width, holds NaN or infinity or is a ragged nesting, or an unknown string;
+    ``TypeError`` for a table whose entries are not real numbers (:func:`lib.validate.real_array`).
     """
     vecs = lookup(E, toylang.encode(sentence))  # (T, d)
     if positions is None:
@@ -323,7 +324,7 @@ def input_vectors(E, sentence: str, positions=None) -> np.ndarray:
         if positions != "sinusoidal":
             raise ValueError(f"positions must be a (T, d) table or 'sinusoidal', got {positions!r}")
         return add_positions(vecs)
-    positions = np.asarray(positions, dtype=np.float64)
+    positions = validate.real_array(positions, "positions")  # finite: a NaN row would make every sum NaN
     T, d = vecs.shape
     if positions.ndim != 2 or positions.shape[1] != d or positions.shape[0] < T:
         raise ValueError(f"positions must have shape (>= {T}, {d}), got {positions.shape}")

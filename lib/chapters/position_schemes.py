@@ -148,7 +148,7 @@ def run_study(schemes: Sequence[str] = SCHEMES, depths: Sequence[int] = DEPTHS, 
     """
     for s in schemes:
         validate.choice(s, "scheme", SCHEMES)
-    workers = validate.integer(workers, "workers", low=1)
+    workers = validate.workers(workers, "workers", hint="processes")
     corpus = toylang.make_corpus(N_SENTENCES, VAL_FRACTION, CORPUS_SEED)
     windows = evaluation_windows(corpus, n_windows)
     floor = forward_filter.optimal_losses(windows)
@@ -595,8 +595,11 @@ def train_and_score(st: Study, scheme: str, depth: int = 1, seed: int = 0, **tra
 
 def window_text(window) -> str:
     """A window of token ids as text, one sentence (or piece of one) per line, each line prefixed with the
-    position of its first token."""
-    window = np.asarray(window)
+    position of its first token. ``window`` is a 1-D sequence of ids of the toy language (``ValueError``
+    otherwise, and like :func:`lib.validate.ids` for the ids)."""
+    window = validate.ids(window, toylang.V)
+    if window.ndim != 1:
+        raise ValueError(f"window must be a 1-D sequence of token ids, got shape {window.shape}")
     lines, start = [], 0
     for piece in toylang.split_sentences(window):
         lines.append(f"{start:3d}  {piece}")
@@ -630,8 +633,13 @@ def _expected_floor() -> np.ndarray:
 def floor_text(floor) -> str:
     """The exact expected floor at the first positions of a window and over windows of ``L``, ``2L``, ``4L``,
     beside the mean of ``floor`` ``(W, 4L)`` (:func:`lib.forward_filter.optimal_losses` of the evaluation
-    windows) over the same lengths (nats, 5 decimals: exact float64 sums over the grammar)."""
-    floor = np.asarray(floor)
+    windows) over the same lengths (nats, 5 decimals: exact float64 sums over the grammar). ``ValueError`` for
+    a ``floor`` of fewer than ``4L`` positions (a mean over ``4L`` would silently be one over fewer), no window,
+    or NaN or infinity; ``TypeError`` for entries that are not real numbers."""
+    floor = validate.real_array(floor, "floor")
+    if floor.ndim != 2 or floor.shape[0] < 1 or floor.shape[1] < LENGTHS[-1]:
+        raise ValueError(f"floor must be a (W, {LENGTHS[-1]}) array (W >= 1 windows of 4L positions), got shape "
+                         f"{floor.shape}")
     by_pos = forward_filter.expected_floor(5)
     first = tables.text(["position in the window"] + [str(p) for p in range(4)] + ["..."],
                         [["expected floor"] + [fmt(v, ".5f") for v in by_pos] + [""]], align="<>>>>>")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -276,7 +276,7 @@ def make_case(
     "out_table": (V, d), "targets": (N,) int64}`` as NumPy arrays. Ids follow ``distribution``
     (``"uniform"`` or ``"zipf"``, see :func:`lib.sparse_updates.sample_ids`), seeded per rank.
     """
-    world_size = validate.integer(world_size, "world_size", low=1)
+    world_size = validate.workers(world_size, "world_size", hint="ranks")
     rng = np.random.default_rng(seed)
     return {
         "table": rng.standard_normal((V, d)),
@@ -320,14 +320,19 @@ def check_sharding(
     GPUs>"`` for NCCL (the NCCL path is written for GPUs; the gloo path on CPU is the one verified).
 
     Returns a dict of floats (``*_err``: max absolute differences), this rank's :class:`lib.distributed.CommStats` dicts
-    (``row_stats``, ``col_stats``) and ``log_softmax`` (this rank's ``(N, V_r)`` slice, NumPy).
+    (``row_stats``, ``col_stats``) and ``log_softmax`` (this rank's ``(N, V_r)`` slice, NumPy). ``ValueError``
+    for a ``rank`` outside ``[0, world_size)`` or a ``dtype`` other than ``"float32"`` and ``"float64"``;
+    ``TypeError`` for ids or targets that are not integers (``1.7`` is no id) and a table that is not real
+    numbers.
     """
+    rank, world_size = _rank(rank, world_size)
     if device is None:
         device = _default_device(rank)
-    tdtype = getattr(torch, dtype)
-    table = torch.as_tensor(case["table"], dtype=tdtype, device=device)
+    tdtype = getattr(torch, validate.choice(dtype, "dtype", ("float32", "float64")))
+    table = torch.as_tensor(validate.real_numbers(case["table"], "case['table']"), dtype=tdtype, device=device)
     V, d = table.shape
-    ids_all = [torch.as_tensor(np.asarray(i, dtype=np.int64), device=device) for i in case["ids_per_rank"]]
+    ids_all = [torch.as_tensor(validate.integer_array(i, f"case['ids_per_rank'][{r}]").astype(np.int64), device=device)
+               for r, i in enumerate(case["ids_per_rank"])]  # ids as given: 1.7 is no id (astype made it 1)
     ids = ids_all[rank]
     coef = [
         torch.as_tensor(
@@ -359,7 +364,7 @@ def check_sharding(
     if "hidden" in case:
         h_full = torch.as_tensor(case["hidden"], dtype=tdtype, device=device)
         w_full = torch.as_tensor(case["out_table"], dtype=tdtype, device=device)
-        t = torch.as_tensor(np.asarray(case["targets"], dtype=np.int64), device=device)
+        t = torch.as_tensor(validate.integer_array(case["targets"], "case['targets']").astype(np.int64), device=device)
         h_ref, w_ref = h_full.clone().requires_grad_(True), w_full.clone().requires_grad_(True)
         logp_ref = F.log_softmax(h_ref @ w_ref.T, dim=1)
         F.nll_loss(logp_ref, t).backward()
@@ -380,19 +385,30 @@ def check_sharding(
     return out
 
 
+def _rank(rank, world_size) -> Tuple[int, int]:
+    """``(rank, world_size)`` as ints after checking ``world_size >= 1`` and ``0 <= rank < world_size``: a rank
+    of -1 would otherwise take the last rank's ids (a wrap-around)."""
+    world_size = validate.workers(world_size, "world_size", hint="ranks")
+    return validate.integer(rank, "rank", low=0, high=world_size - 1), world_size
+
+
 def sharded_lookup(rank: int, world_size: int, table, ids_per_rank: Sequence, *, scheme: str = "row") -> np.ndarray:
     """Run on every rank: look up this rank's ids in ``table`` sharded by ``scheme`` (``"row"`` or
     ``"column"``); return the rows, ``ids.shape + (d,)`` as NumPy.
 
     ``table`` ``(V, d)`` and ``ids_per_rank`` (one array-like per rank) are the same on every rank. A bad
-    id raises ``ValueError`` on the rank that holds it (which :func:`lib.processes.spawn` reports as a :class:`lib.processes.RankError`).
+    id raises ``ValueError`` on the rank that holds it (which :func:`lib.processes.spawn` reports as a :class:`lib.processes.RankError`),
+    and so does a ``rank`` outside ``[0, world_size)``; ids that are not integers (``1.7``, ``True``) or a
+    table that is not real numbers raise ``TypeError``.
     """
     validate.choice(scheme, "scheme", ("row", "column"))
+    rank, world_size = _rank(rank, world_size)
     device = _default_device(rank)
-    table = torch.as_tensor(np.asarray(table), device=device)
+    table = torch.as_tensor(validate.real_numbers(table, "table", "a (V, d) table"), device=device)
     cls = RowShardedEmbedding if scheme == "row" else ColumnShardedEmbedding
     emb = cls.from_full(table)
-    ids = torch.as_tensor(np.asarray(ids_per_rank[rank], dtype=np.int64), device=device)
+    ids = validate.integer_array(ids_per_rank[rank], f"ids_per_rank[{rank}]")  # 1.7 is no id (astype made it 1)
+    ids = torch.as_tensor(validate.within_int64(ids, f"ids_per_rank[{rank}]").astype(np.int64), device=device)
     with torch.no_grad():
         return emb(ids).cpu().numpy()
 

@@ -23,6 +23,7 @@ trainers and fastText under one :class:`lib.race.Settings`), :mod:`lib.datasets`
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -80,19 +81,30 @@ def chapter_tokenizer() -> bpe.BPE:
 def count_words(docs: Sequence[str]) -> int:
     """Words in ``docs``: runs of characters between whitespace (``str.split``), punctuation included.
 
+    ``TypeError`` for ``docs`` that is one string (its characters would be counted as documents) or holds
+    something other than strings.
+
     >>> count_words(["The fire, near Sydney.", "It spread"])
     6
     """
+    docs = validate.collection(docs, "docs", "a sequence of str")
+    for i, d in enumerate(docs):
+        if not isinstance(d, str):
+            raise TypeError(f"docs[{i}] must be a str, got {type(d).__name__}")
     return sum(len(d.split()) for d in docs)
 
 
 def tokens_per_word(encode: Callable[[str], Sequence[int]], docs: Sequence[str]) -> float:
     """Tokens per word of ``docs``: ``sum(len(encode(d))) / count_words(docs)``; ``encode`` maps a ``str``
-    to its ids. Raises ``ValueError`` when the documents hold no word.
+    to its ids. Raises ``ValueError`` when the documents hold no word, ``TypeError`` for an ``encode`` that is
+    not a function and for ``docs`` as :func:`count_words`.
 
     >>> tokens_per_word(lambda d: list(d.encode("utf-8")), ["ab cd", "e"])
     2.0
     """
+    if not callable(encode):
+        raise TypeError(f"encode must be a function from str to ids, got {encode!r}")
+    docs = validate.collection(docs, "docs", "a sequence of str")  # read once: count_words would exhaust a generator
     words = count_words(docs)
     if words == 0:
         raise ValueError("docs hold no word, so tokens per word is undefined")
@@ -104,13 +116,17 @@ def attention_flops(n_tokens: float, width: int = WIDTH) -> float:
     of ``n_tokens``: the scores ``Q Kᵀ`` and the weighted sum of values, ``2 n² d`` each, so ``4 n² d``
     (a multiply and an add count as two; :cite:t:`vaswani2017attention`, Table 1: ``O(n² d)`` per layer). The
     projections and the MLP grow only linearly in ``n`` and are not counted. Raises ``ValueError`` for a
-    negative ``n_tokens`` and ``width < 1``.
+    negative ``n_tokens``, a ``width`` outside ``[1, lib.validate.MAX_SIZE]`` and a count beyond float64
+    (``n_tokens = 1e200``: it would be ``OverflowError``).
 
     >>> attention_flops(10, 4)
     1600.0
     """
     n_tokens = validate.number(n_tokens, "n_tokens", ge=0)
-    width = validate.integer(width, "width", low=1)
+    width = validate.size(width, "width")
+    if n_tokens > math.sqrt(np.finfo(np.float64).max / (4.0 * width)):
+        raise ValueError(f"n_tokens = {n_tokens!r} at width {width}: 4 n² d is beyond the float64 range "
+                         f"(about 1.8e308)")
     return 4.0 * n_tokens**2 * width
 
 
@@ -621,15 +637,19 @@ def renumber(table, ids: Sequence[int], permutation) -> Tuple[np.ndarray, np.nda
     """Rename every token: id ``i`` becomes ``permutation[i]``, and the table's row ``i`` moves to row
     ``permutation[i]``. Returns ``(new table (V, d), new ids (n,) int64)``; looking the new ids up in the
     new table gives exactly the old vectors. Raises ``ValueError`` unless ``permutation`` is a
-    permutation of ``0..V-1``, and like :func:`lib.validate.ids` for bad ``ids``.
+    permutation of ``0..V-1`` or ``table`` is not ``(V, d)``, and like :func:`lib.validate.ids` for bad
+    ``ids``; ``TypeError`` for a ``permutation`` that is not integers (floats, bools) or a ``table`` that is not
+    real numbers.
 
     >>> old = np.array([[0.0], [1.0], [2.0]])
     >>> table, ids = renumber(old, [0, 2], np.array([2, 0, 1]))
     >>> table.ravel().tolist(), ids.tolist()
     ([1.0, 2.0, 0.0], [2, 1])
     """
-    table = np.asarray(table)
-    perm = np.asarray(permutation)
+    table = validate.real_numbers(table, "table", "a (V, d) table")  # its dtype kept
+    if table.ndim != 2:
+        raise ValueError(f"table must be a (V, d) table, got shape {table.shape}")
+    perm = validate.integer_array(permutation, "permutation", "a permutation of 0..V-1")  # [2.0, 0.0, 1.0]: TypeError
     if perm.shape != (table.shape[0],) or not np.array_equal(np.sort(perm), np.arange(table.shape[0])):
         raise ValueError(f"permutation must be a permutation of 0..{table.shape[0] - 1}")
     moved = np.empty_like(table)
@@ -737,13 +757,18 @@ def id_views(text: str, tokenizers: Sequence[Tuple[str, object]]) -> str:
 def absorbed_into(tokenizer: bpe.BPE, token: int, counts, k: int = 3) -> List[Tuple[int, int]]:
     """The ``k`` most frequent tokens (``(id, count)``, count descending, then id) that a merge made from
     ``token`` and another token and that occur in the data ``counts`` ``(V,)`` describes: where a token
-    that never occurs on its own went.
+    that never occurs on its own went. ``ValueError`` for ``counts`` of another shape or ``k < 1``,
+    ``TypeError`` for counts that are not integers, and as :func:`lib.validate.one_id` for ``token``.
 
     >>> tokenizer = bpe.BPE(merges=((97, 98), (256, 99)))
     >>> absorbed_into(tokenizer, 256, np.array([0] * 256 + [0, 5]))
     [(257, 5)]
     """
     token = validate.one_id(token, tokenizer.vocab_size)
+    counts = validate.integer_array(counts, "counts", "a (V,) array of counts")
+    if counts.shape != (tokenizer.vocab_size,):
+        raise ValueError(f"counts must have shape (V,) = ({tokenizer.vocab_size},), got {counts.shape}")
+    k = validate.integer(k, "k", low=1)  # k = -1 would silently drop the last token
     made = [bpe.N_BYTES + j for j, (a, b) in enumerate(tokenizer.merges) if token in (a, b)]
     seen = sorted(((int(counts[i]), i) for i in made if counts[i] > 0), key=lambda t: (-t[0], t[1]))
     return [(i, c) for c, i in seen[:k]]
