@@ -29,7 +29,7 @@ def build(md: Path) -> float:
     nb.metadata.pop("jupytext", None)  # the pairing is a convention of this repository, not of the file
     nb.metadata["jupytext"] = {"formats": "ipynb,md:myst"}
     start = time.perf_counter()
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(md.parent)}},
+    NotebookClient(nb, timeout=1800, kernel_name="python3", resources={"metadata": {"path": str(md.parent)}},
                    record_timing=False).execute()
     seconds = time.perf_counter() - start
     for cell in nb.cells:  # cell ids are random per conversion: make them stable
