@@ -2,6 +2,8 @@
 twin (torch autograd), the counts loss against cross-entropy over raw pairs, and training on the toy
 language."""
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -156,3 +158,14 @@ def test_training_restores_the_thread_count():
     tr = np.ones((4, 4))
     train("tied", 2, tr, tr, steps=2)
     assert torch.get_num_threads() == before
+
+
+def test_divergence_is_an_error_not_a_result():
+    ones = np.ones((4, 4))
+    with pytest.raises(FloatingPointError, match=r"^training diverged at step 2 of 3: the loss became nan \(learning rate 1e\+300\)"):
+        train("tied", 2, ones, ones, steps=3, lr=1e300)
+    # a finite loss of about 2.7e30 nats: far above 10 x the first loss (about ln 4)
+    with pytest.raises(FloatingPointError, match=r"^training diverged: the final training loss is 2\.7\d*e\+30 nats"):
+        train("tied", 2, ones, ones, steps=3, lr=1e30)
+    # uniform counts at a sane rate: the loss stays at ln 4 to 4 decimals
+    assert round(train("tied", 2, ones, ones, steps=30, lr=0.1).train_loss, 4) == round(math.log(4), 4)
