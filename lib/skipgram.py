@@ -60,13 +60,16 @@ def noise_distribution(counts, power: float = 0.75) -> np.ndarray:
     ``power=0`` uniform over the items seen. Items with a zero count get probability 0 for every ``power``.
     Example: counts ``[1, 8, 27, 64]`` → ``[0.0249, 0.1182, 0.2944, 0.5625]``.
 
-    Raises ``TypeError`` for non-numeric counts, ``ValueError`` for negative or non-finite counts, all
-    zero counts, or ``power`` negative or not finite.
+    Raises ``TypeError`` for non-numeric counts, ``ValueError`` for negative or non-finite counts (a Python
+    integer beyond float64 included; one beyond int64, ``10**30``, is a count), all zero counts, or
+    ``power`` negative or not finite.
 
     >>> noise_distribution([1, 8, 27, 64])
     array([0.0249, 0.1182, 0.2944, 0.5625])
     """
     c = np.asarray(counts)
+    if c.dtype == object:  # Python ints beyond int64 (10**30): numbers, as float64, or beyond its range
+        c = validate.real_numbers(counts, "counts", "a non-empty 1-D array")
     if not validate.real_dtype(c.dtype):
         raise TypeError(f"counts must be numeric, got dtype {c.dtype}")
     c = c.astype(np.float64)

@@ -432,3 +432,11 @@ def test_arguments_that_are_not_tensors_are_named():
         skipgram.negative_sampling_loss([0.0], torch.zeros(1, 1), torch.zeros(1, 1, 1))
     with pytest.raises(TypeError, match=r"^mask must be a torch.Tensor \(B, K\), got list$"):
         skipgram.negative_sampling_loss(torch.zeros(1, 1), torch.zeros(1, 1), torch.zeros(1, 1, 1), mask=[[True]])
+
+
+def test_noise_distribution_reads_python_integers_beyond_int64_as_counts():
+    # [10**30, 1] at power 0.75: weights 1e22.5 and 1, so P = [1, 10**-22.5] / (1 + 10**-22.5)
+    np.testing.assert_allclose(noise_distribution([10**30, 1]), [1.0, 10**-22.5], rtol=1e-14)
+    np.testing.assert_allclose(noise_distribution([10**30, 10**30], 1.0), [0.5, 0.5], rtol=0)
+    with pytest.raises(ValueError, match=r"^counts holds an integer of 401 digits, beyond the float64 range"):
+        noise_distribution([10**400, 1])
