@@ -627,7 +627,8 @@ class _OutputError(Exception):
 
 
 def _write(text: Optional[str]) -> None:
-    """:func:`_print` ``text`` (``None``: flush), an ``OSError`` of the write raised as :class:`_OutputError`."""
+    """Print ``text`` as ``_print`` does (``None``: flush stdout); an ``OSError`` of the write is raised as an
+    ``_OutputError``, so that the command line does not report it as a file it cannot read."""
     try:
         if text is None:
             sys.stdout.flush()
