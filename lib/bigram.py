@@ -90,9 +90,38 @@ def check_counts(counts) -> np.ndarray:
     counts = counts.astype(np.float64)
     if not np.all(np.isfinite(counts)) or (counts < 0).any():
         raise ValueError("counts must be finite and >= 0")
-    if counts.sum() <= 0:
+    if counts.max() <= 0:  # not the sum, which may overflow (1.7e308 twice): the counts are >= 0
         raise ValueError("counts are all zero: there is nothing to fit or score")
     return counts
+
+
+def _unit_counts(counts: np.ndarray) -> np.ndarray:
+    """Checked ``counts`` scaled by the power of two that puts the largest in [0.5, 1) (``np.ldexp``: exact
+    unless a count is more than 2**1022 times smaller than the largest). Every loss and gradient here is a
+    ratio of sums of counts, so the scale cancels exactly; their total cannot overflow (``1.7e308`` twice)
+    and ``count × log p`` does not lose bits as a subnormal (``5e-324 × log 2``)."""
+    return np.ldexp(counts, -math.frexp(float(counts.max()))[1])
+
+
+def _checked_logits(E: np.ndarray, U: np.ndarray, H: Optional[np.ndarray] = None) -> None:
+    """``ValueError`` when the logits ``E @ U`` (or ``H @ U``) are beyond float64 (finite ``E`` and ``U`` of
+    1e200 give 1e400) or a row of them spans more than float64's range (its smallest log-probability would
+    be below -1.8e308): the loss and its gradients have no float64 value."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        Z = (E if H is None else H) @ U
+        spread = Z.max(axis=1) - Z.min(axis=1)
+    if not np.all(np.isfinite(Z)):
+        raise ValueError("the logits E[x] @ U are beyond float64's range (about 1.8e308): E and U are too large")
+    if not np.all(np.isfinite(spread)):
+        raise ValueError("the logits E[x] @ U of one row differ by more than float64's range (about 1.8e308): "
+                         "a log-probability is below -1.8e308")
+
+
+def _finite_grads(loss: float, dE: np.ndarray, dU: np.ndarray) -> Tuple[float, np.ndarray, np.ndarray]:
+    """``(loss, dE, dU)`` after checking that each is finite: ``ValueError`` (beyond float64) otherwise."""
+    if not (np.isfinite(loss) and np.all(np.isfinite(dE)) and np.all(np.isfinite(dU))):
+        raise ValueError("the loss or its gradients are beyond float64's range (about 1.8e308): E and U are too large")
+    return loss, dE, dU
 
 
 def _check_params(E, U) -> Tuple[np.ndarray, np.ndarray]:
@@ -171,7 +200,8 @@ def table_loss(probs, counts) -> float:
 
     ``−Σ_ij C_ij log P_ij / Σ_ij C_ij``; both arrays ``(V, V)``. Raises ``ValueError`` if a counted pair
     has probability 0 (the loss would be infinite: fit with ``alpha > 0``), if ``probs`` is not a table of
-    probabilities, or if the shapes differ.
+    probabilities, or if the shapes differ. Counts of any size within float64 are read exactly, as in
+    :func:`factored_loss_and_grads` (scaled by a power of two first).
 
     >>> # (2 ln 2) / 4 nats
     >>> round(table_loss([[0.5, 0.5], [1.0, 0.0]], [[1, 1], [2, 0]]), 4)
@@ -190,6 +220,7 @@ def table_loss(probs, counts) -> float:
             f"pair ({int(i)}, {int(j)}) occurs {int(counts[i, j])} times but has probability 0 under the table: "
             "the loss is infinite (fit the table with alpha > 0)"
         )
+    counts = _unit_counts(counts)
     return float(-(counts[used] * np.log(probs[used])).sum() / counts.sum())
 
 
@@ -263,14 +294,20 @@ def factored_loss_and_grads(E, U, counts) -> Tuple[float, np.ndarray, np.ndarray
     ``E`` ``(V, d)``, ``U`` ``(d, V)``, ``counts`` ``(V, V)``. Returns ``(loss, dE, dU)``: the mean
     cross-entropy in nats and its gradients, ``(V, d)`` and ``(d, V)`` float64. Exactly the full-batch
     loss and gradients over the raw pairs (see the module docstring and :func:`pairs_loss_and_grads`).
-    Raises ``ValueError`` for mismatched shapes, NaN or infinity in ``E`` or ``U``, or bad counts;
+    Counts of any size within float64 are read exactly: they are scaled by a power of two first, so that
+    counts whose total is beyond float64 (``1.7e308`` twice) or subnormal counts (``5e-324``) give the loss
+    of their proportions. Raises ``ValueError`` for mismatched shapes, NaN or infinity in ``E`` or ``U``,
+    bad counts, or logits ``E @ U``, a loss or gradients beyond float64's range (about 1.8e308);
     ``TypeError`` for entries that are not real numbers.
     """
     E, U = _check_params(E, U)
     counts = check_counts(counts)
     if counts.shape[0] != E.shape[0]:
         raise ValueError(f"counts are for {counts.shape[0]} tokens but E has {E.shape[0]} rows")
-    return _loss_and_grads(E, U, counts, counts.sum(), counts.sum(axis=1, keepdims=True))
+    _checked_logits(E, U)
+    counts = _unit_counts(counts)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _finite_grads(*_loss_and_grads(E, U, counts, counts.sum(), counts.sum(axis=1, keepdims=True)))
 
 
 def _loss_and_grads(E, U, counts, N, n):
@@ -334,7 +371,7 @@ def pairs_loss_and_grads(E, U, x, y) -> Tuple[float, np.ndarray, np.ndarray]:
     ``dE = np.add.at(0, x, dlogits Uᵀ)`` (:func:`lib.embedding.lookup_grad`). It costs ``O(N V d)`` per
     call, so the book trains on counts and uses this only to check that the two agree. Raises
     ``ValueError`` for ids out of range, mismatched lengths, or ``E`` and ``U`` as
-    :func:`factored_loss_and_grads` does.
+    :func:`factored_loss_and_grads` does (logits, loss or gradients beyond float64 included).
     """
     E, U = _check_params(E, U)
     V = E.shape[0]
@@ -343,6 +380,14 @@ def pairs_loss_and_grads(E, U, x, y) -> Tuple[float, np.ndarray, np.ndarray]:
         raise ValueError(f"x and y must be 1-D of the same non-zero length, got {x.shape} and {y.shape}")
     N = x.size
     H = lookup(E, x)  # (N, d)
+    _checked_logits(E, U, H)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _finite_grads(*_pairs_loss_and_grads(H, U, x, y, V))
+
+
+def _pairs_loss_and_grads(H, U, x, y, V):
+    """:func:`pairs_loss_and_grads` from the looked-up rows ``H = E[x]`` of checked arrays."""
+    N = x.size
     logp = _log_softmax(H @ U)  # (N, V)
     loss = float(-logp[np.arange(N), y].mean())
     dlogits = np.exp(logp)
@@ -439,7 +484,7 @@ def train_factored(counts, d: int, *, steps: int = STEPS, lr: float = LR, seed: 
     Returns a :class:`TrainResult`. Raises ``ValueError`` for ``d < 1``, ``steps < 0``, ``lr <= 0`` and
     bad counts.
     """
-    counts = check_counts(counts)
+    counts = _unit_counts(check_counts(counts))  # exact: the loss and gradients do not depend on the scale
     N, n = counts.sum(), counts.sum(axis=1, keepdims=True)  # n: (V, 1)
     return _train(lambda E, U: _loss_and_grads(E, U, counts, N, n), counts.shape[0], d, steps, lr, seed,
                   scale, divergence_factor)

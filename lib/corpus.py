@@ -131,6 +131,7 @@ def hidden_character(text: str, *, allow: str = "") -> str:
     tokeniser drops a format character and splits a word at a control character, so a word holding either
     would match no token. A byte-order mark (or ``ï»¿``) is reported as :func:`stray_byte_order_mark` does.
     The rule of the benchmark readers (:mod:`lib.evaluation`) and of the tokens of a :class:`Vocabulary`.
+    ``TypeError`` for a ``text`` that is not a ``str``.
 
     >>> hidden_character("cat"), hidden_character("c\u200bat").split(" (")[0]
     ('', 'holds the invisible format character U+200B')
@@ -139,6 +140,8 @@ def hidden_character(text: str, *, allow: str = "") -> str:
     >>> hidden_character("a\tb", allow="\t")
     ''
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
     if text.isascii() and text.isprintable():  # U+0020 to U+007E: no mark, no format or control character
         return ""
     mark = stray_byte_order_mark(text)

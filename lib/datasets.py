@@ -159,9 +159,10 @@ def data_path(name: str) -> Path:
 
 
 def sha256_file(path) -> str:
-    """SHA-256 of a file's bytes, 64 hex digits. Raises ``FileNotFoundError`` for a missing file and
-    ``TypeError`` for a ``path`` that is not a ``str`` or a ``Path`` (an int would be taken for a file
-    descriptor)."""
+    """SHA-256 of a file's bytes, 64 hex digits. Raises ``OSError`` for a file that cannot be opened
+    (``FileNotFoundError`` for a missing one, ``IsADirectoryError`` for a folder), ``TypeError`` for a
+    ``path`` that is not a ``str`` or a ``Path`` (an int would be taken for a file descriptor) and
+    ``ValueError`` for the empty string."""
     digest = hashlib.sha256()
     with open(_checked_path(path), "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -190,14 +191,15 @@ def provenance_extra(names: Iterable[str] = tuple(DATA_FILES)) -> Dict[str, str]
 def locate(source: Union[str, Path]) -> Path:
     """A path as given, or the shipped file for a short name of :data:`DATA_FILES` (``"wordsim353"``).
 
-    Raises ``TypeError`` for anything but a ``str`` or a ``Path``, and like :func:`data_path` for a
-    short name whose file is missing.
+    Raises ``TypeError`` for anything but a ``str`` or a ``Path``, ``ValueError`` for the empty string
+    (which ``Path`` reads as the current folder), and like :func:`data_path` for a short name whose file is
+    missing.
     """
     if isinstance(source, str) and source in DATA_FILES:
         return data_path(source)
     if not isinstance(source, (str, Path)):
         raise TypeError(f"source must be a path or a data-file name, got {type(source).__name__}")
-    return Path(source)
+    return _checked_path(source, "source")
 
 
 #: The byte-order marks :func:`read_text` recognises and the codec each one names (UTF-32 before UTF-16:
@@ -246,7 +248,8 @@ def read_text(path) -> str:
     """The text of the file at ``path``: UTF-8, or the encoding its byte-order mark names, without the mark.
 
     ``path`` is a ``str`` or a ``Path`` (``TypeError`` otherwise: ``open`` would take an int, or a ``bool``,
-    for a file descriptor, such as the process's stdout). Raises ``OSError`` for a file that cannot be opened
+    for a file descriptor, such as the process's stdout; ``ValueError`` for the empty string, the current
+    folder to ``Path``). Raises ``OSError`` for a file that cannot be opened
     and :class:`NotTextError` (a ``UnicodeDecodeError``, so a ``ValueError``) naming the file, the line and
     the byte for bytes that are not text in that encoding (a Latin-1 file: "save the file as UTF-8"), or
     that hold a NUL character (no text file does; UTF-16 saved without a byte-order mark does, in every
@@ -290,10 +293,13 @@ def read_text(path) -> str:
     return text
 
 
-def _checked_path(path) -> Path:
-    """``path`` as a ``Path``; ``TypeError`` for anything but a ``str`` or an ``os.PathLike``."""
+def _checked_path(path, name: str = "path") -> Path:
+    """``path`` as a ``Path``; ``TypeError`` for anything but a ``str`` or an ``os.PathLike``, ``ValueError``
+    for the empty string (``Path("")`` is the current folder: surely a mistake)."""
     if isinstance(path, (bool, int)) or not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
+        raise TypeError(f"{name} must be a str or a Path, got {type(path).__name__}")
+    if isinstance(path, str) and not path:
+        raise ValueError(f"{name} must name a file, got the empty string '' (read as the current folder)")
     return Path(path)
 
 

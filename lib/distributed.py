@@ -431,12 +431,22 @@ def vocab_parallel_logits(hidden: torch.Tensor, weight_local: torch.Tensor, *, g
 
     ``hidden`` ``(N, d)`` is the same on every rank; ``weight_local`` ``(V_r, d)`` is this rank's rows of
     the output matrix. ``hidden`` enters through Megatron's ``f`` (identity forward, all-reduce
-    backward), so that ``hidden.grad`` is the full gradient on every rank.
+    backward), so that ``hidden.grad`` is the full gradient on every rank. Raises ``TypeError`` for an
+    argument that is not a floating-point tensor, ``ValueError`` for one that is not 2-D, widths ``d``
+    that differ, NaN or infinite entries, or a logit beyond the range of the result's dtype (float32:
+    about 3.4e38).
     """
-    validate.tensor(hidden, "hidden", "(N, d)", floating=True)
-    validate.tensor(weight_local, "weight_local", "(V_r, d)", floating=True)
+    validate.tensor(hidden, "hidden", "(N, d)", floating=True, finite=True)
+    validate.tensor(weight_local, "weight_local", "(V_r, d)", floating=True, finite=True)
+    if hidden.dim() != 2 or weight_local.dim() != 2 or hidden.shape[1] != weight_local.shape[1]:
+        raise ValueError(f"hidden must be (N, d) and weight_local (V_r, d) with the same d, "
+                         f"got {tuple(hidden.shape)} and {tuple(weight_local.shape)}")
     _group_info(group)
-    return _CopyToParallel.apply(hidden, group) @ weight_local.T
+    logits = _CopyToParallel.apply(hidden, group) @ weight_local.T
+    if not bool(torch.isfinite(logits.detach()).all()):
+        raise ValueError(f"a logit hidden @ weight_local.T is beyond the range of {logits.dtype} "
+                         f"(about {torch.finfo(logits.dtype).max:.1e})")
+    return logits
 
 
 def vocab_parallel_log_softmax(logits_local: torch.Tensor, *, group=None) -> torch.Tensor:
@@ -448,15 +458,26 @@ def vocab_parallel_log_softmax(logits_local: torch.Tensor, *, group=None) -> tor
     log-probabilities, equal (to rounding) to ``log_softmax(z_full, -1)[:, lo:hi]``. Differentiable: the
     loss is taken to be a sum of terms computed on the ranks from their slices (or a value replicated
     with :func:`vocab_parallel_cross_entropy`); the SUM is all-reduced in the backward pass too. Raises
-    ``ValueError`` if ``logits_local`` is not 2-D or holds NaN or infinity, ``TypeError`` if it is not a
-    floating-point tensor. Source: :cite:t:`shoeybi2019megatron`, §3.
+    ``ValueError`` if ``logits_local`` is not 2-D, has no row or no column, holds NaN or infinity, or
+    holds a logit so far below its row's largest (on any rank) that its log-probability is beyond the
+    range of its dtype (float64: about 1.8e308); every rank raises it, as each sees the same row extremes;
+    ``TypeError`` if it is not a floating-point tensor. Source: :cite:t:`shoeybi2019megatron`, §3.
     """
     validate.tensor(logits_local, "logits_local", "(N, V_r)", floating=True, finite=True)
     _group_info(group)
-    if logits_local.dim() != 2:
-        raise ValueError(f"logits_local must have shape (N, V_r), got {tuple(logits_local.shape)}")
-    m = logits_local.detach().max(dim=1).values
-    dist.all_reduce(m, op=dist.ReduceOp.MAX, group=group)
+    if logits_local.dim() != 2 or 0 in logits_local.shape:
+        raise ValueError(f"logits_local must have shape (N, V_r) with N >= 1 and V_r >= 1, "
+                         f"got {tuple(logits_local.shape)}")
+    detached = logits_local.detach()
+    extremes = torch.stack([detached.max(dim=1).values, -detached.min(dim=1).values])  # one MAX for both
+    dist.all_reduce(extremes, op=dist.ReduceOp.MAX, group=group)
+    m = extremes[0]
+    spread = m + extremes[1]  # the row's largest minus its smallest, over all V items
+    if not bool(torch.isfinite(spread).all()):
+        row = int(torch.nonzero(~torch.isfinite(spread)).flatten()[0])
+        raise ValueError(f"row {row} of the logits spans more than the range of {logits_local.dtype} "
+                         f"(about {torch.finfo(logits_local.dtype).max:.1e}): its smallest logit's "
+                         f"log-probability has no {logits_local.dtype} value")
     shifted = logits_local - m[:, None]
     total = _AllReduceSumBoth.apply(shifted.exp().sum(dim=1), group)
     return shifted - total.log()[:, None]
@@ -472,16 +493,45 @@ def vocab_parallel_cross_entropy(
     picks the log-probabilities of the targets it owns (0 elsewhere), and an all-reduce SUM (Megatron's
     ``g``) adds the picks: only ``N`` numbers are communicated, not ``N · V``. Equals
     ``F.cross_entropy(z_full, targets)``, and its gradients equal the unsharded ones. Raises
-    ``ValueError`` for mismatched shapes and as :func:`vocab_parallel_log_softmax`, ``TypeError`` for
-    ``targets`` that is not an integer tensor.
+    ``ValueError`` for mismatched shapes, an empty batch (``N = 0``: no mean), a ``vocab_start`` below 0 or
+    one whose slice, with the other ranks' slices, does not tile the vocabulary ``0 .. V − 1`` (``V`` the
+    sum of the ``V_r``: ``vocab_start`` in ``[0, V − V_r]``, one all-gather of ``(vocab_start, V_r)``), a
+    target outside ``0 .. V − 1``, and as :func:`vocab_parallel_log_softmax`; ``TypeError`` for
+    ``targets`` that is not an integer tensor or a ``vocab_start`` that is not an integer.
     """
     validate.tensor(logits_local, "logits_local", "(N, V_r)", floating=True, finite=True)
     validate.tensor(targets, "targets", "(N,)", integer=True)
+    vocab_start = validate.integer(vocab_start, "vocab_start", low=0, high=validate.MAX_SIZE - 1)
     rank, W = _group_info(group)
+    if logits_local.dim() != 2 or 0 in logits_local.shape:
+        raise ValueError(f"logits_local must have shape (N, V_r) with N >= 1 (the mean of no rows is undefined) "
+                         f"and V_r >= 1, got {tuple(logits_local.shape)}")
     if targets.dim() != 1 or targets.shape[0] != logits_local.shape[0]:
         raise ValueError(f"targets must have shape ({logits_local.shape[0]},), got {tuple(targets.shape)}")
+    V = _check_slices(vocab_start, logits_local.shape[1], W, group)
+    validate.ids(targets.detach().cpu().numpy(), V, "target")
     logp = vocab_parallel_log_softmax(logits_local, group=group)
-    local_t = targets - int(vocab_start)
+    local_t = targets - vocab_start
     mine = (local_t >= 0) & (local_t < logits_local.shape[1])
     picked = logp.gather(1, local_t.clamp(0, logits_local.shape[1] - 1)[:, None])[:, 0] * mine
-    return -_ReduceFromParallel.apply(picked.sum(), group) / targets.shape[0]
+    total = _ReduceFromParallel.apply(picked.sum(), group)
+    if not bool(torch.isfinite(total.detach())):  # finite losses whose sum is not: the sum of their shares
+        return -_ReduceFromParallel.apply((picked / targets.shape[0]).sum(), group)
+    return -total / targets.shape[0]
+
+
+def _check_slices(vocab_start: int, V_r: int, W: int, group) -> int:
+    """The vocabulary size ``V`` (the sum of every rank's ``V_r``), after checking with one all-gather that
+    the ranks' slices ``vocab_start .. vocab_start + V_r − 1`` tile ``0 .. V − 1``: ``ValueError`` naming
+    ``vocab_start`` otherwise, on every rank."""
+    mine = torch.tensor([vocab_start, V_r], dtype=torch.int64)
+    every = [torch.zeros(2, dtype=torch.int64) for _ in range(W)]
+    dist.all_gather(every, mine, group=group)
+    slices = sorted((int(t[0]), int(t[1])) for t in every)
+    V = sum(n for _, n in slices)
+    starts = [0] + list(np.cumsum([n for _, n in slices])[:-1])
+    if [s for s, _ in slices] != [int(s) for s in starts]:
+        raise ValueError(f"vocab_start must be an integer in [0, {V - V_r}] whose slice of {V_r} items, with the other "
+                         f"ranks' slices, tiles the vocabulary 0..{V - 1} without gap or overlap, got {vocab_start} "
+                         f"(the slices, (vocab_start, V_r) per rank: {[tuple(int(x) for x in t) for t in every]})")
+    return V

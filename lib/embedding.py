@@ -224,7 +224,7 @@ def similarity(x, y, metric: str = "cosine") -> np.ndarray:
 def _overflow(metric: str) -> ValueError:
     """The error for a score beyond float64, which every function that returns one raises."""
     what = {"dot": "dot product", "euclidean": "Euclidean distance"}[metric]
-    return ValueError(f"the {what} of these vectors overflows float64 (its true value is above 1.8e308)")
+    return ValueError(f"the {what} of these vectors overflows float64 (its magnitude is above 1.8e308)")
 
 
 def _scores(X, Y, metric: str) -> np.ndarray:

@@ -197,12 +197,13 @@ def _format_one(x: float, spec: str) -> str:
 
 def _scalar(value, what: str) -> float:
     """One number as a ``float``: ``TypeError`` naming ``what`` for a non-number (a ``bool``, a string, a
-    NumPy time), ``ValueError`` for a finite value beyond float64 (``10**400``, a ``longdouble``)."""
+    NumPy time), ``ValueError`` for a finite value beyond float64 (``10**400``, a ``longdouble``) or one
+    that float64 does not hold exactly (an integer beyond 2**53: :func:`lib.validate.exact_real`)."""
     if not isinstance(value, np.generic):  # a NumPy scalar is kept: plain() would take a time span for an int
         value = plain(value)
     if isinstance(value, (bool, np.bool_, np.timedelta64, np.datetime64)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{what} must be a real number, got {type(value).__name__}")
-    return validate.real(value, what)
+    return validate.exact_real(value, what)
 
 
 def fmt(value, spec: str = ".4f") -> str:
@@ -213,7 +214,9 @@ def fmt(value, spec: str = ".4f") -> str:
     precision and type ``f``, ``e`` or ``%`` (:func:`check_spec`); fill, alignment, sign, width and a
     thousands separator are allowed. A value that rounds to zero is shown without a minus sign. Logs every
     number when ``EMBOOK_NUMBER_LOG`` is set. Raises ``ValueError`` for a bad spec, an array of more than
-    two dimensions or a finite value beyond float64 (``10**400``, a ``longdouble``), ``TypeError`` for a
+    two dimensions, a finite value beyond float64 (``10**400``, a ``longdouble``) or one that float64 does
+    not hold exactly (an integer beyond 2**53, which would be shown as another integer: 2**53 + 1 as
+    9007199254740992; :func:`lib.validate.exact_real`), ``TypeError`` for a
     value that is not a number (a string, a ``bool``, a NumPy time) or a masked array with a masked entry
     (its hidden values would be shown: :func:`lib.validate.not_masked`).
 
@@ -231,8 +234,8 @@ def fmt(value, spec: str = ".4f") -> str:
             return fmt(array[()], spec)  # a NumPy scalar (or the object held), formatted below
         if array.ndim > 2:
             raise ValueError(f"fmt shows 1-D and 2-D arrays, got shape {array.shape}")
-        if array.dtype == object or array.dtype.kind == "f" and array.dtype.itemsize > 8:
-            array = validate.real_numbers(array, "value")  # Python ints, longdouble: float64 or a ValueError
+        if array.dtype == object or array.dtype.kind in "iu" or array.dtype.kind == "f" and array.dtype.itemsize > 8:
+            array = validate.exact_reals(value, "value")  # ints, longdouble: float64 exactly, or a ValueError
         if not validate.real_dtype(array.dtype):
             raise TypeError(f"fmt formats numbers, got an array of dtype {array.dtype}")
         cells = [[_format_one(float(x), spec) for x in row] for row in np.atleast_2d(array)]
@@ -277,7 +280,8 @@ def exact(value) -> str:
 
     For settings and constants typed in the source (a learning rate, a smoothing exponent), never for a
     computed value. Logged like :func:`fmt` (kind ``exact``), so that the log shows the value is bit-identical
-    under every code path. Raises ``TypeError`` for a value that is not a number.
+    under every code path. Raises ``TypeError`` for a value that is not a number, ``ValueError`` for one
+    that float64 does not hold exactly (an integer beyond 2**53) or that is beyond it, as :func:`fmt`.
 
     >>> exact(0.025), exact(10.0), exact(3)
     ('0.025', '10', '3')
@@ -294,14 +298,14 @@ def rounded(values, decimals: int):
     sits where the printed number says and does not move by a pixel from one CPU to another. Logged like
     :func:`fmt`. NaN and infinity stay as they are, as :func:`fmt` prints them (``nan``, ``inf``), so a
     figure shows what the chapter prints. Raises ``ValueError`` for ``decimals`` that is not an integer in
-    [0, 12] and, as :func:`fmt` does, for a finite value beyond float64; ``TypeError`` for a value that is not
-    a number.
+    [0, 12] and, as :func:`fmt` does, for a finite value beyond float64 or an integer beyond 2**53;
+    ``TypeError`` for a value that is not a number.
 
     >>> rounded([0.21763, 0.2174], 2)
     array([0.22, 0.22])
     """
     decimals = validate.integer(decimals, "decimals", low=0, high=12)
-    array = validate.real_numbers(values, "values").astype(np.float64)
+    array = validate.exact_reals(values, "values")
     out = np.array([float(fmt(x, f".{decimals}f")) for x in array.ravel()]).reshape(array.shape)
     return float(out) if out.ndim == 0 else out
 
@@ -322,6 +326,10 @@ class Shown:
         p.text(self.text)
 
 
+#: a glue name that ``{glue:text}`name``` can reference
+GLUE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
 def glue(name: str, value, decimals: int | None = None, display: bool = False) -> None:
     """Store ``value`` under ``name`` for myst-nb's ``{glue:text}`` and ``{glue:md}`` roles.
 
@@ -334,16 +342,26 @@ def glue(name: str, value, decimals: int | None = None, display: bool = False) -
 
     NumPy scalars are converted with :func:`plain`. Where myst-nb is not installed (Colab), nothing is
     stored. Returns ``None``, so that a glue call ending a cell prints nothing. Raises ``TypeError`` for a
-    float without ``decimals`` or a ``display`` that is not ``True`` or ``False``, and ``ValueError`` for
-    ``decimals`` that is not an integer in [0, 12].
+    ``name`` that is not a string, a float without ``decimals`` or a ``display`` that is not ``True`` or
+    ``False``, and ``ValueError`` for a ``name`` that a role cannot reference (empty, or a character other
+    than ASCII letters, digits, ``_``, ``-`` and ``.``), ``decimals`` that is not an integer in [0, 12],
+    or, with ``decimals``, a value that is NaN or infinite (the prose would show ``nan``), beyond float64
+    (``10**400``) or not held exactly by it (an integer beyond 2**53).
     """
+    if not isinstance(name, str):
+        raise TypeError(f"glue name must be a str, got {type(name).__name__}")
+    if not GLUE_NAME.fullmatch(name):
+        raise ValueError(f"glue name must be ASCII letters, digits, '_', '-' or '.' (a name that {{glue:text}}`name` "
+                         f"can reference), got {name!r}")
     display = validate.flag(display, "display")
     stored = plain(value)
     if decimals is not None:
         decimals = validate.integer(decimals, "decimals", low=0, high=12)
         if isinstance(stored, bool) or not isinstance(stored, numbers.Real):
             raise TypeError(f"glue {name!r}: decimals is for numbers, got {type(stored).__name__}")
-        x = float(stored)
+        x = validate.exact_real(stored, f"glue {name!r} value")
+        if not math.isfinite(x):
+            raise ValueError(f"glue {name!r} value must be a finite number (the prose would show it as text), got {x}")
         text = _format_one(x, f".{decimals}f")
         _log({"kind": "glue", "name": name, "spec": f".{decimals}f", "raw": x, "shown": text})
         stored = Shown(text)
@@ -363,13 +381,15 @@ def runner_up_gap(scores, best: int) -> float:
     """How far ``scores[best]`` is ahead of the best *other* value, ignoring values exactly equal to it.
 
     Exactly equal values are a tie that a fixed rule breaks (the first index), the same on every machine;
-    what could flip is a value that is close but not equal. Returns ``inf`` when there is no other value.
-    Raises ``ValueError`` for NaN among ``scores``, ``best`` out of range or ``scores[best]`` not finite.
+    what could flip is a value that is close but not equal. Returns ``inf`` when there is no other value,
+    or when the gap is beyond float64's range (``1.7e308`` against ``-1.7e308``: nothing close could flip).
+    Raises ``ValueError`` for NaN among ``scores``, ``best`` out of range, ``scores[best]`` not finite, or
+    an integer score beyond 2**53 (:func:`lib.validate.ranked_numbers`).
 
     >>> runner_up_gap([0.5, 0.9, 0.9, 0.7], 1)
     0.20000000000000007
     """
-    scores = validate.real_numbers(scores, "scores").astype(np.float64).ravel()
+    scores = validate.ranked_numbers(scores, "scores", "an array of scores").ravel()
     if np.isnan(scores).any():
         raise ValueError(f"scores must not contain NaN, got NaN at index {int(np.flatnonzero(np.isnan(scores))[0])}")
     best = validate.integer(best, "best", low=0, high=scores.size - 1)
@@ -377,7 +397,11 @@ def runner_up_gap(scores, best: int) -> float:
     if not np.isfinite(top):
         raise ValueError(f"scores[best] must be finite, got {top}")
     others = scores[scores != top]
-    return float(np.min(np.abs(top - others))) if others.size else math.inf
+    with np.errstate(over="ignore"):  # a gap beyond float64 is inf
+        return float(np.min(np.abs(top - others))) if others.size else math.inf
+
+
+RANK_HINT = " (rank such integers with np.argsort)"
 
 
 def argmax(values, what: str) -> int:
@@ -386,9 +410,10 @@ def argmax(values, what: str) -> int:
     A chapter that prints the item with the largest score uses this, so that the number log (``EMBOOK_NUMBER_LOG``)
     shows how close another item came to being printed instead. ``what`` names
     the choice in that log. ``-inf`` marks an item that cannot win (a masked entry). Raises
-    ``ValueError`` for an empty array, NaN or ``+inf`` among ``values``, or ``values`` all ``-inf``.
+    ``ValueError`` for an empty array, NaN or ``+inf`` among ``values``, ``values`` all ``-inf``, or an
+    integer beyond 2**53 (:func:`lib.validate.ranked_numbers`: float64 would tie 2**53 and 2**53 + 1).
     """
-    scores = validate.real_numbers(values, "values").astype(np.float64).ravel()
+    scores = validate.ranked_numbers(values, "values", "an array of scores", RANK_HINT).ravel()
     if scores.size == 0:
         raise ValueError(f"argmax of an empty array ({what})")
     _check_choice_scores(scores, what, "+inf")
@@ -400,8 +425,9 @@ def argmax(values, what: str) -> int:
 
 def argmin(values, what: str) -> int:
     """``numpy.argmin`` of the flattened ``values``, recording the gap to the runner-up (see :func:`argmax`).
-    ``+inf`` marks an item that cannot win; ``ValueError`` for NaN or ``-inf`` among ``values``, or all ``+inf``."""
-    scores = validate.real_numbers(values, "values").astype(np.float64).ravel()
+    ``+inf`` marks an item that cannot win; ``ValueError`` for NaN or ``-inf`` among ``values``, all ``+inf``,
+    or an integer beyond 2**53."""
+    scores = validate.ranked_numbers(values, "values", "an array of scores", RANK_HINT).ravel()
     if scores.size == 0:
         raise ValueError(f"argmin of an empty array ({what})")
     _check_choice_scores(-scores, what, "-inf")

@@ -60,11 +60,14 @@ def _check_positions(pos, name: str = "position") -> np.ndarray:
     """``pos`` (an int or an integer array) as ``int64``, after checking every entry is in
     ``[0, MAX_POSITION]``. ``TypeError`` for entries that are not integers; ``ValueError`` naming ``name``
     for one outside the range, also for a Python ``int`` beyond ``int64`` (``10**300``, ``[0, 2**70]``,
-    which NumPy holds as objects): it is an integer, out of range."""
+    which NumPy holds as objects): it is an integer, out of range. An empty list is no positions (as in
+    :func:`lib.validate.integer_array`)."""
     try:
         arr = np.asarray(pos)
     except ValueError:  # a ragged nesting such as [[0], 1]
         raise TypeError(f"{name} must be an integer (or an integer array), got {pos!r}") from None
+    if arr.size == 0 and arr.dtype == np.float64:  # np.asarray([]) is float64: an empty list holds no float
+        arr = arr.astype(np.int64)
     if not validate.integer_dtype(arr.dtype):
         # Python ints beyond int64 become an object array, and a mix of negative and uint64-only ones
         # ([-1, 2**63]) a float64 one: integers all the same, so a range error

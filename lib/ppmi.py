@@ -383,8 +383,8 @@ def _dense_real(matrix) -> np.ndarray:
 
     ``TypeError`` for strings, complex numbers, bools, a ragged nesting, and for an entry such as ``None``
     or a ``Decimal`` in a list (named with its position), which NumPy would turn into NaN or refuse with its
-    own message; ``ValueError`` for a Python integer beyond float64 (``10**400``) or a ``longdouble`` entry
-    float64 cannot hold, and ``TypeError`` for a masked array with a masked entry, as
+    own message; ``ValueError`` for a Python integer beyond float64 (``10**400``), an integer beyond 2**53
+    (which float64 would round: :func:`lib.validate.exact_reals`) or a ``longdouble`` entry float64 cannot hold, and ``TypeError`` for a masked array with a masked entry, as
     :func:`lib.validate.real_numbers`.
     """
     try:
@@ -397,10 +397,13 @@ def _dense_real(matrix) -> np.ndarray:
                 where = ", ".join(map(str, index))
                 raise TypeError(f"matrix must be a 2-D array of real numbers, got {entry!r} at [{where}]")
         try:
-            return raw.astype(np.float64)
+            raw.astype(np.float64)
         except OverflowError:  # an int such as 10**400
             raise ValueError("matrix contains an integer beyond the float64 range (1.8e308)") from None
+        return validate.exact_reals(raw, "matrix")  # 2**53 + 1 would become 2**53: refused, as by every table
     _check_real_dtype(raw.dtype)
+    if raw.dtype.kind in "iu":
+        return validate.exact_reals(raw, "matrix")
     if raw.dtype.kind == "f" and raw.dtype.itemsize > 8:  # longdouble: 1e-4000 would become 0, 1e4000 inf
         return validate.real_numbers(raw, "matrix")
     return raw.astype(np.float64)

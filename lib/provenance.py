@@ -30,7 +30,7 @@ from typing import Dict, List, Mapping, Tuple
 import numpy as np
 
 from lib import tables, validate
-from lib.corpus import corpus_hash
+from lib.corpus import Vocabulary, corpus_hash
 from lib.notebook import exact
 
 NOT_APPLICABLE = "n/a"
@@ -193,8 +193,10 @@ def for_corpus(vocab, sentences, *, corpus: str, **fields) -> Provenance:
 
     ``vocab`` is a :class:`lib.corpus.Vocabulary`; ``sentences`` the tokenised corpus (sequences of
     ``str``) it was built from; ``corpus`` a human-readable name. Other fields are passed through.
-    Raises ``TypeError`` for a malformed corpus or an unknown field.
+    Raises ``TypeError`` for a ``vocab`` that is not a ``Vocabulary``, a malformed corpus or an unknown field.
     """
+    if not isinstance(vocab, Vocabulary):
+        raise TypeError(f"vocab must be a lib.corpus.Vocabulary, got {type(vocab).__name__}")
     sents = [list(s) for s in sentences]
     base = dict(vocab.describe())
     base.update(

@@ -61,8 +61,9 @@ def noise_distribution(counts, power: float = 0.75) -> np.ndarray:
     Example: counts ``[1, 8, 27, 64]`` → ``[0.0249, 0.1182, 0.2944, 0.5625]``.
 
     Raises ``TypeError`` for non-numeric counts (strings, complex numbers, bools:
-    :func:`lib.validate.real_numbers`), ``ValueError`` for negative or non-finite counts, all zero counts,
-    a ragged nesting, or ``power`` negative or not finite.
+    :func:`lib.validate.real_numbers`), ``ValueError`` for negative or non-finite counts (a Python integer
+    beyond float64 included; one beyond int64, ``10**30``, is a count), all zero counts, a ragged nesting, or
+    ``power`` negative or not finite.
 
     >>> noise_distribution([1, 8, 27, 64])
     array([0.0249, 0.1182, 0.2944, 0.5625])
@@ -118,6 +119,11 @@ def pair_batches(pairs, batch_size: int, *, shuffle: bool = True, seed=0, drop_l
     for start in range(0, stop, int(batch_size)):
         chunk = t[start : start + int(batch_size)]
         yield chunk[:, 0], chunk[:, 1]
+
+
+#: the largest learning rate :func:`train_skipgram` takes: Adam's first step, ``lr / (1 − β₁) = 10 lr``, is
+#: computed in float32 (largest about 3.4e38); PyTorch raises its own overflow error beyond
+LR_MAX = 1e37
 
 
 # --- losses -------------------------------------------------------------------------------------------
@@ -380,7 +386,9 @@ def train_skipgram(
     value afterwards (``None`` leaves it alone): tensors this small gain nothing from a second thread, and
     waiting for one costs time on a machine whose cores are shared. Results do not depend on it.
     Raises ``ValueError`` for an unknown objective or policy, non-positive ``dim``/``steps``/
-    ``negatives``, ``lr`` not finite and positive, ids out of range, or a bad noise vector.
+    ``negatives``, ``lr`` not finite and in ``(0, LR_MAX]`` (``LR_MAX`` = 1e37: Adam's first step,
+    ``lr / (1 − β₁) = 10 lr``, is computed in float32, whose largest value is about 3.4e38), ids out of range,
+    or a bad noise vector.
     """
     V = validate.size(vocab_size, "vocab_size", low=1)
     P = _as_pairs(pairs, V)
@@ -389,7 +397,7 @@ def train_skipgram(
     steps = validate.size(steps, "steps", low=1)
     seed = validate.seed(seed)
     validate.choice(objective, "objective", OBJECTIVES)
-    lr = validate.number(lr, "lr", gt=0)
+    lr = validate.number(lr, "lr", gt=0, le=LR_MAX, hint="Adam's first step, lr / (1 - beta1) = 10 lr, must fit in float32")
     if objective == "negative_sampling":
         negatives = validate.size(negatives, "negatives", low=1)
         validate.choice(negative_policy, "negative_policy", NEGATIVE_POLICIES)

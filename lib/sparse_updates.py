@@ -326,7 +326,9 @@ def adam_untouched_step_closed_form(
 
     From :cite:t:`kingma2015adam`, Algorithm 1: ``m_2 = β1 (1 − β1) g``, ``v_2 = β2 (1 − β2) g²``,
     bias-corrected ``m̂_2 = β1 g / (1 + β1)``, ``v̂_2 = β2 g² / (1 + β2)``; the step is
-    ``lr · |m̂_2| / (√v̂_2 + ε)``, about ``0.67 lr`` for the default betas, although the row had no gradient. Raises ``ValueError`` for
+    ``lr · |m̂_2| / (√v̂_2 + ε)``, about ``0.67 lr`` for the default betas, although the row had no gradient; ``g`` enters only through ``ε``
+    (``lr = 1e308`` and ``g = 1e308`` give ``0.67 lr``, finite: the ratio is taken first where
+    ``lr · |m̂_2|`` would overflow). Raises ``ValueError`` for
     ``lr <= 0``, betas outside ``[0, 1)``, ``eps <= 0`` or a ``g`` that is not finite; ``TypeError`` for a
     ``g`` that is not a number.
 
@@ -342,4 +344,7 @@ def adam_untouched_step_closed_form(
     v_hat = b2 * g * g / (1.0 + b2)
     # sqrt(v_hat) = |g| sqrt(b2 / (1 + b2)); written so where g * g overflows (|g| above about 1e154)
     root = np.sqrt(v_hat) if math.isfinite(v_hat) else abs(g) * math.sqrt(b2 / (1.0 + b2))
-    return lr * abs(m_hat) / (root + eps)
+    step = lr * abs(m_hat) / (root + eps)
+    if not math.isfinite(step):  # lr * |m_hat| overflows (lr 1e308, g 1e308); the ratio first does not
+        step = lr * (abs(m_hat) / (root + eps))
+    return step

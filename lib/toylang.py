@@ -191,12 +191,16 @@ def encode(text) -> np.ndarray:
 
 
 def decode(ids) -> str:
-    """The tokens of ``ids`` (any integer array-like) joined by spaces. Raises like :func:`lib.validate.ids`.
+    """The tokens of ``ids`` (one id, or a 1-D integer array-like) joined by spaces. Raises like
+    :func:`lib.validate.ids`, and ``ValueError`` for ``ids`` of more than one dimension (a batch of
+    sequences: decode each).
 
     >>> decode([29, 10, 11, 1, 6, 0])
     'the cat chased a bird .'
     """
     ids = validate.ids(ids, V)
+    if ids.ndim > 1:
+        raise ValueError(f"ids must be one id or a 1-D sequence of ids, got shape {ids.shape} (decode each row)")
     return " ".join(VOCAB[i] for i in ids.reshape(-1))
 
 

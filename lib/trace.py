@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
+import os
 import re
 import sys
 import textwrap
@@ -646,6 +647,26 @@ def _print(text: str) -> None:
     print(text)
 
 
+class _OutputError(Exception):
+    """Writing to stdout failed (a closed pipe, a full disk): not a problem with the file read."""
+
+    def __init__(self, error: OSError):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _write(text: Optional[str]) -> None:
+    """Print ``text`` as ``_print`` does (``None``: flush stdout); an ``OSError`` of the write is raised as an
+    ``_OutputError``, so that the command line does not report it as a file it cannot read."""
+    try:
+        if text is None:
+            sys.stdout.flush()
+        else:
+            _print(text)
+    except OSError as exc:
+        raise _OutputError(exc) from exc
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``python -m lib.trace [--functions my.py] FILE`` or ``python -m lib.trace --check my.py``."""
     parser = argparse.ArgumentParser(prog="python -m lib.trace", description=__doc__.split("\n\n")[0])
@@ -661,11 +682,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.check:
             fns = _load_functions(args.check)
             report = check(fns.lookup, fns.pos_encoding)
-            _print(str(report))
+            _write(str(report))
+            _write(None)
             return 0 if report.passed else 1
         fns = _load_functions(args.functions) if args.functions else REFERENCE
         for line in run_file(args.file, fns):
-            _print(line)
+            _write(line)
+        _write(None)
+    except _OutputError as exc:
+        if isinstance(exc.error, BrokenPipeError):  # the reader stopped (| head): stop quietly, as head expects
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python exits
+            return 1
+        print(f"{args.file or args.check}: error: cannot write the output ({exc.error.strerror})", file=sys.stderr)
+        return 2
     except TraceError as exc:
         # line 0: the error is not in the program but in loading the learner's file
         where = f"{args.file}:{exc.line}" if exc.line and args.file else (args.check or args.functions or args.file)

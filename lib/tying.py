@@ -159,6 +159,10 @@ class TyingResult:
     losses: np.ndarray
 
 
+#: a run whose final training loss is above this many times the larger of its first one and ``ln V`` diverged
+DIVERGENCE_FACTOR = 10.0
+
+
 def train(
     variant: str, d: int, train_counts, val_counts, *, steps: int = STEPS, lr: float = LR, seed: int = 0
 ) -> TyingResult:
@@ -171,7 +175,9 @@ def train(
     afterwards): the matrices are too small to share. Returns a :class:`TyingResult`.
     Raises ``ValueError`` for an unknown variant, mismatched count shapes, a ragged nesting, ``steps < 1`` or
     ``lr <= 0``, and as :func:`counts_loss`; ``TypeError`` for counts that are not real numbers (strings,
-    complex numbers, bools: :func:`lib.validate.real_numbers`).
+    complex numbers, bools: :func:`lib.validate.real_numbers`); ``FloatingPointError`` when training diverges
+    (too large an ``lr``): a training loss that is not finite, or a final training loss above
+    ``DIVERGENCE_FACTOR`` (10) times the larger of the first one and ``ln V``.
     """
     train_counts = torch.as_tensor(validate.real_numbers(train_counts, "train_counts", "a square (V, V) matrix"),
                                    dtype=torch.float64)
@@ -192,11 +198,19 @@ def train(
             opt.zero_grad(set_to_none=True)
             loss = counts_loss(model, train_counts)
             losses[t] = float(loss.detach())
+            if not math.isfinite(losses[t]):  # divergence: stop with a report, never train on into NaN
+                raise FloatingPointError(f"training diverged at step {t + 1} of {steps}: the loss became "
+                                         f"{losses[t]} (learning rate {lr}); lower the learning rate")
             loss.backward()
             opt.step()
             schedule.step()
         with torch.no_grad():
             tr, va = float(counts_loss(model, train_counts)), float(counts_loss(model, val_counts))
+    limit = DIVERGENCE_FACTOR * max(losses[0], math.log(train_counts.shape[0]))
+    if not (math.isfinite(tr) and math.isfinite(va)) or tr > limit:
+        raise FloatingPointError(f"training diverged: the final training loss is {tr} nats, the validation loss {va} "
+                                 f"(the first training loss was {losses[0]:.4g}, the limit {limit:.4g}; learning rate "
+                                 f"{lr}); lower the learning rate")
     return TyingResult(variant, int(d), num_parameters(model), tr, va, losses)
 
 

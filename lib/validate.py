@@ -43,6 +43,8 @@ __all__ = [
     "digits_hint",
     "non_finite_text",
     "entries",
+    "exact_real",
+    "exact_reals",
     "flag",
     "float64_problem",
     "not_masked",
@@ -806,6 +808,40 @@ def _refuse_inexact_wide_float(given, name: str, where: str) -> None:
     if wide is not None:
         raise ValueError(f"{name} holds the longdouble {wide!r}, which float64 ({where}) does not hold exactly "
                          f"(it becomes {float(wide)!r}), so distinct values could tie; give float64 values")
+
+
+def exact_real(value, name: str, where: str = "which it is computed in") -> float:
+    """One number as a ``float`` that is ``value`` exactly: :func:`real` (NaN and infinity allowed), and
+    ``ValueError`` for an integer beyond 2**53 in size (2**53 + 1 would become 2**53: the rule of
+    :func:`ranked_numbers` and :func:`vectors`) or a ``longdouble`` that float64 does not hold exactly; the
+    message says what float64 is used for (``where``).
+
+    >>> exact_real(3, "value")
+    3.0
+    >>> exact_real(2**53 + 1, "value")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: value is the integer 9007199254740993, beyond 2**53: ...
+    """
+    x = real(value, name)
+    if _is_integer(value) and abs(int(value)) > 2**53:
+        raise ValueError(f"{name} is {_written_integer(int(value))}, beyond 2**53: float64, {where}, holds integers "
+                         f"exactly only up to 2**53")
+    _refuse_inexact_wide_float(value, name, where)
+    return x
+
+
+def exact_reals(values, name: str, shape: str = "an array of numbers") -> np.ndarray:
+    """``values`` as a ``float64`` array that holds each entry exactly: :func:`real_numbers` (NaN and
+    infinity kept), and ``ValueError`` for an integer beyond 2**53 in size or a ``longdouble`` that float64
+    does not hold exactly (the rule of :func:`real_array`, without its finiteness check).
+
+    >>> exact_reals([1, 2**53], "values")
+    array([1.00000000e+00, 9.00719925e+15])
+    """
+    x = real_numbers(values, name, shape)
+    _exact_in_float64(x, name, values)
+    return x.astype(np.float64)
 
 
 def ranked_numbers(values, name: str, shape: str = "a 1-D array of scores", hint: str = "") -> np.ndarray:

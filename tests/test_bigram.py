@@ -1,6 +1,9 @@
 """Bigram models: counts, the full table, the factored bigram's gradients (against torch autograd and finite
 differences), the counts-versus-pairs equivalence, divergence detection and the width sweep."""
 
+import math
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -327,3 +330,48 @@ def test_ragged_bool_or_tensor_counts():
         bg.check_counts(np.eye(2, dtype=bool))
     np.testing.assert_array_equal(bg.check_counts(torch.tensor([[0.0, 2.0], [1.0, 1.0]], requires_grad=True)),
                                   [[0.0, 2.0], [1.0, 1.0]])
+
+
+# --- counts and parameters at the edges of float64 ---------------------------------------------------------
+
+
+def test_losses_read_counts_of_any_size_exactly():
+    # a uniform model (zero parameters, or the table of halves) scores log 2 whatever the scale of the counts
+    zeros_E, zeros_U, halves = np.zeros((2, 1)), np.zeros((1, 2)), np.full((2, 2), 0.5)
+    for counts in ([[1.7e308, 1.7e308], [1.0, 1.0]], [[5e-324, 5e-324], [0.0, 0.0]], [[1e-320, 1e-320], [0, 0]]):
+        counts = np.array(counts)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert bg.factored_loss(zeros_E, zeros_U, counts) == math.log(2)
+            assert bg.table_loss(halves, counts) == math.log(2)
+            loss, dE, dU = bg.factored_loss_and_grads(zeros_E, zeros_U, counts)
+        assert loss == math.log(2) and not dE.any()
+        np.testing.assert_array_equal(dU, np.zeros((1, 2)))  # E = 0: no gradient for U
+    # the scale cancels exactly: counts times 2**-1000 give the same loss and gradients, bit for bit
+    E, U = bg.init_params(3, 2, seed=1)
+    C = np.array([[0, 2, 1], [3, 0, 1], [1, 1, 0]], dtype=float)
+    for a, b in zip(bg.factored_loss_and_grads(E, U, C), bg.factored_loss_and_grads(E, U, C * 2.0**-1000)):
+        np.testing.assert_array_equal(a, b)
+    assert bg.table_loss(bg.count_table(C), C * 2.0**900) == bg.table_loss(bg.count_table(C), C)
+    assert bg.train_factored(np.array([[1.7e308, 1.7e308], [1.0, 1.0]]), 1, steps=2).diverged_at is None
+
+
+def test_logits_beyond_float64_are_a_clear_error():
+    C = np.array([[1, 2], [3, 4]])
+    big_E, big_U = np.full((2, 1), 1e200), np.full((1, 2), 1e200)
+    for f in (lambda: bg.factored_loss(big_E, big_U, C), lambda: bg.factored_loss_and_grads(big_E, big_U, C),
+              lambda: bg.pairs_loss_and_grads(big_E, big_U, np.array([0, 1]), np.array([1, 0]))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ValueError, match=r"^the logits E\[x\] @ U are beyond float64's range"):
+                f()
+    # finite logits +-1e308 in one row: a log-probability of -2e308
+    E, U = np.array([[1e154], [1e154]]), np.array([[1e154, -1e154]])
+    with pytest.raises(ValueError, match="^the logits E\\[x\\] @ U of one row differ by more than float64's range"):
+        bg.factored_loss(E, U, C)
+    with pytest.raises(ValueError, match="^the logits E\\[x\\] @ U of one row differ by more than float64's range"):
+        bg.pairs_loss_and_grads(E, U, np.array([0]), np.array([1]))
+    # logits (1.7, 1.7, -1.7) whose gradient is not finite: dE[0] = 1.7e308 (dZ0 + dZ1 - dZ2) = 1.7e308 * 1.9...
+    with pytest.raises(ValueError, match="^the loss or its gradients are beyond float64's range"):
+        bg.factored_loss_and_grads(np.full((3, 1), 1e-308), np.array([[1.7e308, 1.7e308, -1.7e308]]),
+                                   np.array([[0, 0, 5], [0, 0, 0], [0, 0, 0]]))

@@ -701,3 +701,10 @@ def test_a_collection_that_is_none_a_number_or_a_tensor_is_named(call, message):
     # were Python's "'NoneType' object is not iterable" or torch's "iteration over a 0-d tensor"
     with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
         call()
+
+
+def test_hidden_character_refuses_a_text_that_is_not_a_string():
+    for bad in (3, None, b"cat", ["cat"]):
+        with pytest.raises(TypeError, match=rf"^text must be a str, got {type(bad).__name__}$"):
+            hidden_character(bad)
+    assert hidden_character("cat") == ""

@@ -7,6 +7,7 @@ import hashlib
 import pytest
 
 import lib.datasets as datasets
+from lib import evaluation
 from lib.corpus import TOKEN_PATTERN
 from lib.datasets import (
     DATA_FILES,
@@ -223,3 +224,14 @@ def test_a_path_that_is_not_a_str_or_a_path_is_refused(path, capsys):
         read_text(path)
     print("stdout still open")
     assert capsys.readouterr().out == "stdout still open\n"
+
+
+def test_the_empty_string_is_no_path():
+    for read in (datasets.read_text, datasets.sha256_file):
+        with pytest.raises(ValueError, match=r"^path must name a file, got the empty string '' \(read as the current folder\)$"):
+            read("")
+    for read in (evaluation.read_word_pairs, evaluation.read_analogies, datasets.locate):
+        with pytest.raises(ValueError, match=r"^source must name a file, got the empty string ''"):
+            read("")
+    with pytest.raises(IsADirectoryError):  # a folder named as such: an OSError, as documented
+        datasets.sha256_file(datasets.data_path("wordsim353").parent)

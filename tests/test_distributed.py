@@ -271,3 +271,67 @@ def test_plan_exchange_checks_the_width_and_the_itemsize():
     # exact Python ints: rank 0 serves the 2 rows rank 1 asks for, 2 * 4 * 268435456 bytes
     plan = plan_exchange(ids, 10, 2**28, "row", itemsize=4)
     assert plan[0]["row_bytes"] == 2 * 4 * 2**28 and type(plan[0]["row_bytes"]) is int
+
+
+# --- bad input to the vocabulary-parallel softmax, in a 1-rank gloo group in this process -------------------
+
+
+@pytest.fixture
+def one_rank(tmp_path):
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'rendezvous'}", rank=0, world_size=1)
+    yield
+    dist.destroy_process_group()
+
+
+def test_vocab_parallel_cross_entropy_checks_targets_and_vocab_start(one_rank):
+    z = torch.tensor([[1.0, 2, 3, 4]] * 3, dtype=torch.float64)
+    # the reference: log(sum e^z) - z_t for targets 0, 1, 3, with log(sum e^z) = 4 + log(1 + e^-1 + e^-2 + e^-3)
+    lse = 4 + np.log1p(np.exp(-1) + np.exp(-2) + np.exp(-3))
+    ref = np.mean([lse - 1, lse - 2, lse - 4])
+    assert abs(float(vocab_parallel_cross_entropy(z, torch.tensor([0, 1, 3]), 0)) - ref) < 1e-12
+    assert round(ref, 4) == 2.1069
+    for bad in (9, -1, 4):
+        with pytest.raises(ValueError, match=rf"^target {bad} out of range for vocabulary of 4 \(allowed 0..3\)$"):
+            vocab_parallel_cross_entropy(z, torch.tensor([0, 1, bad]), 0)
+    for bad in (1.7, True, "0"):
+        with pytest.raises(TypeError, match="^vocab_start must be an integer"):
+            vocab_parallel_cross_entropy(z, torch.tensor([0, 1, 3]), bad)
+    with pytest.raises(ValueError, match=r"^vocab_start must be an integer in \[0, 268435455\], got -1"):
+        vocab_parallel_cross_entropy(z, torch.tensor([0, 1, 3]), -1)
+    with pytest.raises(ValueError, match=r"^vocab_start must be an integer in \[0, 268435455\], got 1180591620717411303424"):
+        vocab_parallel_cross_entropy(z, torch.tensor([0, 1, 3]), 2**70)
+    with pytest.raises(ValueError, match=r"^vocab_start must be an integer in \[0, 0\] whose slice of 4 items.*got 1 "):
+        vocab_parallel_cross_entropy(z, torch.tensor([0, 1, 3]), 1)
+
+
+def test_vocab_parallel_softmax_refuses_empty_and_unrepresentable_values(one_rank):
+    with pytest.raises(ValueError, match=r"^logits_local must have shape \(N, V_r\) with N >= 1 .*got \(0, 4\)$"):
+        vocab_parallel_cross_entropy(torch.zeros(0, 4), torch.zeros(0, dtype=torch.long), 0)
+    with pytest.raises(ValueError, match=r"^logits_local must have shape \(N, V_r\) with N >= 1 and V_r >= 1, got \(2, 0\)$"):
+        vocab_parallel_log_softmax(torch.zeros(2, 0))
+    for dtype, big in ((torch.float64, 1e308), (torch.float32, 3e38)):
+        z = torch.tensor([[big, -big]], dtype=dtype)
+        with pytest.raises(ValueError, match=rf"^row 0 of the logits spans more than the range of {dtype}"):
+            vocab_parallel_log_softmax(z)
+        with pytest.raises(ValueError, match=rf"^row 0 of the logits spans more than the range of {dtype}"):
+            vocab_parallel_cross_entropy(z, torch.tensor([1]), 0)
+    # within the range: log p of the smallest is -(spread) - log(1 + e^-spread) = -1.5e308 exactly
+    z = torch.tensor([[0.75e308, -0.75e308]], dtype=torch.float64)
+    np.testing.assert_array_equal(vocab_parallel_log_softmax(z).numpy(), [[0.0, -1.5e308]])
+    # two finite losses of 1.5e308 whose sum is not finite: their mean
+    z2 = torch.tensor([[0.75e308, -0.75e308]] * 2, dtype=torch.float64)
+    assert float(vocab_parallel_cross_entropy(z2, torch.tensor([1, 1]), 0)) == 1.5e308
+
+
+def test_vocab_parallel_logits_checks_shapes_and_overflow(one_rank):
+    h, w = torch.tensor([[1.0, 2.0]]), torch.tensor([[3.0, 4.0], [0.5, -1.0], [0.0, 0.0]])
+    np.testing.assert_array_equal(vocab_parallel_logits(h, w).detach().numpy(), [[11.0, -1.5, 0.0]])
+    with pytest.raises(ValueError, match=r"^hidden must be \(N, d\) and weight_local \(V_r, d\) with the same d, "
+                                         r"got \(2, 3\) and \(4, 5\)$"):
+        vocab_parallel_logits(torch.ones(2, 3), torch.ones(4, 5))
+    with pytest.raises(ValueError, match=r"^hidden must be \(N, d\).*got \(3,\) and \(4, 3\)$"):
+        vocab_parallel_logits(torch.ones(3), torch.ones(4, 3))
+    with pytest.raises(ValueError, match=r"^a logit hidden @ weight_local.T is beyond the range of torch.float32 \(about 3.4e\+38\)$"):
+        vocab_parallel_logits(torch.full((1, 2), 1e20), torch.full((3, 2), 1e20))
+    with pytest.raises(ValueError, match="^weight_local contains NaN or infinity$"):
+        vocab_parallel_logits(h, torch.full((1, 2), float("inf")))

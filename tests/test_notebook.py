@@ -2,6 +2,8 @@
 rounding-margin report; NumPy scalars become Python numbers before glue; figures render to PNG bytes."""
 
 import json
+import math
+import warnings
 
 import numpy as np
 import pytest
@@ -241,12 +243,15 @@ def test_fmt_of_a_longdouble_a_time_and_numbers_beyond_float64():
         notebook.fmt([10**400, 1])
     with pytest.raises(ValueError, match=r"^values holds an integer of 401 digits, beyond the float64 range \(about 1.8e308\)$"):
         notebook.rounded(10**400, 2)
-    with pytest.raises(ValueError, match=r"^scores holds an integer of 401 digits, beyond the float64 range \(about 1.8e308\)$"):
+    # scores are ranked: an integer beyond 2**53 is refused before its size is (the rule of embedding.top_k)
+    with pytest.raises(ValueError, match=r"^scores holds an integer of 401 digits, beyond 2\*\*53: float64, in which they "
+                                         r"are ranked, does not hold it exactly$"):
         notebook.runner_up_gap([10**400, 1], 0)
     for choose in (notebook.argmax, notebook.argmin):
-        with pytest.raises(ValueError, match=r"^values holds an integer of 401 digits, beyond the float64 range \(about 1.8e308\)$"):
+        with pytest.raises(ValueError, match=r"^values holds an integer of 401 digits, beyond 2\*\*53: .* \(rank such "
+                                             r"integers with np.argsort\)$"):
             choose([10**400, 1], "x")
-    assert notebook.runner_up_gap([2**70, 1], 0) == float(2**70) - 1.0  # large but within float64: fine
+    assert notebook.runner_up_gap([2.0**70, 1], 0) == float(2**70) - 1.0  # a large float: fine
 
 
 def test_fmt_refuses_a_masked_entry_rather_than_show_its_hidden_value():
@@ -285,3 +290,65 @@ def test_fmt_and_plain_read_a_tensor_that_requires_grad_or_is_bfloat16():
     assert notebook.fmt(torch.tensor([0.5, -1.25], dtype=torch.bfloat16), ".2f") == "[ 0.50 -1.25]"  # exact
     with pytest.raises(TypeError, match=r"^value is a PyTorch tensor on the meta device"):
         notebook.fmt(torch.zeros(2, device="meta"), ".2f")
+
+
+# --- integers beyond 2**53, gaps beyond float64, values no glue can show ----------------------------------
+
+
+BEYOND_2_53 = r"beyond 2\*\*53: float64, which it is computed in, holds integers exactly only up to 2\*\*53$"
+
+
+def test_integers_beyond_2_53_are_refused_not_shown_as_another_integer():
+    for show in (lambda v: notebook.exact(v), lambda v: notebook.fmt(v, ".0f")):
+        for big in (2**53 + 1, np.int64(2**62 + 1), -(2**53) - 1):
+            with pytest.raises(ValueError, match=rf"^value is the integer {int(big)}, " + BEYOND_2_53):
+                show(big)
+    with pytest.raises(ValueError, match=r"^value holds the integer 9007199254740993, " + BEYOND_2_53):
+        notebook.fmt(np.array([0, 2**53 + 1]), ".0f")
+    with pytest.raises(ValueError, match=r"^values holds the integer 9007199254740993, " + BEYOND_2_53):
+        notebook.rounded(2**53 + 1, 0)
+    # 2**53 itself is held exactly: shown in full
+    assert notebook.exact(2**53) == "9007199254740992"
+    assert notebook.fmt(np.array([1, 2**53]), ".0f") == "[               1 9007199254740992]"
+    assert notebook.rounded([2**53, 3], 0).tolist() == [9007199254740992.0, 3.0]
+
+
+def test_choices_among_integers_beyond_2_53_are_refused_as_top_k_refuses_them():
+    ranked = r"beyond 2\*\*53: float64, in which they are ranked, does not hold it exactly"
+    with pytest.raises(ValueError, match=r"^values holds the integer 9007199254740993, " + ranked):
+        notebook.argmax(np.array([2**53, 2**53 + 1]), "x")
+    with pytest.raises(ValueError, match=r"^values holds the integer 9007199254740993, " + ranked):
+        notebook.argmin(np.array([2**53 + 1, 2**53]), "x")
+    with pytest.raises(ValueError, match=r"^scores holds the integer 9007199254740993, " + ranked):
+        notebook.runner_up_gap(np.array([2**53 + 1, 2**53]), 0)
+    assert notebook.argmax(np.array([2**53 - 1, 2**53]), "x") == 1  # exact up to 2**53
+    assert notebook.argmin(np.array([2**53, 2**53 - 1]), "x") == 1
+    assert notebook.runner_up_gap(np.array([2**53, 2**53 - 1]), 0) == 1.0
+
+
+def test_runner_up_gap_beyond_float64_is_inf_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert notebook.runner_up_gap([1.7e308, -1.7e308], 0) == math.inf
+        assert notebook.runner_up_gap([1.7e308, -1.0e308, 1.0], 0) == 1.7e308 - 1.0  # the nearest other
+
+
+def test_glue_refuses_values_and_names_the_prose_cannot_show(monkeypatch):
+    stored = _glued(monkeypatch)
+    for bad in (float("nan"), float("inf"), -math.inf, np.float64("nan")):
+        with pytest.raises(ValueError, match=rf"^glue 'x' value must be a finite number \(the prose would show it as "
+                                             rf"text\), got {bad}$"):
+            notebook.glue("x", bad, 2)
+    with pytest.raises(ValueError, match=r"^glue 'x' value must be a real number, got an integer of 401 digits, beyond "
+                                         r"the float64 range \(about 1.8e308\)$"):
+        notebook.glue("x", 10**400, 2)
+    with pytest.raises(ValueError, match=r"^glue 'x' value is the integer 9007199254740993, " + BEYOND_2_53):
+        notebook.glue("x", 2**53 + 1, 0)
+    for name in ("", "a b", "a`b", "x:y", "é"):
+        with pytest.raises(ValueError, match=r"^glue name must be ASCII letters, digits, '_', '-' or '.'"):
+            notebook.glue(name, 1)
+    with pytest.raises(TypeError, match="^glue name must be a str, got int$"):
+        notebook.glue(3, 1)
+    assert not stored
+    notebook.glue("emb-x_1.b", 2**53 + 1)  # an integer without decimals is stored exactly, as it is
+    assert stored == {"emb-x_1.b": 2**53 + 1}

@@ -420,3 +420,11 @@ def test_tables_bound_their_sizes_and_entries():
     with pytest.raises(ValueError, match=r"^n_heads and window length n: a result of shape \(1, 20000, 20000\) would hold"):
         positional.alibi_bias(20_000, 1, slopes=[0.5])
     assert positional.sinusoidal_table(3, 4).shape == (3, 4)
+
+
+def test_an_empty_list_of_positions_is_no_positions():
+    assert positional.rope(np.zeros((0, 4)), []).shape == (0, 4)
+    assert positional.dot_by_offset(0, [], 4).shape == (0,)
+    np.testing.assert_array_equal(positional.rope(np.zeros((0, 4)), np.array([], dtype=np.int64)), np.zeros((0, 4)))
+    with pytest.raises(TypeError, match=r"must be an integer \(or an integer array\), got dtype float64"):
+        positional.rope(np.zeros((1, 4)), [0.5])  # a float is still refused

@@ -415,7 +415,8 @@ def test_svd_names_a_bad_seed_and_entries_that_are_not_real_numbers(matrix, kwar
         with pytest.raises(kind) as info:
             truncated_svd(matrix, 1, **kwargs)
     assert str(info.value) == message
-    np.testing.assert_allclose(truncated_svd([[2**70, 0], [0, 1]], 1).S, [2.0**70])  # big ints that fit float64
+    np.testing.assert_allclose(truncated_svd([[2.0**70, 0], [0, 1]], 1).S, [2.0**70])  # a big float: fine
+    # (the integer 2**70 is refused as every table refuses an integer beyond 2**53: see below)
 
 
 def test_propack_failure_on_a_repeated_singular_value_names_that_cause():
@@ -545,3 +546,10 @@ def test_ppmi_reads_a_tensor_and_names_a_ragged_matrix():
                                   truncated_svd(np.array(counts), 1).S)
     with pytest.raises(TypeError, match=r"^matrix is a PyTorch tensor on the meta device"):
         truncated_svd(torch.zeros(2, 2, device="meta"), 1)
+
+
+def test_truncated_svd_refuses_integers_float64_would_round():
+    for matrix in (np.array([[2**53 + 1, 0], [0, 1]]), [[2**70, 0], [0, 1]], np.array([[0, 2**63 + 5], [1, 0]], dtype=np.uint64)):
+        with pytest.raises(ValueError, match=r"^matrix holds the integer \d+, beyond 2\*\*53: float64"):
+            truncated_svd(matrix, 1)
+    np.testing.assert_array_equal(truncated_svd(np.array([[2**53, 0], [0, 1]]), 1).S, [2.0**53])  # exact: kept

@@ -116,3 +116,11 @@ def test_worker_threads_is_singular_for_one():
         worker_threads(0)
     with pytest.raises(TypeError, match="workers"):
         worker_threads(1.5)
+
+
+def test_for_corpus_refuses_a_vocab_that_is_not_a_vocabulary():
+    for bad in (["a"], {"a": 0}, None):
+        with pytest.raises(TypeError, match=rf"^vocab must be a lib.corpus.Vocabulary, got {type(bad).__name__}$"):
+            for_corpus(bad, [["a"]], corpus="x")
+    p = for_corpus(Vocabulary.from_sentences([["a", "b", "a"]]), [["a", "b", "a"]], corpus="x")
+    assert (p.n_sentences, p.n_tokens) == (1, 3)

@@ -566,3 +566,10 @@ def test_cosine_paths_agree_to_rounding_away_from_one():
     np.testing.assert_allclose(S, Q, rtol=0, atol=40 * 2.0**-53)
     for i, j in ((0, 0), (3, 2), (5, 4)):
         assert S[i, j] == pytest.approx(exact_cosine(X[i], Y[j]), rel=0, abs=40 * 2.0**-53)
+
+
+def test_a_negative_dot_product_beyond_float64_is_described_by_its_magnitude():
+    for x, y in (([-1e200, 0], [1e200, 0]), ([1e308, 0], [-1e308, 0]), ([1e200, 0], [1e200, 0])):
+        with pytest.raises(ValueError, match=r"^the dot product of these vectors overflows float64 \(its magnitude is "
+                                             r"above 1.8e308\)$"):
+            similarity(x, y, "dot")

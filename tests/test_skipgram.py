@@ -337,8 +337,11 @@ def test_subsampling_and_window_reach_the_provenance(vocab):
         (dict(objective="hierarchical_softmax"), "objective must be one of"),
         (dict(dim=0), "dim must be an integer in \\[1, 268435456\\]"),
         (dict(steps=0), "steps must be an integer in \\[1, 268435456\\]"),
-        (dict(lr=float("nan")), "lr must be a finite number > 0"),
-        (dict(lr=-1.0), "lr must be a finite number > 0"),
+        (dict(lr=float("nan")), r"lr must be a finite number in \(0, 1e\+37\]"),
+        (dict(lr=-1.0), r"lr must be a finite number in \(0, 1e\+37\]"),
+        (dict(lr=1e38), r"^lr must be a finite number in \(0, 1e\+37\] \(Adam's first step, lr / \(1 - beta1\) = 10 lr, "
+                        r"must fit in float32\), got 1e\+38$"),
+        (dict(lr=1e300, objective="negative_sampling"), r"lr must be a finite number in \(0, 1e\+37\]"),
         (dict(seed=-3), "seed must be an integer >= 0"),
         (dict(objective="negative_sampling", negative_policy="drop"), "negative_policy must be one of"),
         (dict(objective="negative_sampling", noise=np.ones(3) / 3), r"noise must have shape \(4,\)"),
@@ -388,6 +391,8 @@ def test_noise_distribution_is_stable_for_tiny_and_huge_counts():
 def test_divergence_is_reported_not_trained_into_nan(objective):
     with pytest.raises(FloatingPointError, match=r"diverged at step \d+ of 20"):
         train_skipgram([[0, 1], [1, 0]], 2, steps=20, lr=1e30, objective=objective)
+    with pytest.raises(FloatingPointError, match=r"diverged at step \d+ of 20"):  # the largest lr allowed
+        train_skipgram([[0, 1], [1, 0]], 2, steps=20, lr=1e37, objective=objective)
 
 
 @pytest.mark.parametrize("bad", ["no", 1, None])
@@ -444,3 +449,11 @@ def test_ragged_or_bool_counts_and_pairs_are_refused_by_name():
     # a tensor of counts that requires grad is read as its values: [1, 8, 27, 64]^0.75 normalised
     np.testing.assert_allclose(noise_distribution(torch.tensor([1.0, 8.0, 27.0, 64.0], requires_grad=True)),
                                [0.0249, 0.1182, 0.2944, 0.5625], atol=5e-5)
+
+
+def test_noise_distribution_reads_python_integers_beyond_int64_as_counts():
+    # [10**30, 1] at power 0.75: weights 1e22.5 and 1, so P = [1, 10**-22.5] / (1 + 10**-22.5)
+    np.testing.assert_allclose(noise_distribution([10**30, 1]), [1.0, 10**-22.5], rtol=1e-14)
+    np.testing.assert_allclose(noise_distribution([10**30, 10**30], 1.0), [0.5, 0.5], rtol=0)
+    with pytest.raises(ValueError, match=r"^counts holds an integer of 401 digits, beyond the float64 range"):
+        noise_distribution([10**400, 1])

@@ -1,6 +1,8 @@
 """Tests for lib.sparse_updates: touched-row arithmetic, one real training step per method, and Adam's
 drift of rows without gradient against Kingma & Ba's update written out by hand."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -224,3 +226,14 @@ def test_closed_form_checks_g_and_betas():
         adam_untouched_step_closed_form(betas=1.0)  # was "cannot unpack non-iterable float object"
     with pytest.raises(ValueError, match=r"^betas must be a pair \(beta1, beta2\) of numbers in \[0, 1\), got \(0.9,\)$"):
         untouched_row_drift(3, betas=(0.9,))
+
+
+def test_adam_untouched_step_at_the_edge_of_float64():
+    # lr * |m_hat| overflows for lr = g = 1e308; the step is lr * (0.9/1.9) / sqrt(0.999/1.999) with eps negligible,
+    # 6.7005825413654348e307 to 17 digits (mpmath, 40 digits), and for g = 1 eps shows in the 8th digit
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        big = adam_untouched_step_closed_form(lr=1e308, g=1e308)
+    assert big == pytest.approx(6.700582541365434817e307, rel=1e-15)
+    assert adam_untouched_step_closed_form(lr=1e308, g=1.0) == pytest.approx(6.700582446581178216e307, rel=1e-15)
+    assert adam_untouched_step_closed_form(lr=1.7e308, g=-1.7e308) == pytest.approx(1.7e308 * 0.6700582541365435, rel=1e-15)

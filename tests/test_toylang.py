@@ -278,3 +278,10 @@ def test_sentence_entropy_and_length_from_the_parts():
     lengths = sum(sum(p * len(e.split()) for e, p in tl.GRAMMAR[part]) for part in tl.PARTS)
     assert tl.mean_sentence_length() == pytest.approx(lengths, abs=1e-12)
     assert tl.mean_sentence_length() == pytest.approx(7.52, abs=1e-12)
+
+
+def test_decode_refuses_a_batch_of_sequences():
+    with pytest.raises(ValueError, match=r"^ids must be one id or a 1-D sequence of ids, got shape \(1, 2\) \(decode each row\)$"):
+        tl.decode([[0, 1]])
+    assert tl.decode(np.array([29, 10, 11, 1, 6, 0])) == "the cat chased a bird ."
+    assert tl.decode(29) == "the" and tl.decode([]) == ""

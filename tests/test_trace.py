@@ -680,3 +680,35 @@ def test_a_learner_that_returns_torch_tensors_is_read_as_its_values():
     pe1 = torch.tensor(positional.sinusoidal_encoding(1, 2), dtype=torch.bfloat16).float().numpy()
     assert trace.run(program, trace.Functions(lookup, pos_encoding)) == [
         "LOOKUP a = [0.5000, -0.5000]", f"ADD 1 (a) = {trace.format_vector(np.array([0.5, -0.5]) + pe1)}"]
+
+
+def test_main_reports_a_failed_write_as_such_not_as_a_file_it_cannot_read(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "many.trace"
+    path.write_text("WIDTH 2\nTOKEN a 1 0\nSEQUENCE a a\n" + "SIM 0 1\n" * 50)
+
+    class Failing(io.StringIO):
+        def __init__(self, error):
+            super().__init__()
+            self.error = error
+
+        def write(self, text):
+            raise self.error
+
+    monkeypatch.setattr(sys, "stdout", Failing(OSError(28, "No space left on device")))
+    assert trace.main([str(path)]) == 2
+    assert capsys.readouterr().err == f"{path}: error: cannot write the output (No space left on device)\n"
+
+
+@pytest.mark.slow
+def test_cli_stops_quietly_when_the_reader_closes_the_pipe(tmp_path):
+    path = tmp_path / "many.trace"
+    path.write_text("WIDTH 2\nTOKEN a 1 0\nSEQUENCE a a\n" + "SIM 0 1\n" * 20000)
+    env = dict(os.environ, PYTHONPATH=os.getcwd(), EMBOOK_QUIET="1")
+    proc = subprocess.Popen([sys.executable, "-m", "lib.trace", str(path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    # as `| head -1` reads it: a + PE(0) = (1, 1), a + PE(1) = (1 + sin 1, cos 1), cosine 0.8776
+    assert proc.stdout.readline() == b"SIM 0 1 = 0.8776\n"
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 1 and err == b""

@@ -4,6 +4,9 @@ language."""
 
 import re
 
+
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -174,3 +177,14 @@ def test_counts_that_are_bools_ragged_or_text_are_refused_by_name():
     # a tensor that requires grad is read as its values: the same run as from the array
     tensor = torch.ones(4, 4, dtype=torch.float64, requires_grad=True)
     assert train("tied", 2, tensor, tensor, steps=2).val_loss == train("tied", 2, good, good, steps=2).val_loss
+
+
+def test_divergence_is_an_error_not_a_result():
+    ones = np.ones((4, 4))
+    with pytest.raises(FloatingPointError, match=r"^training diverged at step 2 of 3: the loss became nan \(learning rate 1e\+300\)"):
+        train("tied", 2, ones, ones, steps=3, lr=1e300)
+    # a finite loss of about 2.7e30 nats: far above 10 x the first loss (about ln 4)
+    with pytest.raises(FloatingPointError, match=r"^training diverged: the final training loss is 2\.7\d*e\+30 nats"):
+        train("tied", 2, ones, ones, steps=3, lr=1e30)
+    # uniform counts at a sane rate: the loss stays at ln 4 to 4 decimals
+    assert round(train("tied", 2, ones, ones, steps=30, lr=0.1).train_loss, 4) == round(math.log(4), 4)

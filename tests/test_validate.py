@@ -1,5 +1,6 @@
 """lib.validate: every check by kind of bad input, with the message written out by hand."""
 
+import math
 import re
 
 import numpy as np
@@ -619,3 +620,20 @@ def test_an_object_array_of_python_ints_holds_ids_and_a_generator_is_named():
             validate.ids(bad, 3)  # was "token ids must be integers, got dtype object"
     with pytest.raises(TypeError, match="^token ids must be integers, got dtype object$"):
         validate.ids(np.array([0, "a"], dtype=object), 3)
+
+
+def test_exact_real_and_exact_reals_refuse_what_float64_would_round():
+    assert validate.exact_real(2**53, "v") == 9007199254740992.0 and validate.exact_real(-(2**53), "v") == -(2.0**53)
+    assert math.isnan(validate.exact_real(float("nan"), "v"))  # a float64 value: kept, the caller decides
+    for big in (2**53 + 1, np.int64(2**62 + 1), np.uint64(2**64 - 1)):
+        with pytest.raises(ValueError, match=rf"^v is the integer {int(big)}, beyond 2\*\*53"):
+            validate.exact_real(big, "v")
+    if np.finfo(np.longdouble).nmant > 52:  # an 80-bit longdouble (x86): 1 + 2**-60 is not 1.0 there
+        with pytest.raises(ValueError, match="^v holds the longdouble"):
+            validate.exact_real(np.longdouble(1) + np.longdouble(2) ** -60, "v")
+    np.testing.assert_array_equal(validate.exact_reals([[1, 2**53]], "v"), [[1.0, 2.0**53]])
+    assert np.isinf(validate.exact_reals([np.inf], "v")).all()
+    with pytest.raises(ValueError, match=r"^v holds the integer 9007199254740993, beyond 2\*\*53"):
+        validate.exact_reals([0, 2**53 + 1], "v")
+    with pytest.raises(TypeError, match="^v must be a real number"):
+        validate.exact_real("1", "v")
