@@ -30,6 +30,9 @@
   (``reader_page.css``).
 - On a phone, a figure's caption ends with a hint that a tap opens the figure full size
   (``reader_page.css``, narrow screens only).
+- ``reader_tables.js``: a table wider than its column (a chapter's table of five columns on a phone) is
+  stacked, one block per row and one line per cell, the cell's column header before it
+  (``reader_page.css``, ``table.reader-stacked``); a table that fits keeps its columns.
 
 tests/test_reader_page.py checks each of these in a browser.
 """
@@ -211,4 +214,5 @@ def setup(app):
     app.add_css_file("reader_page.css")
     app.add_css_file("notation.css")  # the notation page's tables on a phone (owned with notation.md)
     app.add_js_file("reader_search.js")
+    app.add_js_file("reader_tables.js")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

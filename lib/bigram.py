@@ -26,7 +26,7 @@ summing over the pairs that share a previous token ``i`` gives
 
 so one weighted row per token replaces ``n_i`` identical rows, and a step costs ``O(V² d)`` instead of
 ``O(N V d)``. :func:`factored_loss_and_grads` uses the counts; :func:`pairs_loss_and_grads` is the same
-computation over raw pairs, written as Lesson 2.3 writes it; the two agree to rounding.
+computation over raw pairs, written as :ref:`Lesson 2.3 <sources>` writes it; the two agree to rounding.
 
 Divergence, and why the fallback step is small. Gradient descent is stable while the learning rate times
 the sharpness of the loss (the largest eigenvalue of its Hessian) stays below 2. The narrow models have no
@@ -334,8 +334,8 @@ def sharpness(E, U, counts, step: float = 1e-5) -> float:
     """The sharpness of the loss at ``(E, U)``: the largest eigenvalue of its Hessian, in nats per unit².
 
     Gradient descent with learning rate ``lr`` is stable near a point while ``lr × sharpness < 2``
-    (:cite:t:`cohen2021gradient`, "Gradient descent on neural networks typically occurs at the edge of
-    stability"). The Hessian over all ``2 V d`` parameters is built column by column from central differences of
+    :cite:p:`cohen2021gradient`, who found that gradient descent on neural networks typically runs at that
+    edge of stability. The Hessian over all ``2 V d`` parameters is built column by column from central differences of
     :func:`factored_loss_and_grads` (``step`` relative to each parameter's size, at least ``step``), made
     symmetric, and its eigenvalues taken with ``numpy.linalg.eigvalsh``; that is ``4 V d`` gradients, cheap
     at the sizes of chapters/lesson.md. Raises ``ValueError`` like :func:`factored_loss_and_grads` and for a

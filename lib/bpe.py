@@ -63,7 +63,7 @@ from lib import validate
 #: Number of byte tokens, ids 0..255: every vocabulary starts with them.
 N_BYTES = 256
 
-#: GPT-2's split pattern (:cite:t:`radford2019language`, ``encoder.py``) for Python's ``re``: contractions, an
+#: GPT-2's split pattern :cite:p:`radford2019language{encoder.py}` for Python's ``re``: contractions, an
 #: optional space and a run of letters, of digits or of other symbols, then whitespace.
 GPT2_SPLIT_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+"""
 

@@ -2,8 +2,7 @@
 
 Taught in: chapters/embeddings.md (Levels 2 and 3) and chapters/real_text.md.
 
-Follows the preprocessing of word2vec (:cite:t:`mikolov2013negative`, "Distributed Representations of Words
-and Phrases and their Compositionality", §2.3) and of :cite:t:`levy2015improving` (§3) for count models.
+Follows the preprocessing of word2vec :cite:p:`mikolov2013negative{§2.3}` and of :cite:t:`levy2015improving` (§3) for count models.
 Everything a count-based or predictive embedding sees is decided here, before any optimisation: what
 counts as a word (:func:`tokenize`), which items get a row (:class:`Vocabulary`, with an explicit order,
 minimum count and unknown-item policy), which (centre, context) pairs a sentence yields
@@ -359,7 +358,7 @@ class Vocabulary:
         """Count the tokens of ``sentences`` (sequences of ``str``) and keep those seen ``min_count`` times.
 
         ``order``: ``"count"`` (count descending, ties by token in code-point order: the usual word2vec
-        order) or ``"alphabetical"`` (token in code-point order, as the textbook chapter *Embeddings* does with
+        order) or ``"alphabetical"`` (token in code-point order, as :ref:`the textbook chapter Embeddings <sources>` does with
         ``sorted``). The result is deterministic for a given corpus. ``max_size`` keeps only the first
         ``max_size`` items of that order (after ``min_count``). With ``unknown="map"`` a row for
         ``unknown_token`` is put first (id 0) and its count is the number of occurrences of the dropped
@@ -678,8 +677,8 @@ SUBSAMPLING_FORMULAS = ("paper", "word2vec")
 def keep_probability(counts, t: float = 1e-5, *, formula: str = "paper") -> np.ndarray:
     """Probability of keeping each occurrence of an item under frequent-word subsampling, ``(V,) float64``.
 
-    With relative frequency ``f = count / sum(counts)`` and threshold ``t`` (:cite:t:`mikolov2013negative`,
-    §2.3, equation 5, where each occurrence is discarded with probability ``1 - sqrt(t / f)``):
+    With relative frequency ``f = count / sum(counts)`` and threshold ``t``, each occurrence is discarded with probability
+    ``1 - sqrt(t / f)`` :cite:p:`mikolov2013negative{§2.3, equation 5}`:
 
     - ``formula="paper"``: ``keep = min(1, sqrt(t / f))``;
     - ``formula="word2vec"``: ``keep = min(1, (sqrt(f / t) + 1) · t / f)``, the C tool's variant, which
@@ -721,7 +720,7 @@ def subsample(sentences, counts, t: float = 1e-5, *, seed=0, formula: str = "pap
     """Drop occurrences of frequent items at random: a new list of ``(n_s',) int64`` id arrays.
 
     Each occurrence of item ``i`` is kept independently with probability ``keep_probability(counts, t)[i]``
-    (:cite:t:`mikolov2013negative`, §2.3). Apply it before :func:`context_pairs`, as word2vec does, so that the
+    :cite:p:`mikolov2013negative{§2.3}`. Apply it before :func:`context_pairs`, as word2vec does, so that the
     remaining words move closer together. ``seed`` is an ``int`` or a ``numpy.random.Generator``; the
     global NumPy state is never used. ``counts`` is ``(V,)`` and every id must lie in ``[0, V)``.
     Raises like :func:`keep_probability` and ``ValueError`` for ids out of range.

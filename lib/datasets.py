@@ -2,7 +2,7 @@
 
 Taught in: chapters/real_text.md ("The data ships with gensim").
 
-Follows the practice of data cards and datasheets (:cite:t:`gebru2021datasheets`) in the small: every file the
+Follows the practice of data cards and datasheets :cite:p:`gebru2021datasheets` in the small: every file the
 book reads has a title, what it holds, the source to cite and its licence as far as it is known
 (:data:`DATA_FILES`), and every provenance record names the exact bytes by their SHA-256
 (:func:`dataset_hashes`, :func:`provenance_extra`). Departure: the files are not downloaded; they arrive
@@ -13,11 +13,11 @@ with gensim's wheel (pinned ``gensim==4.4.0`` in ``requirements.txt``) as its te
   60 000 words) from the Australian Broadcasting Corporation's news mail service, around 2000–2001,
   collected by :cite:t:`lee2005empirical` and given to gensim by M. D. Lee;
 - ``wordsim353.tsv``: WordSim-353, 353 word pairs with mean human relatedness scores on 0–10
-  (:cite:t:`finkelstein2002placing`);
+  :cite:p:`finkelstein2002placing`;
 - ``simlex999.txt``: SimLex-999, 999 pairs scored for similarity (not relatedness) on 0–10
-  (:cite:t:`hill2015simlex`);
+  :cite:p:`hill2015simlex`;
 - ``questions-words.txt``: the word2vec analogy questions, 19 544 questions in 14 sections
-  (:cite:t:`mikolov2013efficient`, §4.1).
+  :cite:p:`mikolov2013efficient{§4.1}`.
 
 This module finds them through the installed package (:func:`data_path`, without importing gensim,
 which takes a second), says what is missing and how to get it when they are absent
@@ -68,7 +68,12 @@ class DataFile:
     licence: str
 
 
-#: The four files the chapter uses, by short name.
+#: The four files chapters/real_text.md uses, a :class:`DataFile` each, by short name: ``"lee"`` (the Lee
+#: background corpus, ``lee_background.cor``), ``"wordsim353"`` (WordSim-353, ``wordsim353.tsv``),
+#: ``"simlex999"`` (SimLex-999, ``simlex999.txt``) and ``"analogies"`` (the word2vec analogy questions,
+#: ``questions-words.txt``), each with its title, contents, source and licence.
+#:
+#: :meta hide-value:
 DATA_FILES: Dict[str, DataFile] = {
     "lee": DataFile(
         "lee_background.cor",
@@ -203,7 +208,11 @@ def locate(source: Union[str, Path]) -> Path:
 
 
 #: The byte-order marks :func:`read_text` recognises and the codec each one names (UTF-32 before UTF-16:
-#: the UTF-32 little-endian mark begins with the UTF-16 one). Each codec removes its mark.
+#: the UTF-32 little-endian mark begins with the UTF-16 one), as ``(mark, codec)`` pairs: UTF-8 (``utf-8-sig``),
+#: UTF-32 little- and big-endian (``utf-32``), UTF-16 little- and big-endian (``utf-16``). Each codec removes
+#: its mark.
+#:
+#: :meta hide-value:
 BYTE_ORDER_MARKS = (
     (codecs.BOM_UTF8, "utf-8-sig"),
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -320,7 +329,11 @@ def text_lines(text: str) -> List[str]:
 
 
 #: characters that ``str.splitlines`` takes for line ends but an editor (and :func:`text_lines`) does not: in a
-#: text file they would silently join two lines into one, or split one line's words where none is seen
+#: text file they would silently join two lines into one, or split one line's words where none is seen. Each
+#: maps to the name a message gives it: U+000B, U+000C, U+001C, U+001D, U+001E, U+0085 (NEL), U+2028 (LINE
+#: SEPARATOR) and U+2029 (PARAGRAPH SEPARATOR).
+#:
+#: :meta hide-value:
 OTHER_LINE_ENDS = {"\v": "U+000B", "\f": "U+000C", "\x1c": "U+001C", "\x1d": "U+001D", "\x1e": "U+001E",
                    "\x85": "U+0085 (NEL)", "\u2028": "U+2028 (LINE SEPARATOR)", "\u2029": "U+2029 (PARAGRAPH SEPARATOR)"}
 

@@ -9,17 +9,17 @@ When a ``(V, d)`` table is too large for one device it is split over ``world_siz
   has its own batch of ids; it sends every id to the rank that owns it (an all-to-all), the owners look
   the rows up and send them back (a second all-to-all), and the result is exactly ``table[ids]``.
   In the backward pass the gradient rows travel the reverse way to the owner, which accumulates them.
-  This is the model-parallel embedding of DLRM (:cite:t:`naumov2019dlrm`, section "Parallelism": embedding
-  tables distributed by model parallelism, their lookups exchanged by an all-to-all "butterfly shuffle").
+  This is the model-parallel embedding of DLRM :cite:p:`naumov2019dlrm{section "Parallelism"}`: embedding
+  tables distributed by model parallelism, their lookups exchanged by an all-to-all "butterfly shuffle".
 - **column-wise** (:class:`ColumnShardedEmbedding`): rank ``r`` holds every row but only a block of the
   ``d`` columns. Every id must reach every rank; each rank returns its columns to the rank that asked,
   which concatenates them.
 - **vocabulary-parallel softmax** (:func:`vocab_parallel_log_softmax`, :func:`vocab_parallel_cross_entropy`):
   the output layer ``(V, d)`` is split by rows (vocabulary items); each rank computes its slice of the
   logits, and the log-softmax over all ``V`` items needs one all-reduce of the row maxima (MAX) and one
-  of the sums of exponentials (SUM). This follows Megatron-LM (:cite:t:`shoeybi2019megatron`, §3: the output
-  embedding "parallelized along the vocabulary dimension", with the cross-entropy fused so that only
-  ``(N,)`` scalars, not ``(N, V)`` logits, are communicated), and its pair of conjugate operators
+  of the sums of exponentials (SUM). This follows Megatron-LM :cite:p:`shoeybi2019megatron{§3}`, whose output
+  embedding is "parallelized along the vocabulary dimension", with the cross-entropy fused so that only
+  ``(N,)`` scalars, not ``(N, V)`` logits, are communicated, and its pair of conjugate operators
   ``f`` (identity forward, all-reduce backward) and ``g`` (all-reduce forward, identity backward).
 
 Shards are contiguous and as even as possible: with ``V = 10`` rows over 3 ranks they hold 4, 3 and 3

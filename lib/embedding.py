@@ -5,7 +5,7 @@ Taught in: chapters/lesson.md (lookup, one-hot, the gradient of a lookup, cosine
 
 An embedding table ``E`` is a ``(V, d)`` matrix with one row per vocabulary item; looking up id ``i``
 returns row ``i``. The lookup equals a one-hot row times the table, ``onehot(i) @ E == E[i]``
-(:cite:t:`bengio2003neural`, §2; :cite:t:`mikolov2013efficient`), so its gradient is ``onehot.T @ dout``: the
+:cite:p:`bengio2003neural{§2},mikolov2013efficient`, so its gradient is ``onehot.T @ dout``: the
 output gradients summed into the rows that were used (:func:`lookup_grad`).
 
 Where this departs from a plain ``E[ids]``:
@@ -680,8 +680,8 @@ def top_k(scores, k: int, *, largest: bool = True, relative: bool = False, what:
     always go to the smaller position, and a later score is never better than an earlier one by more than
     the tolerance. Only the ``k + 1`` best places are resolved, so a small ``k`` costs no full sort.
 
-    ``what``, if given, names this choice in the rounding-margin report (:func:`lib.notebook.record_gap`,
-    only when ``EMBOOK_NUMBER_LOG`` is set): of the group boundaries among the first ``k + 1`` places, how
+    ``what``, if given, names this choice in the record of rounding margins
+    (:func:`lib.notebook.record_gap`, only when recording is on): of the group boundaries among the first ``k + 1`` places, how
     far the one closest to moving is from the tolerance, relative to its score's size.
 
     Raises ``ValueError`` for ``scores`` that are not 1-D or hold NaN or infinity, integers beyond 2**53
@@ -744,7 +744,7 @@ def analogy(
     candidates: Sequence[int] | None = None,
 ) -> List[Tuple[int, float]]:
     """3CosAdd: rows closest (cosine) to ``b - a + c``, "a is to b as c is to ?"
-    (:cite:t:`mikolov2013efficient`, §4.1).
+    :cite:p:`mikolov2013efficient{§4.1}`.
 
     Rows are normalised to unit length before the offset is formed, as in word2vec's evaluation. With
     ``exclude_query=True`` (the usual protocol, stated here because it changes results) the three query

@@ -7,7 +7,7 @@ have no vector and a score over the few pairs left can look better or worse than
 
 - **word similarity** (:func:`word_similarity`): Spearman's rank correlation ρ between the cosine of
   the two words' vectors and the mean human score, over the pairs whose two words are both in the
-  vocabulary (WordSim-353, :cite:t:`finkelstein2002placing`; SimLex-999, :cite:t:`hill2015simlex`). The result
+  vocabulary (WordSim-353 :cite:p:`finkelstein2002placing`, SimLex-999 :cite:p:`hill2015simlex`). The result
   says how many pairs were used and the out-of-vocabulary (OOV) rate; fewer than two usable pairs, or scores
   without any variation, raise a ``ValueError`` that says so, instead of SciPy's NaN and warning. A human
   score that is not a finite number (NaN, infinity) is an error naming the pair, not a pair dropped
@@ -18,7 +18,7 @@ have no vector and a score over the few pairs left can look better or worse than
   pair or question counted like an out-of-vocabulary one.
 - **analogies** (:func:`analogy_accuracy`): "a is to b as c is to ?" answered by 3CosAdd, the word
   whose unit vector is closest in cosine to ``b̂ - â + ĉ`` with the three query words excluded
-  (:cite:t:`mikolov2013efficient`, §4.1; the rule of :func:`lib.embedding.analogy`, batched here), over the
+  :cite:p:`mikolov2013efficient{§4.1}`, the rule of :func:`lib.embedding.analogy` batched, over the
   questions whose four words are all in the vocabulary. Accuracy is over those questions; coverage is
   their share of all questions.
 
@@ -437,8 +437,8 @@ def spearman_interval(
 ) -> Interval:
     """Spearman's ρ between ``predicted`` and ``human`` scores ``(n,)`` with a paired bootstrap interval:
     the ``n`` pairs are resampled with replacement, each resample keeping a pair's scores together, and
-    the interval is SciPy's BCa interval (``scipy.stats.bootstrap``, ``paired=True``;
-    :cite:t:`efron1993introduction`, ch. 14) at level ``confidence``.
+    the interval is SciPy's BCa interval :cite:p:`efron1993introduction{ch. 14}` at level
+    ``confidence`` (``scipy.stats.bootstrap``, ``paired=True``).
 
     With ``baseline`` (another ``(n,)`` score for the same pairs, e.g. a second model's cosines), the
     statistic is the difference ``ρ(predicted, human) - ρ(baseline, human)``, resampled jointly, so that
@@ -609,8 +609,8 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, bit for bit: the cosines are
     :func:`lib.embedding.cosine_scores`', which do not depend on the other questions; ``chunk`` (an integer
     >= 1) questions are scored at a time. ``expected`` ``(n,)`` (the rows of the right answers), if
-    given, is used only for the rounding-margin report (:func:`lib.notebook.record_gap`): how close the
-    closest question came to changing from right to wrong or back; it is checked whether or not that report
+    given, is used only for the record of rounding margins (:func:`lib.notebook.record_gap`): how close the
+    closest question came to changing from right to wrong or back; it is checked whether or not recording
     is on. Raises ``ValueError`` for ids (in ``questions`` or ``expected``) outside the table, fewer than 4
     rows, ``expected`` of another shape than ``(n,)`` or ``chunk < 1``, ``TypeError`` for a ``chunk`` or
     ids that are not integers.

@@ -5,7 +5,7 @@ Taught in: chapters/position_schemes.md.
 A window cut at a random point of the toy language's token stream (:mod:`lib.toylang`) is a sequence from
 a hidden Markov model whose hidden state is "which token of which expansion of which part of the sentence
 comes now". This module builds that model from ``toylang.GRAMMAR`` (:func:`grammar_automaton`) and runs
-the forward algorithm on it (:cite:t:`rabiner1989tutorial`, §III.A): the belief over states after the tokens
+the forward algorithm on it :cite:p:`rabiner1989tutorial{§III.A}`: the belief over states after the tokens
 seen so far gives the exact probability of every next token (:func:`predictive`). No model that sees only the
 window can do better on average, so :func:`optimal_losses` is the floor against which a trained model's loss is
 measured, window by window.

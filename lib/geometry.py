@@ -130,7 +130,7 @@ def format_metric_table(rows: Sequence[MetricRow], digits: int = 4) -> str:
 def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.ndarray:
     """PCA coordinates ``(V, k) float64`` of the rows of ``vectors`` ``(V, D)``, with a fixed sign.
 
-    Rows are scaled to unit length first when ``normalize`` (as the textbook chapter *Embeddings* does before its
+    Rows are scaled to unit length first when ``normalize`` (as :ref:`the textbook chapter Embeddings <sources>` does before its
     projection), then centred; the coordinates are the centred rows times the top ``k`` right singular
     vectors, i.e. ``U_k S_k`` of :func:`lib.ppmi.truncated_svd` with its sign convention (largest entry
     of each column of ``U`` positive), so the figure does not flip between runs or machines.
@@ -322,7 +322,7 @@ def anisotropy(vectors, *, center: bool = False) -> float:
 def centred_rows(vectors) -> Tuple[np.ndarray, int]:
     """The rows of ``vectors`` ``(V, D)`` minus their mean row, as ``(C, e)``: ``C`` ``(V, D) float64`` and
     ``e`` an int, ``C * 2**e`` the centred rows (the one centring of ``lib``: :func:`anisotropy`,
-    :func:`principal_projection`, the principal component of the chapter "Positions in a trained model").
+    :func:`principal_projection`, the principal component of chapters/position_schemes.md).
 
     Each column's mean is exact, rounded once: its exact sum (``math.fsum``, repeated on the remainder until
     nothing is left) divided by ``V`` as a fraction. So a constant column gives exactly 0 whatever its value

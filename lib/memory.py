@@ -5,14 +5,14 @@ the weights") and
 chapters/embeddings.md (Level 4, systems costs).
 
 A table of ``V`` rows and ``D`` columns stored at ``q`` bytes per value occupies ``V · D · q`` bytes
-(Level 4 of the textbook chapter *Embeddings*, "Embedding tables create systems costs": for ``V = 250,000``,
+(Level 4 of :ref:`the textbook chapter Embeddings <sources>`, "Embedding tables create systems costs": for ``V = 250,000``,
 ``D = 1,024`` and two-byte weights, about 512 MB in decimal units). Training needs more than the weights:
 
 - a gradient of the same shape (PyTorch stores ``param.grad`` in the parameter's dtype);
 - optimiser state, per parameter value: none for plain SGD, one momentum buffer for SGD with momentum
   (``torch.optim.SGD(momentum>0)``, ``state["momentum_buffer"]``), two moment estimates for Adam
-  (:cite:t:`kingma2015adam`, Algorithm 1: ``m_t`` and ``v_t``; PyTorch's ``state["exp_avg"]`` and
-  ``state["exp_avg_sq"]``);
+  ``m_t`` and ``v_t`` :cite:p:`kingma2015adam{Algorithm 1}`, PyTorch's ``state["exp_avg"]`` and
+  ``state["exp_avg_sq"]``;
 - with mixed precision (``master_weights=True``), an fp32 master copy of the weights and fp32 optimiser
   state beside the 16-bit weights and gradients: ``2 + 2 + 12 = 16`` bytes per parameter for Adam, the
   count of :cite:t:`rajbhandari2020zero` (ZeRO, §3.1 "Model States": ``2Ψ + 2Ψ + KΨ`` with ``K = 12``).

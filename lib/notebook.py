@@ -7,8 +7,8 @@ The book's rule for numbers: every float a chapter prints or
 glues is rounded here, once, to the precision the chapter shows, and that text is all a re-run of the
 chapter must reproduce. A float that went through float32 arithmetic, a BLAS reduction, an iterative solver or
 training differs between CPUs and their SIMD code paths in its last digits; rounded to the digits a
-reader sees it is the same everywhere, unless it sits on a rounding boundary, which the number log below
-shows. Integers are exact and are printed and glued as they are.
+reader sees it is the same everywhere, unless it sits on a rounding boundary (see "Rounding margins"
+below). Integers are exact and are printed and glued as they are.
 
 - :func:`fmt` formats a number, or a 1-D / 2-D array of numbers, with a format spec that states its
   precision (``".4f"``, ``">7.3f"``, ``".1%"``, ``".2e"``).
@@ -21,10 +21,11 @@ shows. Integers are exact and are printed and glued as they are.
 - :func:`argmax` / :func:`argmin` pick the best item, and :func:`record_gap` notes how close a discrete
   choice (a ranking, an argmax) was to going the other way.
 
-When the environment variable ``EMBOOK_NUMBER_LOG`` names a file, :func:`fmt`, :func:`exact`, :func:`glue`
-and :func:`record_gap` append one JSON line per number to it: the unrounded value, the spec and the text
-shown. Comparing the logs of runs under several CPU code paths finds the numbers closest to a rounding
-boundary.
+Rounding margins: :func:`fmt`, :func:`exact`, :func:`glue` and :func:`record_gap` can record each number they
+show, one JSON line per number: the unrounded value, the spec and the text shown (and, for a choice, its
+gap to the runner-up). Recording is off unless it is switched on for the process (:func:`logging_numbers`),
+and it never changes the text shown; compared between machines, the records show how far each printed
+number is from a rounding boundary.
 
 Two further problems of comparing re-executed notebooks and of rendering them with myst-nb are solved
 here too:
@@ -127,7 +128,9 @@ _paused = 0  # > 0 inside unlogged()
 
 
 def logging_numbers() -> bool:
-    """True when ``EMBOOK_NUMBER_LOG`` is set (and not inside :func:`unlogged`): the helpers here log."""
+    """True when the helpers here record the numbers they show (see "Rounding margins" in the module's
+    description): recording is switched on for the whole process, and off inside :func:`unlogged`."""
+    # switched on by the environment variable NUMBER_LOG names (EMBOOK_NUMBER_LOG), set by tools/codepaths.py
     return bool(os.environ.get(NUMBER_LOG)) and not _paused
 
 
@@ -145,7 +148,7 @@ def unlogged() -> Iterator[None]:
 
 @atexit.register
 def _close_log() -> None:
-    """Close the number log at exit (it stays open between calls, since every printed number appends)."""
+    """Close the record's file at exit (it stays open between calls, since every printed number appends)."""
     global _log_file, _log_path
     if _log_file is not None:
         _log_file.close()
@@ -167,8 +170,8 @@ def _log(entry: dict) -> None:
 
 def log_shown(raw: float, spec: str, shown: str) -> None:
     """Log a number that code outside this module formatted itself (``raw`` the unrounded value, ``spec``
-    the precision it was shown at, ``shown`` the text), so that the rounding-margin report sees it like
-    the numbers :func:`fmt` prints. Does nothing unless :func:`logging_numbers` is true."""
+    the precision it was shown at, ``shown`` the text), so that its rounding margin is recorded like
+    those of the numbers :func:`fmt` prints. Does nothing unless :func:`logging_numbers` is true."""
     _log({"kind": "fmt", "spec": spec, "raw": raw, "shown": shown})
 
 
@@ -212,8 +215,8 @@ def fmt(value, spec: str = ".4f") -> str:
     ``value``: a number, or a 1-D / 2-D array of numbers, which is shown like NumPy prints it
     (``[0.841 0.540]``; a 2-D array one row per line, columns aligned). ``spec``: a format spec with a
     precision and type ``f``, ``e`` or ``%`` (:func:`check_spec`); fill, alignment, sign, width and a
-    thousands separator are allowed. A value that rounds to zero is shown without a minus sign. Logs every
-    number when ``EMBOOK_NUMBER_LOG`` is set. Raises ``ValueError`` for a bad spec, an array of more than
+    thousands separator are allowed. A value that rounds to zero is shown without a minus sign. Records each
+    number when recording is on (:func:`logging_numbers`). Raises ``ValueError`` for a bad spec, an array of more than
     two dimensions, a finite value beyond float64 (``10**400``, a ``longdouble``) or one that float64 does
     not hold exactly (an integer beyond 2**53, which would be shown as another integer: 2**53 + 1 as
     9007199254740992; :func:`lib.validate.exact_real`), ``TypeError`` for a
@@ -279,9 +282,10 @@ def exact(value) -> str:
     """A number that is exact by construction, shown in its shortest form: ``exact(0.1)`` is ``'0.1'``.
 
     For settings and constants typed in the source (a learning rate, a smoothing exponent), never for a
-    computed value. Logged like :func:`fmt` (kind ``exact``), so that the log shows the value is bit-identical
-    under every code path. Raises ``TypeError`` for a value that is not a number, ``ValueError`` for one
-    that float64 does not hold exactly (an integer beyond 2**53) or that is beyond it, as :func:`fmt`.
+    computed value. Recorded like :func:`fmt` (kind ``exact``), when recording is on: the
+    value typed in is the same on every machine. Raises ``TypeError`` for a value that is not a number,
+    ``ValueError`` for one that float64 does not hold exactly (an integer beyond 2**53) or that is beyond
+    it, as :func:`fmt`.
 
     >>> exact(0.025), exact(10.0), exact(3)
     ('0.025', '10', '3')
@@ -407,9 +411,9 @@ RANK_HINT = " (rank such integers with np.argsort)"
 def argmax(values, what: str) -> int:
     """``numpy.argmax`` of the flattened ``values`` (the first maximum), recording the gap to the runner-up.
 
-    A chapter that prints the item with the largest score uses this, so that the number log (``EMBOOK_NUMBER_LOG``)
-    shows how close another item came to being printed instead. ``what`` names
-    the choice in that log. ``-inf`` marks an item that cannot win (a masked entry). Raises
+    A chapter that prints the item with the largest score uses this, so that the record of rounding margins
+    (:func:`record_gap`) shows how close another item came to being printed instead. ``what`` names
+    the choice there. ``-inf`` marks an item that cannot win (a masked entry). Raises
     ``ValueError`` for an empty array, NaN or ``+inf`` among ``values``, ``values`` all ``-inf``, or an
     integer beyond 2**53 (:func:`lib.validate.ranked_numbers`: float64 would tie 2**53 and 2**53 + 1).
     """
@@ -448,14 +452,14 @@ def _check_choice_scores(scores, what: str, winning_infinity: str) -> None:
 
 
 def record_gap(what: str, gap, scale=None) -> None:
-    """Log how far a discrete choice was from going the other way, for the rounding-margin report.
+    """Record how far a discrete choice was from going the other way, among the rounding margins.
 
     ``gap`` (a float, in the units of the scores compared) is the difference between the score that won
     and the one that would have won instead, e.g. between the k-th and (k+1)-th nearest neighbour, or
     between the best and second-best answer of an analogy. ``what`` names the choice. A gap of exactly 0
     is a tie that the caller breaks by a fixed rule (row index). ``scale``, the size of the scores compared
     (default: ``|gap|``), lets the report tell a gap from rounding noise (a gap of 1e-16 between scores near 1
-    is noise). Does nothing unless ``EMBOOK_NUMBER_LOG`` is set; callers compute a gap only when
+    is noise). Does nothing unless recording is on; callers compute a gap only when
     :func:`logging_numbers` is true.
     """
     if logging_numbers():

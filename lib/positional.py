@@ -29,13 +29,13 @@ position up to a maximum length, and nothing beyond it.
 
 Two schemes put position inside attention instead of adding it to the input:
 
-- **RoPE**, rotary position embedding (:cite:t:`su2021roformer`, §3.2.2 and §3.4.2): a query or key vector at
+- **RoPE**, rotary position embedding :cite:p:`su2021roformer{§3.2.2 and §3.4.2}`: a query or key vector at
   position ``m`` has each pair ``(x_2i, x_2i+1)`` rotated by the angle ``m θ_i``, ``θ_i = base ** (-2i / d)``
   (:func:`rope`, :func:`rope_matrix`); the score of a rotated query and key then depends on the offset only.
-  Test-time extensions: position interpolation (:cite:t:`chen2023interpolation`) divides ``m`` by a factor ``s``
-  (``interpolation=s``); the NTK-aware base (:cite:t:`bloc97_2023_ntk`; :cite:t:`peng2023yarn`, YaRN) raises the
+  Test-time extensions: position interpolation :cite:p:`chen2023interpolation` divides ``m`` by a factor ``s``
+  (``interpolation=s``); the NTK-aware base :cite:p:`bloc97_2023_ntk`, named in YaRN :cite:p:`peng2023yarn`, raises the
   base instead (:func:`ntk_base`).
-- **ALiBi**, attention with linear biases (:cite:t:`press2022alibi`, §3): head ``h`` adds ``-m_h (i - j)`` to
+- **ALiBi**, attention with linear biases :cite:p:`press2022alibi{§3}`: head ``h`` adds ``-m_h (i - j)`` to
   the score of query ``i`` and key ``j``, with the head slopes of :func:`alibi_slopes` (:func:`alibi_bias`).
 
 The PyTorch versions that the model of
@@ -275,9 +275,9 @@ def _check_even_width(d) -> int:
 def rope_angles(positions, d: int, base: float = BASE, interpolation: float = 1.0) -> np.ndarray:
     """Rotation angles of RoPE, ``positions.shape + (d // 2,)`` float64, radians: ``(m / s) θ_i``.
 
-    ``θ_i = base ** (-2i / d)`` for pair ``i = 0 .. d/2 - 1`` (:cite:t:`su2021roformer`, eq. 15; these are the
-    frequencies of the sinusoidal table, :func:`angular_frequencies`). ``interpolation = s >= 1`` divides
-    every position by ``s``, position interpolation (:cite:t:`chen2023interpolation`), so that positions
+    ``θ_i = base ** (-2i / d)`` for pair ``i = 0 .. d/2 - 1`` :cite:p:`su2021roformer{eq. 15}`, the
+    frequencies of the sinusoidal table (:func:`angular_frequencies`). ``interpolation = s >= 1`` divides
+    every position by ``s``, position interpolation :cite:p:`chen2023interpolation`, so that positions
     ``0 .. sL - 1`` get the angles that ``0 .. L - 1`` had. Raises ``TypeError`` for non-integer positions,
     ``ValueError`` for a position outside ``[0, 2**53]`` (exact in a float64 angle; also a Python ``int``
     beyond ``int64``), an odd ``d``, ``base <= 1`` or ``interpolation < 1``.
@@ -293,8 +293,8 @@ def rope_angles(positions, d: int, base: float = BASE, interpolation: float = 1.
 
 
 def rope(x, positions, base: float = BASE, interpolation: float = 1.0) -> np.ndarray:
-    """Rotate the pairs of ``x`` by position: RoPE, ``R^d_{Θ,m} x`` (:cite:t:`su2021roformer`, eqs.
-    14-15 and 34).
+    """Rotate the pairs of ``x`` by position: RoPE, ``R^d_{Θ,m} x``
+    :cite:p:`su2021roformer{eqs. 14-15 and 34}`.
 
     ``x`` is ``(..., n, d)`` (vectors at positions ``positions``, ``(n,)`` non-negative integers), ``d`` even;
     returns a new float64 array of the same shape. For each pair ``i`` with angle ``a = m θ_i``
@@ -382,7 +382,7 @@ def ntk_base(scale: float, d: int, base: float = BASE) -> float:
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:
-    """The head slopes of ALiBi, ``(n_heads,)`` float64 (:cite:t:`press2022alibi`, §3).
+    """The head slopes of ALiBi, ``(n_heads,)`` float64 :cite:p:`press2022alibi{§3}`.
 
     For ``n`` heads, ``n`` a power of two, the geometric sequence that starts at ``2 ** (-8 / n)`` with that
     same ratio: ``m_h = 2 ** (-8 h / n)`` for ``h = 1 .. n`` (8 heads: 1/2, 1/4, ..., 1/256). For other ``n``
@@ -404,8 +404,8 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
 def alibi_bias(n: int, n_heads: int, slopes=None) -> np.ndarray:
     """ALiBi's bias on the attention scores of a causal window of ``n`` positions: ``(n_heads, n, n)`` float64.
 
-    ``bias[h, i, j] = -m_h (i - j)`` for a key ``j <= i``, added to the score of query ``i`` before the softmax
-    (:cite:t:`press2022alibi`, §3: ``softmax(q_i K^T + m · [-(i-1), ..., -2, -1, 0])``); ``-inf`` for ``j > i``,
+    ``bias[h, i, j] = -m_h (i - j)`` for a key ``j <= i``, added to the score of query ``i`` before the softmax,
+    ``softmax(q_i K^T + m · [-(i-1), ..., -2, -1, 0])`` :cite:p:`press2022alibi{§3}`; ``-inf`` for ``j > i``,
     a key that a causal model may not see. ``slopes`` (``(n_heads,)``, finite, >= 0) defaults to
     :func:`alibi_slopes`. Raises ``ValueError`` for ``n < 1``, bad slopes, and as :func:`alibi_slopes`;
     ``TypeError`` for slopes that are not real numbers. A slope whose bias at the farthest visible key,

@@ -7,15 +7,15 @@ The pipeline of the chapter's Level 2 (and of :cite:t:`levy2015improving`, "Impr
 Similarity with Lessons Learned from Word Embeddings", TACL 3, §2–3):
 
 1. :func:`cooccurrence`: ``C[w, c]`` = (weighted) number of times context ``c`` occurs in the window of
-   centre ``w``. The window is the whole sentence (as the textbook chapter *Embeddings* counts) or ``±w``
+   centre ``w``. The window is the whole sentence (as :ref:`the textbook chapter Embeddings <sources>` counts) or ``±w``
    positions; counts can be one-sided and weighted by distance.
 2. :func:`ppmi`: ``PPMI(w, c) = max(0, log[ P(w, c) / (P(w) · P_α(c)) ])`` with natural logarithms,
    ``P(w, c) = C[w, c] / N``, ``P(w) = Σ_c C[w, c] / N`` and the smoothed context distribution
-   ``P_α(c) = (Σ_w C[w, c])^α / Σ_c' (Σ_w C[w, c'])^α`` (:cite:t:`levy2015improving`, §3.2, equation 3; α = 1 is
-   plain PPMI, α = 0.75 their recommendation). A zero count, and so an empty row or column, gives 0,
+   ``P_α(c) = (Σ_w C[w, c])^α / Σ_c' (Σ_w C[w, c'])^α`` :cite:p:`levy2015improving{§3.2, equation 3}`:
+   α = 1 is plain PPMI, α = 0.75 their recommendation. A zero count, and so an empty row or column, gives 0,
    never ``-inf`` or NaN, and no NumPy warning.
 3. :func:`truncated_svd` / :func:`svd_vectors`: the ``k`` largest singular triplets and the word vectors
-   ``U_k · S_k^p`` (:cite:t:`levy2015improving`, §3.3, "eigenvalue weighting", p = 0.5 by default).
+   ``U_k · S_k^p``, the "eigenvalue weighting" of :cite:t:`levy2015improving` (§3.3), ``p = 0.5`` by default.
 
 Every step has a dense NumPy path and a ``scipy.sparse`` path (``csr_array``) for vocabularies of tens of
 thousands, and the two give the same numbers: the PPMI formula is applied to the same non-zero entries,
@@ -66,7 +66,7 @@ def cooccurrence(
     - ``None``: each pair counts 1;
     - ``"harmonic"``: a pair at distance ``d`` counts ``1 / d`` (GloVe, :cite:t:`pennington2014glove`, §4.2);
     - ``"linear"``: it counts ``(w - d + 1) / w``, the expected weight of word2vec's dynamic window
-      (:cite:t:`levy2015improving`, §3.1); needs an integer ``window``.
+      :cite:p:`levy2015improving{§3.1}`; needs an integer ``window``.
 
     ``sparse=True`` returns a ``scipy.sparse.csr_array`` with the same values. Raises ``ValueError`` for
     an id outside ``[0, vocab_size)``, ``window < 1``, an unknown weighting, or ``"linear"`` without a
@@ -157,7 +157,7 @@ def ppmi(counts, alpha: float = 1.0):
 
     ``counts`` is a ``(W, C)`` array or ``scipy.sparse`` matrix of non-negative finite (weighted) counts,
     rows words and columns contexts. Implements ``max(0, log[P(w, c) / (P(w) P_α(c))])`` with the
-    context distribution raised to ``alpha`` and renormalised (:cite:t:`levy2015improving`, §3.2); ``alpha=1``
+    context distribution raised to ``alpha`` and renormalised :cite:p:`levy2015improving{§3.2}`; ``alpha=1``
     is plain PPMI. Entries with a zero count are 0 (their PMI is ``-inf``, clipped); so are empty rows and
     columns and an all-zero matrix: no NaN, no ``-inf`` and no warning. A sparse input gives a
     ``csr_array`` holding only the positive entries, equal to the dense result. Counts of any finite size

@@ -9,14 +9,14 @@ the item inventory and its order, the unknown-item policy and the minimum count;
 context definition, subsampling; the objective, the negatives and their noise distribution; the
 dimension, the optimiser, its learning rate, the number of steps and the seed; and the normalisation
 applied afterwards. :class:`Provenance` records them in one frozen dataclass, grouped as the audit
-list of the "Embeddings" chapter groups them (items; data and context; objective and optimisation;
+list of chapters/embeddings.md groups them (items; data and context; objective and optimisation;
 geometry and storage), and renders them as a table (:meth:`Provenance.to_text`,
 :meth:`Provenance.to_markdown`).
 
 The trainers fill it in (:func:`lib.skipgram.train_skipgram`, :func:`lib.ppmi.ppmi_svd_embedding`,
 :func:`lib.sgns.train_sgns`, the three of :mod:`lib.race`); :func:`for_corpus` fills the item and data
 fields from a :class:`lib.corpus.Vocabulary` and a corpus. Departure from free-form model cards
-(:cite:t:`mitchell2019modelcards`): a fixed set of fields, so that records of different methods can be compared
+:cite:p:`mitchell2019modelcards`: a fixed set of fields, so that records of different methods can be compared
 line by line; anything else goes in ``extra``.
 """
 

@@ -12,9 +12,10 @@ Follows the comparison of count-based and predictive vectors under shared settin
 - gensim's ``Word2Vec`` with ``sg=1`` (:func:`train_gensim`), the reference implementation of word2vec
   in Python.
 
-Every method reads one :class:`Settings` object, passed whole, as nanoGPT passes its ``GPTConfig``: the
-predictive settings are the :class:`lib.sgns.SGNSConfig` it holds, which the book's skip-gram trains with
-and whose values gensim receives, and PPMI-SVD reads its dimension and window from the same config.
+Every method reads one :class:`Settings` object, passed whole, as nanoGPT :cite:p:`karpathy2022nanogpt` passes
+its ``GPTConfig``: the predictive settings are the :class:`lib.sgns.SGNSConfig` it holds, which the book's
+skip-gram trains with and whose values gensim receives, and PPMI-SVD reads its dimension and window from the
+same config.
 Each trainer returns a :class:`Trained` record with its wall time. :func:`run_race` times the three in one
 process, interleaved, on the corpus repeated at several scales; :func:`summarise_race` gives medians and
 speed ratios to gensim, :func:`paired_ratios` the ratio measured within each repeat (median and range), and
@@ -283,7 +284,7 @@ def train_gensim(
     return Trained("gensim", vocab, vectors, seconds, n_words, prov)
 
 
-#: fastText's character n-gram lengths (:cite:t:`bojanowski2017enriching`, §3.2: 3 to 6 characters) and the
+#: fastText's character n-gram lengths, 3 to 6 characters :cite:p:`bojanowski2017enriching{§3.2}`, and the
 #: number of hash buckets the n-grams share (fastText's and gensim's default).
 FASTTEXT_MIN_N = 3
 FASTTEXT_MAX_N = 6
@@ -366,7 +367,10 @@ def train_fasttext(
     return Trained("gensim fastText", vocab, vectors, seconds, n_words, prov), model.wv
 
 
-#: The three methods, by display name.
+#: The three methods, by display name: ``"PPMI-SVD"`` (:func:`train_ppmi_svd`), ``"book SGNS"``
+#: (:func:`train_book_sgns`) and ``"gensim"`` (:func:`train_gensim`).
+#:
+#: :meta hide-value:
 METHODS = {"PPMI-SVD": train_ppmi_svd, "book SGNS": train_book_sgns, "gensim": train_gensim}
 
 

@@ -4,9 +4,8 @@ Taught in: chapters/real_text.md (the book's skip-gram with negative sampling, a
 
 :func:`lib.skipgram.train_skipgram` trains on a toy corpus with autograd and Adam, one full batch per
 step. On tens of thousands of words that is far too slow and not what word2vec does. This module
-follows word2vec (:cite:t:`mikolov2013negative`, "Distributed Representations of Words and Phrases and their
-Compositionality", §2.2–2.3; the C tool ``word2vec.c`` and gensim's ``word2vec_inner.pyx`` for the
-details the paper leaves out):
+follows word2vec :cite:p:`mikolov2013negative{§2.2–2.3}`, and the C tool ``word2vec.c`` and gensim's
+``word2vec_inner.pyx`` for the details the paper leaves out:
 
 - **subsampling** of frequent words before the windows are formed, with the C tool's keep probability
   ``(sqrt(f/τ) + 1) · τ/f`` (τ the threshold ``sample``) (:func:`lib.corpus.keep_probability` with ``formula="word2vec"``);
@@ -15,7 +14,7 @@ details the paper leaves out):
   words are seen more often (or a fixed ``±window`` with ``dynamic_window=False``); windows never cross
   a document boundary;
 - **noise distribution** ``count^0.75 / Z`` (:func:`lib.skipgram.noise_distribution`), drawn from an
-  **alias table** (:cite:t:`walker1977efficient`; :cite:t:`vose1991linear`: :func:`alias_table`), O(1) per draw
+  **alias table** :cite:p:`walker1977efficient,vose1991linear` (:func:`alias_table`), O(1) per draw
   and exact, where word2vec uses a 10⁸-entry unigram table and gensim a cumulative table with bisection; a
   negative equal to the positive is left out (both tools ``continue`` past it);
 - **plain SGD** with a **learning rate decaying linearly** from ``alpha`` to ``min_alpha`` over all
@@ -54,7 +53,7 @@ instead of once per pair, and the products are matrix products instead of dot pr
 ``block_windows=1`` with ``block_negatives=negatives`` is their per-window sharing.
 
 ``workers > 1`` runs that many threads on disjoint steps of each epoch, updating the shared tables
-without locks, as word2vec and gensim do ("Hogwild", :cite:t:`recht2011hogwild`); results then vary slightly
+without locks, as word2vec and gensim do ("Hogwild" :cite:p:`recht2011hogwild`); results then vary slightly
 from run to run, so the chapter trains with ``workers=1``, which is deterministic. Each worker starts on its
 own run of consecutive steps and, once done, takes steps from the end of the run with the most left
 (:class:`StepQueue`), so that no core waits at the end of an epoch while the other still works.
@@ -200,8 +199,8 @@ class AliasTable(NamedTuple):
 
 
 def alias_table(probs) -> AliasTable:
-    """Build the alias table of ``probs`` ``(V,)`` (:cite:t:`vose1991linear`, after
-    :cite:t:`walker1977efficient`), in O(V).
+    """Build the alias table of ``probs`` ``(V,)`` in O(V): the method of
+    :cite:t:`vose1991linear`, after :cite:t:`walker1977efficient`.
 
     Item ``i`` is then drawn with probability ``(accept[i] + Σ_{j: alias[j]=i} (1 - accept[j])) / V``,
     which equals ``probs[i]`` up to rounding. Raises ``ValueError`` unless ``probs`` is a non-empty 1-D
@@ -460,16 +459,14 @@ def sgd_step(
     ``(i, x)``), ``g = a · (ℓ - σ(s))``; every row gets ``x += Σ g·y`` and ``y += Σ g·x`` over the
     scores it is in, computed from the values before the step. With ``damped=False`` that is exactly
     ``-1 ×`` the gradient of ``Σ_pairs lr · [-log σ(x·y_c) - (K/N) Σ_{n ≠ c} log σ(-x·y_n)]``
-    (:cite:t:`mikolov2013negative`, eq. 4, with the block's negatives).
+    :cite:p:`mikolov2013negative{eq. 4, with the block's negatives}`.
 
     ``damped=True`` (the default, what :func:`train_sgns` does) divides the summed update of each
     *centre's* output row, ``Σ a·(1 - σ(s))·x`` over its window, by ``1 + Σ a·σ'(s)·|x|²`` over the same
     pairs (``σ' = σ(1 - σ)``), and the summed update of each *input* row, ``Σ g·y`` over the targets of the
     block, by ``1 + Σ a·σ'(s)·|y|²`` over the same targets. Each is the linearised implicit (proximal)
-    step of those pairs (:cite:t:`kulis2010implicit`, "Implicit Online Learning";
-    :cite:t:`toulis2017asymptotic`, "Asymptotic and finite-sample properties of estimators based on stochastic
-    gradients"), exact when the vectors summed are parallel. word2vec updates the centre's output row after each
-    pair of its window and a context's input row after each of its pairs, so that each pair sees the previous
+    step of those pairs :cite:p:`kulis2010implicit,toulis2017asymptotic`, exact when the vectors summed are
+    parallel. word2vec updates the centre's output row after each pair of its window and a context's input row after each of its pairs, so that each pair sees the previous
     one's update; summing them from the same old row instead overshoots once ``Σ a·σ'·|x|²`` nears 1, which
     happens as the vectors grow in long training (see the module notes). The damping leaves a step with small
     vectors nearly as it was and holds back the overshoot. The negatives' rows are not damped: their sum

@@ -2,15 +2,13 @@
 
 Taught in: chapters/embeddings.md (Level 3, predictive training on the constructed corpus).
 
-The model (:cite:t:`mikolov2013efficient`, "Efficient Estimation of Word Representations in Vector Space", §3.2;
-:cite:t:`mikolov2013negative`, "Distributed Representations of Words and Phrases and their Compositionality")
-keeps two tables, input vectors ``v_w`` for centre items and output vectors ``u_c`` for context items,
-both ``(V, D)``. For a (centre ``w``, context ``c``) pair:
+The model :cite:p:`mikolov2013efficient{§3.2},mikolov2013negative` keeps two tables, input vectors ``v_w``
+for centre items and output vectors ``u_c`` for context items, both ``(V, D)``. For a (centre ``w``, context ``c``) pair:
 
-- full softmax (2013b, equation 2): ``-log p(c | w) = -u_c·v_w + log Σ_j exp(u_j·v_w)``, computed by
+- full softmax :cite:p:`mikolov2013negative{equation 2}`: ``-log p(c | w) = -u_c·v_w + log Σ_j exp(u_j·v_w)``, computed by
   :func:`softmax_cross_entropy` from the logits ``u_j·v_w`` (PyTorch's ``cross_entropy``, which applies
   log-softmax itself: the logits must not be passed through a softmax first);
-- negative sampling (2013b, §2.2, equation 4): ``-[log σ(u_c·v_w) + Σ_k log σ(-u_{n_k}·v_w)]`` with
+- negative sampling :cite:p:`mikolov2013negative{§2.2, equation 4}`: ``-[log σ(u_c·v_w) + Σ_k log σ(-u_{n_k}·v_w)]`` with
   ``K`` negatives drawn from the noise distribution ``U(w)^{3/4} / Z`` (:func:`noise_distribution`),
   computed with ``logsigmoid`` (:func:`negative_sampling_loss`), which stays finite where
   ``log(sigmoid(x))`` underflows to ``-inf``.
@@ -24,7 +22,7 @@ equation 4).
 :func:`train_skipgram` trains on all pairs at once (full batch) with Adam, shows progress through
 :mod:`lib.progress`, and returns the vectors, the loss history and a :class:`lib.provenance.Provenance`.
 With the chapter's settings (constructed corpus, whole-sentence context, D = 8, seed 17, Adam with
-learning rate 0.04, 350 steps, full softmax) it reproduces the run of the textbook chapter *Embeddings*
+learning rate 0.04, 350 steps, full softmax) it reproduces the run of :ref:`the textbook chapter Embeddings <sources>`
 operation for operation: both tables are drawn ``N(0, 1)`` from one generator seeded with 17, input table first, the
 draws ``torch.nn.Embedding`` makes after ``torch.manual_seed(17)``; but the global RNG is never touched.
 """
@@ -55,8 +53,8 @@ NEGATIVE_POLICIES = ("mask", "resample", "allow")
 def noise_distribution(counts, power: float = 0.75) -> np.ndarray:
     """Unigram counts raised to ``power`` and normalised: ``(V,) float64`` summing to 1.
 
-    ``P_n(i) = count_i^power / Σ_j count_j^power`` (:cite:t:`mikolov2013negative`, §2.2: the unigram
-    distribution to the 3/4 power outperformed the unigram and uniform ones). ``power=1`` is the unigram,
+    ``P_n(i) = count_i^power / Σ_j count_j^power`` :cite:p:`mikolov2013negative{§2.2}`; the unigram
+    distribution to the 3/4 power outperformed the unigram and uniform ones there. ``power=1`` is the unigram,
     ``power=0`` uniform over the items seen. Items with a zero count get probability 0 for every ``power``.
     Example: counts ``[1, 8, 27, 64]`` → ``[0.0249, 0.1182, 0.2944, 0.5625]``.
 
@@ -173,7 +171,7 @@ def negative_sampling_loss(
     """Mean negative-sampling loss over a batch, in nats: a 0-d tensor.
 
     ``-[log σ(u_c·v_w) + Σ_k m_k log σ(-u_{n_k}·v_w)]`` averaged over the ``B`` pairs
-    (:cite:t:`mikolov2013negative`, equation 4, negated to be minimised). ``centre`` ``(B, D)`` are the input
+    :cite:p:`mikolov2013negative{equation 4, negated to be minimised}`. ``centre`` ``(B, D)`` are the input
     vectors ``v_w``, ``positive`` ``(B, D)`` the output vectors of the observed contexts, ``negatives`` ``(B, K, D)``
     those of the sampled items, ``mask`` ``(B, K)`` bool (or 0/1 float): ``False`` leaves a negative
     out (default: all in). ``log σ`` is ``F.logsigmoid``, finite for any finite score (a score of
@@ -475,7 +473,7 @@ def skipgram_embedding(
         keep = keep_probability(counts, subsample_t)
         ids = subsample(ids, counts, subsample_t, seed=subsample_seed)
         sub_desc = (
-            f"τ = {float(subsample_t)!r}, keep min(1, sqrt(τ/f)) (Mikolov et al. 2013b), seed {subsample_seed}; "
+            f"τ = {float(subsample_t)!r}, keep min(1, sqrt(τ/f)) (the rule of the word2vec paper), seed {subsample_seed}; "
             f"{int((keep < 1).sum())} items affected"
         )
     pairs = context_pairs(ids, window, symmetric=symmetric)

@@ -16,7 +16,7 @@ non-zero on at most ``B`` rows (:func:`lib.embedding.lookup_grad`). PyTorch can 
 the batch), rows *changed* (rows whose values differ after the step) and the bytes of gradient and
 optimiser state. :func:`touched_fraction` gives the share of rows a batch touches as ``V`` grows.
 
-Adam moves rows that had no gradient. Its update (:cite:t:`kingma2015adam`, Algorithm 1) moves each value by
+Adam moves rows that had no gradient. Its update :cite:p:`kingma2015adam{Algorithm 1}` moves each value by
 ``−η m̂_t / (√v̂_t + ε)`` at learning rate ``η``, using the moment estimates ``m_t = β1 m_{t-1} + (1 − β1) g_t`` and
 ``v_t = β2 v_{t-1} + (1 − β2) g_t²``; with ``g_t = 0`` for a row used only at an earlier step, ``m_t`` is
 ``β1^{t-1}`` times its old value, not zero, so the row keeps moving for many steps after its last use.
@@ -68,7 +68,7 @@ def id_probabilities(V: int, distribution: str = "uniform", exponent: float = 1.
     """Probability of each id, ``(V,)`` float64 summing to 1.
 
     ``"uniform"``: ``1 / V`` each. ``"zipf"``: ``p_r ∝ 1 / (r + 1) ** exponent`` for id ``r`` (id 0 the most
-    frequent), the rank-frequency law of word counts (:cite:t:`zipf1949human`), truncated to ``V`` ids. Raises
+    frequent), the rank-frequency law of word counts :cite:p:`zipf1949human`, truncated to ``V`` ids. Raises
     ``ValueError`` for ``V < 1``, an unknown distribution or ``exponent <= 0``. A weight whose power is beyond
     float64 (``exponent = 1e6``) is its true value, subnormal or 0 (``[1, 0, ...]``), without an overflow.
 

@@ -4,9 +4,9 @@ Taught in: chapters/lesson.md (the corpus of its bigram models), chapters/toy_la
 and chapters/position_schemes.md (the exact entropies of the stream).
 
 The chapter chapters/lesson.md trains bigram models on a small artificial language whose structure is known exactly,
-so that what the models learn can be checked against the grammar. This module is that language. Lesson
-2.3 assumes a generator from an earlier lesson of its course which the book does not have; this one is the
-book's own design, built to have the properties Lesson 2.3 states and relies on:
+so that what the models learn can be checked against the grammar. This module is that language.
+:ref:`Lesson 2.3 <sources>` assumes a generator from an earlier lesson of its course which the book does not
+have; this one is the book's own design, built to have the properties Lesson 2.3 states and relies on:
 
 - a vocabulary of 34 tokens (``VOCAB``);
 - a sentence is ``SUBJECT VERB OBJECT ENDING``, each part drawn independently of the others, so every

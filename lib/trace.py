@@ -26,7 +26,7 @@ Each query prints one line with values to 4 decimals, e.g. ``ADD 3 (cat) = [0.64
 functions that the learner writes:
 
 - ``lookup(table, token_id)`` → the ``(d,)`` row ``token_id`` of the ``(V, d)`` table;
-- ``pos_encoding(pos, d)`` → the ``(d,)`` sinusoidal encoding (:cite:t:`vaswani2017attention`, §3.5).
+- ``pos_encoding(pos, d)`` → the ``(d,)`` sinusoidal encoding :cite:p:`vaswani2017attention{§3.5}`.
 
 ``ADD`` adds the encoding **in place** to the vector that ``lookup`` returned, as a model adds to its
 activations, so a ``lookup`` that returns a view of the table (``table[i]`` in NumPy) corrupts the table:

@@ -2,21 +2,21 @@
 
 Taught in: chapters/position_schemes.md.
 
-Follows nanoGPT (Karpathy), itself GPT-2's layout (:cite:t:`radford2019language`): a token embedding,
+Follows nanoGPT :cite:p:`karpathy2022nanogpt`, itself GPT-2's layout :cite:p:`radford2019language`: a token embedding,
 ``n_layer`` pre-LayerNorm blocks ``x = x + attn(ln_1(x)); x = x + mlp(ln_2(x))`` with causal multi-head
 self-attention and a GELU MLP, a final LayerNorm and a linear head; one :class:`TransformerConfig` passed whole;
 AdamW with linear warm-up and cosine decay; weight decay on the matrices of the blocks and the head only.
 
 The position scheme is the one thing that varies (``TransformerConfig.position``):
 
-- ``"none"``: nothing; the causal mask is the only source of order (NoPE, :cite:t:`haviv2022transformer`);
+- ``"none"``: nothing; the causal mask is the only source of order (NoPE :cite:p:`haviv2022transformer`);
 - ``"learned"``: a trained table of ``max_len`` rows added to the token vectors (GPT-2), initialised from
   :class:`lib.positional.LearnedPositionTable`;
 - ``"sinusoidal"``: the fixed table of :func:`lib.positional.sinusoidal_table` added to the token vectors
-  (:cite:t:`vaswani2017attention`, §3.5);
-- ``"rope"``: queries and keys rotated by position in every head (:cite:t:`su2021roformer`), with the angles of
+  :cite:p:`vaswani2017attention{§3.5}`;
+- ``"rope"``: queries and keys rotated by position in every head :cite:p:`su2021roformer`, with the angles of
   :func:`lib.positional.rope_angles` (base, and position interpolation, set in the config);
-- ``"alibi"``: a linear penalty on distance added to the attention scores (:cite:t:`press2022alibi`), the bias
+- ``"alibi"``: a linear penalty on distance added to the attention scores :cite:p:`press2022alibi`, the bias
   of :func:`lib.positional.alibi_bias`.
 
 Departures from nanoGPT: no dropout; the head is not tied to the token embedding; parameters are float64
@@ -109,7 +109,7 @@ class TransformerConfig:
 def rope_rotate(x: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
     """RoPE in PyTorch: rotate each pair ``(x_2i, x_2i+1)`` of ``x`` ``(..., T, d)`` by ``angles`` ``(T, d/2)``.
 
-    The same rotation as :func:`lib.positional.rope` (:cite:t:`su2021roformer`, eq. 34), differentiable in
+    The same rotation as :func:`lib.positional.rope` :cite:p:`su2021roformer{eq. 34}`, differentiable in
     ``x``; ``angles`` (radians) come from :func:`lib.positional.rope_angles`, one row per position of ``x``. Returns a
     new tensor of ``x``'s shape. Raises ``TypeError`` for an argument that is not a floating-point tensor (a
     NumPy array, integer or complex entries) and ``ValueError`` for an odd width ``d``, ``x`` of fewer than two

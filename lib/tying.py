@@ -6,7 +6,7 @@ A language model reads token ``x`` through an input table ``E`` ``(V, d)`` and s
 with an output matrix ``U`` ``(d, V)`` (``logits = z @ U + b``, from the last hidden vector ``z``). ``E`` and
 ``Uᵀ`` both have one row per vocabulary item, so they can be the same matrix: ``U = Eᵀ`` (PyTorch's output
 layer stores ``Uᵀ`` as its ``weight``). :cite:t:`press2017using` and :cite:t:`inan2017tying` tie them and
-report equal or better perplexity with fewer parameters; GPT-2 and nanoGPT do it
+report equal or better perplexity with fewer parameters; GPT-2 and nanoGPT :cite:p:`karpathy2022nanogpt` do it
 (``lm_head.weight = wte.weight``). In PyTorch, tying is assigning one ``Parameter`` to both places, and
 ``model.parameters()`` then yields it once, so the parameter count falls by exactly ``V · d``, and its
 gradient is the sum of the gradient through the lookup and the gradient through the output layer.
@@ -25,7 +25,7 @@ previous one, with one hidden layer between input and output (Press & Wolf tie a
 Training is full-batch Adam on the bigram counts of the training split: the loss of any model that sees
 only the previous token depends on the data only through the count matrix (see ``lib.bigram``), so
 one ``(V, V)`` logit table per step replaces the ``N`` training pairs. The learning rate decays to zero along
-a cosine (:cite:t:`loshchilov2017sgdr`, as nanoGPT does): at a constant rate the tied width-2 and width-8 models
+a cosine :cite:p:`loshchilov2017sgdr`, as nanoGPT does: at a constant rate the tied width-2 and width-8 models
 keep oscillating, and where they stop after a fixed number of steps depends on rounding noise in the fifth
 or sixth digit, so another CPU would print another loss; with the decay they settle, to about 1e-12. Losses are mean cross-entropies in
 nats per predicted token; the floor is the grammar's conditional entropy

@@ -111,6 +111,39 @@ CHAPTER_PHRASES = (
 )
 SOURCE_PHRASE = r"\bthe source(?:'s\b|\s+(?:lesson|exercise|chapter|text|notebook)s?\b|\s+of\s+this\b|(?=\s*[,.;:)]))"
 
+# A source text named ("Lesson 2.3", "the chapter this one is adapted from"; in a docstring "the textbook chapter
+# *Embeddings*"): where a page (or an API module) first names one, it links to the introduction's account of them
+SOURCE_MENTION = r"\bLesson \d+(?:\.\d+)+\b|\b(?:adapted|written) from\b"
+DOCSTRING_SOURCE_MENTION = r"\bLesson \d+(?:\.\d+)+|\btextbook chapter\b"
+SOURCES_ANCHOR = "sources"  # that account: the section (sources)= of intro.md
+
+# A chapter named by a title typed in quotes ('The chapter "Embeddings" (chapters/embeddings.md)', 'the four-level
+# "Embeddings" chapter'): its file alone is named, which the page shows as its title, linked; typed in as well,
+# the title reads twice ("The chapter “Embeddings” (Embeddings)").
+QUOTED_CHAPTER = r"[\"“][^\"“”\n]{2,80}[\"”]\s*(?:chapter\b|\(\s*chapters/\w+\.md)|\bchapter\s+[\"“]"
+
+# ----------------------------------------------------------------------------------------------------
+# citations (tests/test_reader_notebooks.py on the sources, tests/test_reader_page.py on the built pages)
+
+# "Mikolov et al. 2013b", "Press and Wolf (2017)", "Levy, Goldberg & Dagan 2015", "Okabe & Ito's (2008)",
+# "Rabiner 1989", "Firth (1957)": a citation typed as text instead of {cite} (a page) or :cite: (a docstring)
+PLAIN_CITATION = (r"\b[A-Z][\w'’-]+(?:(?:,? [A-Z][\w'’-]+)*,? (?:&|and) [A-Z][\w'’-]+| et al\.?)?(?:['’]s)?,?"
+                  r" \(?(?:1[5-9]|20)\d\d[a-z]?\b")
+# A textual citation (:cite:t:, {cite:t}: "Radford et al. [2019]") standing in parentheses as a parenthetical one:
+# "(:cite:t:`k`)", "(:cite:t:`k`, §3)", "(...; :cite:t:`k`)", "(WordSim-353, :cite:t:`k`)". There the
+# parenthetical role is meant (:cite:p:, {cite}: "[Radford et al., 2019]", "[Vaswani et al., 2017, §3.5]" with
+# :cite:p:`vaswani2017attention{§3.5}`). A textual citation that is the subject of a remark in parentheses
+# ("(:cite:t:`k` measured ...)") is not one.
+_TEXTUAL_ROLE = r"(?::cite:t:|\{cite:t\})`[^`]+`"
+TEXTUAL_CITATION_IN_PARENTHESES = rf"(?:\(|;)\s*{_TEXTUAL_ROLE}\s*[,;)]|,\s*{_TEXTUAL_ROLE}\s*\)"
+# The other way round: a parenthetical citation as the subject of a sentence or of a list item ("- {cite}`k`
+# introduces RoPE" reads "[Su et al., 2021] introduces RoPE"), where the textual one is meant ("Su et al. [2021]
+# introduces RoPE"). Searched in text whose blanks are squashed and whose list items start with "- ".
+PARENTHETICAL_CITATION_AS_SUBJECT = r"(?:(?:^|\s)-\s+|^|(?<=[.!?;])\s)\s*(?:\{cite(?::p)?\}|:cite:p:)`[^`]+`\s+[a-z]\w*"
+# Works named by their name rather than by their authors, and their keys in references.bib: where a page (or an
+# API module) first names one, a citation of it follows ("nanoGPT {cite}`karpathy2022nanogpt`").
+NAMED_WORKS = {"nanoGPT": "karpathy2022nanogpt"}
+
 # ----------------------------------------------------------------------------------------------------
 # missing tools: a skip with a hint on a reader's machine, a failure in CI
 

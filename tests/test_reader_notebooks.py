@@ -7,6 +7,11 @@ files and run in a second, so that a chapter's author sees these failures first:
 - no output is a Python dict or list-of-tuples repr where a table is meant;
 - no visible code cell does glue bookkeeping, and no prose talks about the test machinery, nor does a
   docstring that the API page shows;
+- citations are roles, as the page needs them: no textual citation (``:cite:t:``) written in parentheses where
+  the parenthetical one is meant, no "Peng et al. (2023)" typed in (chapters, docstrings, references.bib's
+  notes), and a work named by its name ("nanoGPT") is cited where a page first names it;
+- a docstring names a chapter by its file alone (the API page shows its title once, linked), and links a
+  source text ("Lesson 2.3") to the introduction where its module first names one;
 - every chapter of the table of contents' "Chapters" part has learning objectives and a summary, and ends with
   Summary, Exercises and Further reading, in that order and under those names;
 - no page title repeats the part of the sidebar it is listed under ("Appendix: ...");
@@ -260,6 +265,8 @@ DOCSTRING_MACHINERY = re.compile(
     r"|\ba test checks\b|\bunit tests?\b|\bbaseline (?:test|image|comparison)s?\b|\bdoctests?\b(?!:)"
     r"|\bthe book's tests\b|\btests run it\b|\(plain Python, tests\)|\bMyST-NB#\d+|\bCONTRIBUTING\.md\b"
     r"|\bsee the Makefile\b|\bcompared with its stored outputs\b|\bcompared on\b|\bfigure registry\b"
+    # the switch of the record of rounding margins, and the log it writes (a comment in the code names them)
+    r"|\bEMBOOK_NUMBER_LOG\b|\bnumber log\b"
 )
 # Another chapter or a source text named by its kind ("the lesson", "the chapter's source"): the same phrases
 # as on the book's pages (tests/test_reader_page.py)
@@ -280,7 +287,8 @@ def test_docstring_patterns_catch_machinery_and_chapter_kinds_and_spare_names():
                  "(the book's tests check that)", "(plain Python, tests)", "format specs (MyST-NB#610)",
                  "(CONTRIBUTING.md, \"Numbers\")", "(see the Makefile)", "the book's tests run it on CPU",
                  "a re-executed chapter is compared with its stored outputs", "the figure's baseline comparison",
-                 "with no argument (the figure registry)", "what a re-executed chapter is compared on"):
+                 "with no argument (the figure registry)", "what a re-executed chapter is compared on",
+                 "logs every number when ``EMBOOK_NUMBER_LOG`` is set", "so that the number log shows it"):
         assert _hits(MACHINERY, line) or _hits(DOCSTRING_MACHINERY, line), line
     for line in (">>> f(10**400)  # doctest: +ELLIPSIS", "CIFAR-10", "a test split of 10 %", "the latest run"):
         assert not (_hits(MACHINERY, line) or _hits(DOCSTRING_MACHINERY, line)), line
@@ -310,6 +318,202 @@ def test_docstrings_on_the_api_page_name_the_chapters_and_texts_they_mean(module
     gives it ("Lesson 2.3", the textbook chapter *Embeddings*), never "the lesson" or "the chapter's source"."""
     found = [f"{where}: ...{hit}..." for where, doc in _rendered_docstrings(module) for hit in _hits(CHAPTER_KIND, doc)]
     assert found == [], "docstrings the API page shows name a chapter or a source text by its kind:\n" + "\n".join(found)
+
+
+# ----------------------------------------------------------------------------------------------------
+# citations, chapters and source texts as the sources write them (the built pages: tests/test_reader_page.py)
+
+TEXTUAL_IN_PARENTHESES = re.compile(booksite.TEXTUAL_CITATION_IN_PARENTHESES)
+PARENTHETICAL_AS_SUBJECT = re.compile(booksite.PARENTHETICAL_CITATION_AS_SUBJECT)
+PLAIN_CITATION = re.compile(booksite.PLAIN_CITATION)
+QUOTED_CHAPTER = re.compile(booksite.QUOTED_CHAPTER)
+DOCSTRING_SOURCE = re.compile(booksite.DOCSTRING_SOURCE_MENTION)
+# a reST role or a MyST one with its target, ":cite:p:`k{§2}`", "{cite}`k`", ":func:`f`": no typed citation
+ROLE = re.compile(r"(?::[\w:]+:|\{[\w:-]+\})`[^`]*`")
+BIB_PROSE_FIELDS = ("note", "howpublished", "annote", "addendum")
+
+
+def _lib_sources() -> list[Path]:
+    return sorted((ROOT / "lib").rglob("*.py"))
+
+
+def _docstrings_in_page_order(path: Path) -> list[tuple[str, str]]:
+    """``(where, text)`` of what autodoc shows of a module, in the order of the page (``bysource``): the
+    module's docstring, its public classes' and functions' (methods too), and each block of ``#:`` comments
+    (the lines of one constant's comment joined)."""
+    import ast
+
+    source = path.read_text()
+    name = str(path.relative_to(ROOT))
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            if getattr(node, "name", "").startswith("_"):
+                continue
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                found.append((getattr(node, "lineno", 0), f"{name}:{getattr(node, 'lineno', 1)}", doc))
+    block, start = [], 0
+    for number, line in enumerate(source.splitlines() + [""], 1):
+        if line.strip().startswith("#:"):
+            start = start or number
+            block.append(line.strip()[2:])
+        elif block:
+            found.append((start, f"{name}:{start}", "\n".join(block)))
+            block, start = [], 0
+    return [(where, text) for _, where, text in sorted(found, key=lambda f: f[0])]
+
+
+def _joined(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _page_texts() -> list[tuple[str, str]]:
+    """``(where, text)`` of every source of a page a reader reads: each book page's prose (with its roles,
+    without fenced code), and each docstring of ``lib`` that autodoc can show."""
+    return [item for path in _book_sources() + _lib_sources() for item in _texts_of(path)]
+
+
+def _bib_prose() -> list[tuple[str, str]]:
+    """``(key.field, text)`` of the fields of references.bib that the bibliography prints as sentences."""
+    from pybtex.database import parse_file
+
+    entries = parse_file(str(ROOT / "references.bib")).entries
+    return [(f"{key}.{field}", value) for key, entry in entries.items()
+            for field, value in entry.fields.items() if field.lower() in BIB_PROSE_FIELDS]
+
+
+def _typed_citations(text: str) -> list[str]:
+    """Author-year citations typed as text in ``text`` (roles and inline code left out)."""
+    bare = re.sub(r"``[^`]*``|`[^`\n]*`", " ", ROLE.sub(" ", text))
+    return [m.group(0) for m in PLAIN_CITATION.finditer(_joined(bare))]
+
+
+def _first_mentions(texts: list[tuple[str, str]], name: str):
+    """``(where, the text from the first mention of name on)`` in ``texts`` (one page's, in page order)."""
+    for where, text in texts:
+        # inline code (``nanoGPT``, a name in code) is no mention: masked, keeping every other character in place
+        bare = _joined(re.sub(r"``[^`]*``", lambda m: re.sub(r"\S", "#", m.group(0)), text))
+        match = re.search(rf"\b{re.escape(name)}\b", bare)
+        if match:
+            return where, _joined(text)[match.start():]
+    return None
+
+
+def test_citation_patterns_catch_typed_and_misplaced_citations_and_spare_roles():
+    for line in ("GPT-2's layout (:cite:t:`radford2019language`)", "(:cite:t:`vaswani2017attention`, §3.5)",
+                 "(the rule; :cite:t:`mikolov2013efficient`, §4.1)", "(WordSim-353, :cite:t:`finkelstein2002placing`)",
+                 "(the symbol of ZeRO, {cite:t}`rajbhandari2020zero`)", "( {cite:t}`su2021roformer` )"):
+        assert TEXTUAL_IN_PARENTHESES.search(_joined(line)), line
+    for line in ("GPT-2's layout :cite:p:`radford2019language`", ":cite:p:`vaswani2017attention{§3.5}`",
+                 "(:cite:t:`ethayarajh2019contextual` measured high values)", "as :cite:t:`levy2015improving` do",
+                 "examined by {cite:t}`bolukbasi2016bias` and {cite:t}`gonen2019debiasing`."):
+        assert not TEXTUAL_IN_PARENTHESES.search(_joined(line)), line
+    for line in ("- {cite}`su2021roformer` introduces RoPE.", "in a forum post; {cite}`peng2023yarn` analyses it",
+                 "the same. {cite}`haviv2022transformer` found", ":cite:p:`vose1991linear` gives the method"):
+        assert PARENTHETICAL_AS_SUBJECT.search(_joined(line)), line
+    for line in ("- {cite:t}`su2021roformer` introduces RoPE.", "the original transformer {cite}`vaswani2017attention` uses",
+                 "the count that ZeRO\n{cite}`rajbhandari2020zero` gives", "fits {cite}`levy2015improving`. All can"):
+        assert not PARENTHETICAL_AS_SUBJECT.search(_joined(line)), line
+    for line in ("cited by Peng et al. (2023) as the source", "(Mikolov et al. 2013b)", "Press and Wolf (2017)",
+                 "Levy, Goldberg & Dagan 2015", "Rabiner 1989"):
+        assert _typed_citations(line), line
+    for line in (":cite:p:`mikolov2013negative{§2.3}`", "``lee_background.cor`` of 2001", "Lesson 2.3",
+                 "{cite}`peng2023yarn`", "the YaRN paper"):
+        assert not _typed_citations(line), line
+    texts = [("a", "Follows ``nanoGPT`` code."), ("b", "as nanoGPT :cite:p:`karpathy2022nanogpt` does")]
+    assert _first_mentions(texts, "nanoGPT") == ("b", "nanoGPT :cite:p:`karpathy2022nanogpt` does")
+
+
+def _texts_of(path: Path) -> list[tuple[str, str]]:
+    """What a reader reads of one source: a book page's prose, or a module's docstrings."""
+    if path.suffix == ".md":
+        return [(path.name, _prose(path.read_text(), inline_code=True))]
+    return _docstrings_in_page_order(path)
+
+
+@pytest.mark.parametrize("path", _book_sources() + _lib_sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_citation_role_fits_its_place(path):
+    """A citation in parentheses is the parenthetical one, ``{cite}``/``:cite:p:`` ("[Radford et al., 2019]",
+    with a section as post-text: ``:cite:p:`vaswani2017attention{§3.5}```), never ``{cite:t}``/``:cite:t:``
+    written in parentheses, which reads "(Radford et al. [2019])"; and a citation whose authors are the subject
+    of a sentence is the textual one ("Su et al. [2021] introduces RoPE", never "[Su et al., 2021] introduces")."""
+    found = [f"{where}: {what} {m.group(0).strip()!r}" for where, text in _texts_of(path)
+             for what, pattern in (("textual in parentheses:", TEXTUAL_IN_PARENTHESES),
+                                   ("parenthetical as a subject:", PARENTHETICAL_AS_SUBJECT))
+             for m in pattern.finditer(_joined(text))]
+    assert found == [], ("citations in the wrong form (in parentheses :cite:p: / {cite}; as a subject :cite:t: / "
+                         "{cite:t}):\n" + "\n".join(found))
+
+
+def test_no_citation_typed_as_text_in_the_sources():
+    """Every source a page is made of cites with a role, never "Peng et al. (2023)" typed in: chapter prose,
+    the docstrings the API page shows, and the sentences of references.bib (its notes), which the
+    bibliography prints as they are."""
+    found = [f"{where}: {hit!r}" for where, text in _page_texts() + _bib_prose() for hit in _typed_citations(text)]
+    assert found == [], "citations typed as text (cite with {cite} / :cite:p: / :cite:t:):\n" + "\n".join(found)
+
+
+def _pages_of_the_book() -> dict[str, list[tuple[str, str]]]:
+    """``{page: [(where, text), ...]}``: each book page's prose, and the API page's docstrings module by module
+    (a section of the page each), in the page's order."""
+    pages = {source.name: [(source.name, _prose(source.read_text(), inline_code=True))] for source in _book_sources()}
+    for module in _api_modules():
+        path = ROOT / (module.replace(".", "/") + ".py")
+        path = path if path.exists() else ROOT / module.replace(".", "/") / "__init__.py"
+        pages[f"api.md ({module})"] = _docstrings_in_page_order(path)
+    return pages
+
+
+@pytest.mark.parametrize("work", sorted(booksite.NAMED_WORKS))
+def test_a_work_named_by_its_name_is_cited_where_a_page_first_names_it(work):
+    """"nanoGPT" has authors and a year like any work: where a page (or a module of the API page) first names
+    it, a citation of it follows within the sentence."""
+    key = booksite.NAMED_WORKS[work]
+    missing = []
+    for page, texts in _pages_of_the_book().items():
+        first = _first_mentions(texts, work)
+        if first and not re.match(rf"[^.]{{0,80}}?(?::cite:[pt]:|\{{cite(?::[pt])?\}})`[^`]*\b{key}\b",
+                                  first[1][len(work):]):
+            missing.append(f"{first[0]}: {first[1][:100]!r}")
+    assert missing == [], f"pages that first name {work} without citing {key}:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("module", _api_modules())
+def test_docstrings_name_a_chapter_by_its_file_alone(module):
+    """A docstring names a chapter by its file, ``chapters/embeddings.md``, which the API page shows as the
+    chapter's title, linked: a title typed in quotes beside it reads twice ("The chapter “Embeddings”
+    (Embeddings)"), and a title typed alone ('the four-level "Embeddings" chapter') is not linked."""
+    found = [f"{where}: ...{hit}..." for where, doc in _rendered_docstrings(module) for hit in _hits(QUOTED_CHAPTER, doc)]
+    assert found == [], "docstrings that type a chapter's title in quotes:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("module", _api_modules())
+def test_docstrings_link_a_source_text_where_a_module_first_names_it(module):
+    """"Lesson 2.3" and "the textbook chapter *Embeddings*" have no author or publication to cite: where a
+    module of the API page first names one, it links to the introduction's account of those texts
+    (``:ref:`Lesson 2.3 <sources>```), as a chapter does where it first names one."""
+    path = ROOT / (module.replace(".", "/") + ".py")
+    path = path if path.exists() else ROOT / module.replace(".", "/") / "__init__.py"
+    for where, doc in _docstrings_in_page_order(path):
+        text = _joined(doc)
+        match = DOCSTRING_SOURCE.search(text)
+        if match:
+            refs = [m.span() for m in re.finditer(rf":ref:`[^`]*<{booksite.SOURCES_ANCHOR}>`", text)]
+            assert any(start <= match.start() < end for start, end in refs), (
+                f"{where}: {module} first names a source text without linking it to the introduction "
+                f"(:ref:`... <{booksite.SOURCES_ANCHOR}>`): ...{text[max(0, match.start() - 40): match.end() + 40]}...")
+            return
+
+
+def test_docstring_chapter_and_source_patterns_catch_the_old_ways():
+    assert _hits(QUOTED_CHAPTER, 'The chapter "Embeddings" (chapters/embeddings.md): its corpus')
+    assert _hits(QUOTED_CHAPTER, 'Figures of the four-level "Embeddings" chapter (chapters/embeddings.md).')
+    assert _hits(QUOTED_CHAPTER, 'the principal component of the chapter "Positions in a trained model")')
+    assert not _hits(QUOTED_CHAPTER, "The chapter chapters/embeddings.md: its corpus")
+    assert not _hits(QUOTED_CHAPTER, 'the "eigenvalue weighting" of the paper, chapter 3')
+    assert DOCSTRING_SOURCE.search("the numbers Lesson 2.3 reports")
+    assert DOCSTRING_SOURCE.search("as the textbook chapter *Embeddings* counts")
 
 
 GREEK = ("alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|pi|rho|"

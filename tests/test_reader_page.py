@@ -12,7 +12,8 @@ reader notices, on every page of the table of contents:
 4. nothing is cut off: a code, output or table block wider than the column scrolls inside its own block (at
    1280 px and at 390 px), a display equation fits its column at both widths (inside an opened solution
    too), and no page, the generated ones (index, module index, search with its results) included, scrolls
-   sideways or clips what sticks out; inline code (an identifier, a file name) breaks only after a ``.``, ``_``, ``/`` or a space,
+   sideways or clips what sticks out; at 390 px no table hides a column past its right edge (a table too wide is
+   stacked row by row), and at 1280 px every table keeps its columns; inline code (an identifier, a file name) breaks only after a ``.``, ``_``, ``/`` or a space,
    never inside a word; a number and its unit ("6.1 GB") are never on two lines;
 6. no glue bookkeeping in code a reader can open, no prose about the test machinery, on any page (the API
    page's docstrings included: they say what is guaranteed, not which test holds it);
@@ -20,7 +21,8 @@ reader notices, on every page of the table of contents:
    without a link, no "appendix Appendix" stutter before a link, the introduction links every chapter, and
    the API page's headings link the chapters whose concepts they group; a source text a chapter follows
    ("Lesson 2.3", "adapted from") is linked, where a page first names it, to the introduction's account of
-   those texts; a file or folder of the repository named in the text is a link;
+   those texts; a file or folder of the repository named in the text is a link; the API page names each
+   chapter once (its title, linked, not "“Embeddings” (Embeddings)") and shows no raw repr of a constant;
 8. figures are legible: their smallest text is at least ``MIN_TEXT_PX`` CSS pixels at 1280 px, and on a
    phone a figure whose text is smaller opens full size on a tap, at twice that resolution;
 9. one citation style: the bibliography is labelled author-year, one label per work (2013a, 2013b), and links
@@ -85,17 +87,17 @@ CHAPTERS = _chapters_part()
 CHAPTER_PHRASES = booksite.CHAPTER_PHRASES
 SOURCE_PHRASE = booksite.SOURCE_PHRASE
 MACHINERY = r"\bnbval\b|\bsanitiz|\btests/|\bpytest\b"
-# A source text named: "Lesson 2.3", "the chapter this one is adapted from", "the texts the book was written from"
-SOURCE_MENTION = r"\bLesson \d+(?:\.\d+)+\b|\b(?:adapted|written) from\b"
-SOURCES_ANCHOR = "sources"  # the section of the introduction that names those texts, (sources)= in intro.md
-# "Mikolov et al. 2013b", "Press and Wolf (2017)", "Levy, Goldberg & Dagan 2015", "Okabe & Ito's (2008)",
-# "Rabiner 1989", "Firth (1957)": a citation typed as text instead of {cite} (a page) or :cite: (a docstring)
-PLAIN_CITATION = (r"\b[A-Z][\w'’-]+(?:(?:,? [A-Z][\w'’-]+)*,? (?:&|and) [A-Z][\w'’-]+| et al\.?)?(?:['’]s)?,?"
-                  r" \(?(?:1[5-9]|20)\d\d[a-z]?\b")
+# A source text named: "Lesson 2.3", "the chapter this one is adapted from", "the texts the book was written from";
+# the section of the introduction that names those texts
+SOURCE_MENTION = booksite.SOURCE_MENTION
+SOURCES_ANCHOR = booksite.SOURCES_ANCHOR
+# "Mikolov et al. 2013b", "Rabiner 1989", ...: a citation typed as text (the sources are checked too, in
+# tests/test_reader_notebooks.py)
+PLAIN_CITATION = booksite.PLAIN_CITATION
 
 # Everything the checks need from one page at one width, collected in one pass after MathJax finished.
 AUDIT_JS = r"""
-([chapterPhrases, sourcePhrase, machinery, numberAndUnit, pathPattern, sourceMention, plainCitation]) => {
+([chapterPhrases, sourcePhrase, machinery, numberAndUnit, pathPattern, sourceMention, plainCitation, namedWorks]) => {
   const article = document.querySelector('article.bd-article') || document.querySelector('main');
   const visible = (el) => {
     if (!el || !el.isConnected) return false;
@@ -180,6 +182,9 @@ AUDIT_JS = r"""
       out.scrolls.push(`table in "${sectionOf(table)}" (${box.scrollWidth - box.clientWidth} px hidden): ${short(table)}`);
     }
   }
+  // tables stacked row by row because their columns did not fit (_ext/static/reader_tables.js)
+  out.stackedTables = [...article.querySelectorAll('table.reader-stacked')].filter(visible)
+    .map((t) => `table in "${sectionOf(t)}": ${short(t)}`);
   out.pageWidth = document.documentElement.scrollWidth;
   // the page and every box that holds the article, from the article up: none wider inside than it is
   // (a box that clips what sticks out, overflow hidden, is caught as well as one that scrolls)
@@ -358,6 +363,15 @@ AUDIT_JS = r"""
     const hits = [...n.textContent.matchAll(citeRe)].map((m) => m[0]);
     return hits.length ? `${sectionOf(p)}: ${hits.join('; ')} in "${squash(p.textContent).slice(0, 100)}"` : null;
   });
+  // a work known by its name ("nanoGPT"): where the page first names it, the citations of that paragraph
+  out.namedWorks = namedWorks.map((name) => {
+    const nameRe = new RegExp(`\\b${name}\\b`);
+    const first = proseWalk((n, p) => (!p.closest('a, code') && nameRe.test(n.textContent) ? p : null))[0];
+    if (!first) return null;
+    const block = first.closest('p, li, dd, td, figcaption') || first;
+    return {name, where: `${sectionOf(block)}: ${short(block)}`,
+            cites: [...block.querySelectorAll('a[href*="bibliography.html#"]')].map((a) => squash(a.textContent))};
+  }).filter(Boolean);
   out.bibLabels = [...article.querySelectorAll('div.citation, [role="doc-biblioentry"]')].map((c) => {
     const label = c.querySelector('.label');
     return {id: c.id, label: label ? squash(label.textContent).replace(/^\[|\]$/g, '') : '',
@@ -425,7 +439,8 @@ class Site:
                 page.wait_for_timeout(500)  # the dropdowns' opening transition
             self._audits[key] = page.evaluate(AUDIT_JS, [CHAPTER_PHRASES, SOURCE_PHRASE, MACHINERY,
                                                          reader_page.NUMBER_AND_UNIT, reader_page.PATH.pattern,
-                                                         SOURCE_MENTION, PLAIN_CITATION])
+                                                         SOURCE_MENTION, PLAIN_CITATION,
+                                                         sorted(booksite.NAMED_WORKS)])
             SHOTS.mkdir(parents=True, exist_ok=True)
             state = "-opened" if opened else ""
             page.screenshot(path=SHOTS / f"{docname.replace('/', '-')}-{width}{state}.png", full_page=True)
@@ -667,6 +682,21 @@ def test_notation_tables_fit_a_phone(site):
     assert wide == [], f"notation at {WIDTHS['phone']} px: tables wider than the column:\n" + "\n".join(wide)
 
 
+@pytest.mark.parametrize("opened", [False, True], ids=["closed", "opened"])
+@pytest.mark.parametrize("docname", PAGES)
+def test_tables_fit_a_phone(site, docname, opened):
+    """At 390 px no table of any page hides a column past its right edge, as the page opens and with every
+    solution opened: a table whose columns do not fit is stacked, one block per row and one line per cell
+    with its column's header (_ext/static/reader_tables.js), as the notation page's tables are
+    (_ext/static/notation.css). At 1280 px every table keeps its columns."""
+    phone = site.audit(docname, WIDTHS["phone"], opened)
+    wide = [s for s in phone["scrolls"] if s.startswith("table ")]
+    assert wide == [], (f"{docname} at {WIDTHS['phone']} px: tables whose right edge is hidden (they scroll "
+                        "sideways):\n" + "\n".join(wide))
+    stacked = site.audit(docname, WIDTHS["laptop"], opened)["stackedTables"]
+    assert stacked == [], f"{docname} at {WIDTHS['laptop']} px: tables stacked although the page is wide: {stacked}"
+
+
 @pytest.mark.parametrize("docname, width", _both(PAGES))
 def test_inline_code_breaks_only_between_words(site, docname, width):
     """An identifier or a file name in inline code wraps after a ``.``, ``_``, ``/`` or a space, never inside
@@ -722,6 +752,58 @@ def test_api_headings_link_the_chapters_they_group(site):
     chapter_urls = {site.url(d) for d in CHAPTERS}
     unlinked = [h["text"] for h in headings if not chapter_urls & set(h["links"])]
     assert unlinked == [], f"api headings that name a chapter without linking it: {unlinked}"
+
+
+@pytest.fixture(scope="module")
+def api_html() -> str:
+    """The API page as built (no browser needed)."""
+    return (booksite.book_for_this_run() / "api.html").read_text(encoding="utf-8")
+
+
+def _text(html: str) -> str:
+    """The text of an HTML fragment, tags dropped, entities decoded, white space squashed."""
+    import html as html_module
+
+    return " ".join(html_module.unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def _chapter_link_texts(html: str) -> set[str]:
+    """The texts of the page's links to chapters (a chapter's file named in a docstring becomes one)."""
+    links = re.findall(r'<a class="reference internal[^"]*" href="chapters/[\w]+\.html(?:#[^"]*)?">(.*?)</a>', html, re.S)
+    return {_text(link) for link in links if _text(link)}
+
+
+def test_api_page_names_each_chapter_once(api_html):
+    """A chapter named in a docstring is its title, linked, once: not "The chapter “Embeddings” (Embeddings)"
+    nor "the four-level “Embeddings” chapter" (tests/test_reader_notebooks.py checks the docstrings too)."""
+    text = _text(re.sub(r'<a class="headerlink"[^>]*>.*?</a>', " ", api_html, flags=re.S))
+    titles = _chapter_link_texts(api_html)
+    assert titles, "the API page links no chapter"
+    twice = [m.group(0) for title in titles
+             for m in re.finditer(rf"{re.escape(title)}[\W]{{0,6}}{re.escape(title)}", text)]
+    quoted_title = "|".join(re.escape(title) for title in sorted(titles))
+    quoted = [m.group(0) for m in re.finditer(rf"“(?:{quoted_title})”|“[^”]{{2,80}}”\s+chapter\b", text)]
+    assert twice + quoted == [], f"the API page names a chapter twice in a row, or by a quoted title: {twice + quoted}"
+
+
+# A value autodoc prints after a constant's name: "SOURCE_NEIGHBOURS = {...}" (the text after " = ")
+MAX_SHOWN_VALUE = 100  # characters
+LONG_FLOAT = re.compile(r"\d\.\d{7,}")
+
+
+def test_api_page_shows_no_raw_repr_of_a_constant(api_html):
+    """A module constant's entry says what it is; it does not print a repr of more than
+    ``MAX_SHOWN_VALUE`` characters (a dict of dataclasses) or floats of 17 digits (its doc comment says
+    ``:meta hide-value:`` where the value is long)."""
+    entries = re.findall(r'<dl class="py (?:data|attribute)">\s*<dt[^>]*>(.*?)</dt>', api_html, re.S)
+    assert entries, "the API page documents no constant"
+    long = []
+    for signature in entries:
+        text = _text(re.sub(r'<a class="headerlink"[^>]*>.*?</a>', " ", signature, flags=re.S))
+        name, _, value = text.partition(" = ")
+        if len(value) > MAX_SHOWN_VALUE or LONG_FLOAT.search(value):
+            long.append(f"{name}: {len(value)} characters: {value[:80]}...")
+    assert long == [], "constants shown as raw reprs on the API page:\n" + "\n".join(long)
 
 
 @pytest.mark.parametrize("docname", [d for d in PAGES if d != PAGES[0]])
@@ -934,13 +1016,28 @@ def test_citations_give_the_year_and_letter_of_the_work(site, docname):
     assert problems == [], f"{docname}:\n" + "\n".join(problems)
 
 
+@functools.lru_cache(maxsize=None)
+def _named_work_authors() -> dict[str, str]:
+    """``{name: first author's last name}`` of each of ``booksite.NAMED_WORKS``, as a citation of it starts."""
+    from pybtex.database import parse_file
+
+    entries = parse_file(str(ROOT / "references.bib")).entries
+    return {name: " ".join(entries[key].persons["author"][0].last_names) for name, key in booksite.NAMED_WORKS.items()}
+
+
 @pytest.mark.parametrize("docname", [d for d in PAGES if d != "bibliography"])
 def test_no_citation_left_as_plain_text(site, docname):
     """Every author-year citation on a page, the API page's docstrings included, is a link to its entry in the
     bibliography (so every work cited is in it), labelled as the bibliography labels it."""
-    found = site.audit(docname, WIDTHS["laptop"])["plainCitations"]
+    seen = site.audit(docname, WIDTHS["laptop"])
+    found = seen["plainCitations"]
     assert found == [], (f"{docname}: citations typed as text instead of {{cite}} (a page) or :cite:t: (a "
                          "docstring of lib):\n" + "\n".join(found))
+    # a work known by its name ("nanoGPT (Karpathy)" was typed) is cited where the page first names it
+    authors = _named_work_authors()
+    uncited = [f"{w['name']} in {w['where']!r} (citations there: {w['cites']})" for w in seen["namedWorks"]
+               if not any(cite.startswith(authors[w["name"]]) for cite in w["cites"])]
+    assert uncited == [], f"{docname}: works named without a citation where the page first names them:\n" + "\n".join(uncited)
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""The chapter "Embeddings" (chapters/embeddings.md): its constructed corpus, its examples, and the
-comparison of its skip-gram run with the numbers the textbook chapter *Embeddings* printed.
+"""The chapter chapters/embeddings.md: its constructed corpus, its examples, and the
+comparison of its skip-gram run with the numbers :ref:`the textbook chapter Embeddings <sources>` printed.
 
 Concepts used: :mod:`lib.embedding`, :mod:`lib.corpus`, :mod:`lib.ppmi`, :mod:`lib.skipgram`,
 :mod:`lib.geometry`, :mod:`lib.provenance`, :mod:`lib.memory`.
@@ -31,7 +31,11 @@ from lib.evaluation import MAX_RESAMPLES
 from lib.geometry import neighbour_sets, stability_by_frequency
 from lib.notebook import fmt
 
-#: The chapter's constructed corpus: 13 three-word sentences about pets and vehicles (39 tokens, 15 types).
+#: The chapter's constructed corpus: 13 three-word sentences about pets and vehicles (39 tokens, 15 types), a
+#: tuple of tuples of ``str``, from ``("cat", "pet", "soft")`` to ``("puppy", "young", "dog")``; the chapter
+#: prints them, and :func:`animal_vehicle_corpus` returns a copy as lists.
+#:
+#: :meta hide-value:
 ANIMAL_VEHICLE_CORPUS: Tuple[Tuple[str, ...], ...] = (
     ("cat", "pet", "soft"),
     ("kitten", "pet", "soft"),
@@ -54,7 +58,11 @@ FOCUS_TERMS: Tuple[str, ...] = ("cat", "kitten", "dog", "puppy", "car", "truck",
 ANIMAL_TERMS: Tuple[str, ...] = ("cat", "kitten", "dog", "puppy", "pet")
 
 #: The chapter's four vectors: a reference, the same direction three times longer, a short vector
-#: at another angle, and the opposite vector (figure "emb-metrics").
+#: at another angle, and the opposite vector (figure "emb-metrics"): ``{name: (x, y)}``, ``"reference"``
+#: (1, 0.5), ``"same direction, larger"`` (3, 1.5), ``"nearby, different angle"`` (0.65, 0.85) and
+#: ``"opposite"`` (-1, -0.5).
+#:
+#: :meta hide-value:
 FOUR_VECTORS: Dict[str, Tuple[float, float]] = {
     "reference": (1.0, 0.5),
     "same direction, larger": (3.0, 1.5),
@@ -63,7 +71,11 @@ FOUR_VECTORS: Dict[str, Tuple[float, float]] = {
 }
 
 #: The cosine neighbours the textbook chapter *Embeddings* printed after its full-softmax run, at the precision it
-#: printed them; :func:`lib.skipgram.train_skipgram` reproduces them to four decimals.
+#: printed them: ``{word: ((neighbour, cosine), ...)}``, four neighbours, best first, for each of ``"cat"``,
+#: ``"truck"`` and ``"pet"`` (cosines as float). :func:`lib.skipgram.train_skipgram` reproduces them to four
+#: decimals; :func:`compare_neighbours` sets them beside the book's run.
+#:
+#: :meta hide-value:
 SOURCE_NEIGHBOURS: Dict[str, Tuple[Tuple[str, float], ...]] = {
     "cat": (("kitten", 0.5262460708618164), ("soft", 0.45443016290664673), ("dog", 0.3860318064689636), ("pet", 0.19947943091392517)),
     "truck": (("people", 0.4025770127773285), ("vehicle", 0.3929774761199951), ("road", 0.21301373839378357), ("pet", 0.17421948909759521)),

@@ -1,5 +1,5 @@
-"""The chapter "Embeddings, vectors and token positions" (chapters/lesson.md): its experiment in one
-place, and the numbers Lesson 2.3 reports, to compare against.
+"""The chapter chapters/lesson.md: its experiment in one place, and the numbers :ref:`Lesson 2.3 <sources>`
+reports, to compare against.
 
 Concepts used: :mod:`lib.toylang`, :mod:`lib.bigram`, :mod:`lib.embedding`, :mod:`lib.positional`,
 :mod:`lib.geometry` (neighbours by name).
@@ -85,7 +85,7 @@ def gpt2_token_parameters() -> int:
 
 
 def gpt2_total_parameters() -> int:
-    """Every parameter of GPT-2 small, counted from its architecture (:cite:t:`radford2019language`).
+    """Every parameter of GPT-2 small, counted from its architecture :cite:p:`radford2019language`.
 
     Token and position tables; per layer, two layer norms (scale and shift), the attention's joint
     query/key/value projection and output projection, and the two-layer MLP of width ``4d``, all with

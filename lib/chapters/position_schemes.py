@@ -1,4 +1,4 @@
-"""The chapter "Positions in a trained model" (chapters/position_schemes.md): its study of five position schemes.
+"""The chapter chapters/position_schemes.md: its study of five position schemes.
 
 Concepts used: :mod:`lib.transformer` (the model and its training), :mod:`lib.forward_filter` (the exact
 floor), :mod:`lib.positional` (RoPE, ALiBi, the NTK-aware base, the sinusoidal and learned tables),
@@ -213,7 +213,7 @@ def first_crossing(curve, threshold: float = FAILURE_THRESHOLD) -> Optional[int]
     of the threshold (the answer would hinge on float noise), for a ``curve`` that is not 1-D or holds NaN
     or infinity (a NaN would be skipped, or read as "never crosses"), and for a ``threshold`` that is not a
     finite number > 0; ``TypeError`` for entries that are not real numbers. Records the distance to the
-    threshold for the rounding-margin report.
+    threshold among the rounding margins (:func:`lib.notebook.record_gap`).
 
     >>> first_crossing(np.r_[np.zeros(L), 0.05, 0.2, 0.05], threshold=0.1)
     33

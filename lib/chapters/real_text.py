@@ -1,4 +1,4 @@
-"""The chapter "Embeddings from real text" (chapters/real_text.md): its study of quality on the Lee corpus.
+"""The chapter chapters/real_text.md: its study of quality on the Lee corpus.
 
 Concepts used: :mod:`lib.datasets` (the corpus and benchmarks), :mod:`lib.corpus`, :mod:`lib.race` (the
 three methods under one :class:`lib.race.Settings`, and the race against gensim), :mod:`lib.evaluation`

@@ -1,4 +1,4 @@
-"""The chapter "Embedding tables at scale" (chapters/scale.md): its settings, its experiments, and a check
+"""The chapter chapters/scale.md: its settings, its experiments, and a check
 of the sharded table that also runs from the command line and under ``torchrun``.
 
 Concepts used: :mod:`lib.memory`, :mod:`lib.sparse_updates`, :mod:`lib.tying` (on the toy language of
@@ -121,7 +121,11 @@ def compare_steps(
     return {m: measure_step(m, **settings) for m in methods}
 
 
-#: How the step table names each method of :func:`lib.sparse_updates.measure_step`: the gradient, then the optimiser.
+#: How the step table names each method of :func:`lib.sparse_updates.measure_step`: the gradient, then the optimiser
+#: (``"sparse_adam"`` is "sparse gradient, SparseAdam"), for the four methods ``dense_adam``, ``sparse_adam``,
+#: ``sparse_sgd`` and ``dense_sgd``.
+#:
+#: :meta hide-value:
 METHOD_NAMES = {
     "dense_adam": "dense gradient, Adam",
     "sparse_adam": "sparse gradient, SparseAdam",

@@ -1,4 +1,4 @@
-"""The chapter "Where token ids come from" (chapters/tokenization.md): its experiments on the Lee corpus.
+"""The chapter chapters/tokenization.md: its experiments on the Lee corpus.
 
 Concepts used: :mod:`lib.bpe` (byte-level byte-pair encoding), :mod:`lib.memory` (table sizes),
 :mod:`lib.sgns` (skip-gram on BPE tokens), :mod:`lib.provenance` (tokens seen and never seen),
@@ -114,10 +114,10 @@ def tokens_per_word(encode: Callable[[str], Sequence[int]], docs: Sequence[str])
 def attention_flops(n_tokens: float, width: int = WIDTH) -> float:
     """Floating-point operations of one attention layer's two sequence-by-sequence products for a sequence
     of ``n_tokens``: the scores ``Q Kᵀ`` and the weighted sum of values, ``2 n² d`` each, so ``4 n² d``
-    (a multiply and an add count as two; :cite:t:`vaswani2017attention`, Table 1: ``O(n² d)`` per layer). The
-    projections and the MLP grow only linearly in ``n`` and are not counted. Raises ``ValueError`` for a
-    negative ``n_tokens``, a ``width`` outside ``[1, lib.validate.MAX_SIZE]`` and a count beyond float64
-    (``n_tokens = 1e200``: it would be ``OverflowError``).
+    (a multiply and an add count as two): the ``O(n² d)`` per layer that :cite:t:`vaswani2017attention`
+    give in their Table 1. The projections and the MLP grow only linearly in ``n`` and are not counted. Raises
+    ``ValueError`` for a negative ``n_tokens``, a ``width`` outside ``[1, lib.validate.MAX_SIZE]`` and a count
+    beyond float64 (``n_tokens = 1e200``: it would be ``OverflowError``).
 
     >>> attention_flops(10, 4)
     1600.0
@@ -172,7 +172,7 @@ def vocabulary_tradeoff(
 
 
 def gpt2_point() -> VocabPoint:
-    """GPT-2 small's table, 50,257 × 768 (:cite:t:`radford2019language`), computed like the others; its tokens
+    """GPT-2 small's table, 50,257 × 768 :cite:p:`radford2019language`, computed like the others; its tokens
     per word on the Lee stories is ``None``: its merges are not shipped with any pinned package."""
     return VocabPoint(GPT2_VOCAB, None, GPT2_VOCAB * GPT2_WIDTH, memory.table_bytes(GPT2_VOCAB, GPT2_WIDTH, "fp32"),
                       None, "GPT-2 small")
@@ -200,8 +200,8 @@ def tradeoff_table(points: Sequence[VocabPoint]) -> str:
 
 
 def gpt2_bytes_to_unicode() -> Dict[int, str]:
-    """GPT-2's map from each byte to a printable character (``bytes_to_unicode`` in its ``encoder.py``,
-    :cite:t:`radford2019language`), which ``tokenizers``' ``ByteLevel`` uses to store tokens as text: the 188
+    """GPT-2's map from each byte to a printable character (``bytes_to_unicode`` in its ``encoder.py``
+    :cite:p:`radford2019language`), which ``tokenizers``' ``ByteLevel`` uses to store tokens as text: the 188
     bytes that are printable Latin-1 characters map to themselves, the other 68 (space, control characters,
     ``0x7f``-``0xa0``, ``0xad``) to ``chr(256)``, ``chr(257)``, ... in byte order; the space becomes ``Ġ``.
 
@@ -572,7 +572,7 @@ def ngram_breakdown(study: SimilarityStudy, word: str) -> List[Tuple[str, bool]]
 def unseen_neighbours(study: SimilarityStudy, word: str, k: int = 5) -> List[str]:
     """The ``k`` in-vocabulary words whose fastText vectors are closest in cosine to ``word``'s vector
     (built from its n-grams when it has no row), best first. The gap between the ``k``-th and the next
-    is recorded for the rounding-margin report (:func:`lib.notebook.record_gap`). Raises ``ValueError``
+    is recorded among the rounding margins (:func:`lib.notebook.record_gap`). Raises ``ValueError``
     for ``k < 1``."""
     k = validate.integer(k, "k", low=1)
     ft = study.fasttext

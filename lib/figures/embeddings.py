@@ -1,6 +1,6 @@
-"""Figures of the four-level "Embeddings" chapter (chapters/embeddings.md).
+"""Figures of the chapter chapters/embeddings.md.
 
-Seven figures, after the seven of the textbook chapter *Embeddings*: the lookup diagram, one-hot against dense vectors,
+Seven figures, after the seven of :ref:`the textbook chapter Embeddings <sources>`: the lookup diagram, one-hot against dense vectors,
 static against contextual representations, the context window, co-occurrence counts with their PPMI-SVD
 projection, three measurements of four vectors, and the skip-gram loss with a projection of the trained
 vectors. Every number drawn comes from ``lib`` (:mod:`lib.embedding`, :mod:`lib.corpus`,

@@ -1,4 +1,4 @@
-"""Figures of the chapter "Embeddings, vectors and token positions" (chapters/lesson.md)."""
+"""Figures of the chapter chapters/lesson.md."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from lib.figures.style import DIVERGING, MARKERS, PALETTE, new_figure, styled
 
 @styled
 def loss_by_width():
-    """Validation loss of the factored bigram against its width, the book's and Lesson 2.3's, with the full table.
+    """Validation loss of the factored bigram against its width, the book's and :ref:`Lesson 2.3 <sources>`'s, with the full table.
 
     Two panels: every width, and a close-up of widths 2 to 34 where the differences are thousandths of a nat.
     """

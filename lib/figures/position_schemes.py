@@ -1,4 +1,4 @@
-"""Figures of the chapter "Positions in a trained model" (chapters/position_schemes.md).
+"""Figures of the chapter chapters/position_schemes.md.
 
 Every figure reads the chapter's study (:func:`lib.chapters.position_schemes.study`, trained once per
 process) or takes one as an argument. Sized for a phone: 5 inches wide, panels stacked, no text below 10 pt,

@@ -1,4 +1,4 @@
-"""Figures of the chapter "Embeddings from real text" (chapters/real_text.md).
+"""Figures of the chapter chapters/real_text.md.
 
 Three figures, all from :func:`lib.chapters.real_text.chapter_study` (the three methods trained on the Lee corpus
 with one worker, so every number is reproducible): the benchmark scores of every run by method

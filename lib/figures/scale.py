@@ -1,4 +1,4 @@
-"""Figures of the chapter "Embedding tables at scale" (chapters/scale.md).
+"""Figures of the chapter chapters/scale.md.
 
 Five figures: the training footprint of a table by optimiser and dtype (:mod:`lib.memory`), the share of
 rows one batch touches as the vocabulary grows and the drift of a row without gradient under Adam

@@ -1,4 +1,4 @@
-"""Figures of the chapter "Where token ids come from" (chapters/tokenization.md).
+"""Figures of the chapter chapters/tokenization.md.
 
 Two figures: what the vocabulary size does to sequence length, attention cost and table size, with GPT-2
 small's table placed by computation (:func:`vocab_tradeoff`); and what skip-gram training does to each row

@@ -1,4 +1,4 @@
-"""Figures of the trace-exercise chapter (chapters/trace_exercise.md)."""
+"""Figures of the chapter chapters/trace_exercise.md."""
 
 from __future__ import annotations
 
