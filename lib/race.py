@@ -414,6 +414,14 @@ class RaceRun:
         validate.integer(self.pairs_used, "pairs_used", low=2)
 
 
+#: the most repeats :func:`run_race` allows: far more than a median needs (the benchmark runs 6), and a bound, so
+#: that ``repeats=10**6`` is refused by name instead of training for days
+MAX_REPEATS = 100
+#: the largest corpus scale :func:`run_race` allows: the corpus repeated 1000 times (60 million tokens for the
+#: Lee corpus, which the benchmark takes to 16), so that ``scales=[10**6]`` is refused before it fills the memory
+MAX_SCALE = 1000
+
+
 def run_race(
     docs,
     settings: Settings = Settings(),
@@ -432,14 +440,24 @@ def run_race(
     and only the amount of text grows. Runs are interleaved (repeat by repeat, the method order rotating)
     so that a change in the machine's load falls on every method alike. Repeat ``r`` uses seed ``r``;
     the predictive methods use ``workers`` threads (gensim's ``workers`` and the book's Hogwild workers).
-    Each run is scored on WordSim-353. Raises ``ValueError`` for an unknown method, ``repeats < 1`` or
-    a scale below 1.
+    Each run is scored on WordSim-353. Raises ``ValueError`` for an unknown method, a method named twice, no
+    method, ``repeats`` outside ``[1, MAX_REPEATS]`` (100), a scale outside ``[1, MAX_SCALE]`` (1000) or
+    ``workers`` outside ``[1, lib.validate.MAX_WORKERS]``, each before anything is trained, and ``TypeError``
+    for ``methods`` or ``scales`` that is not a collection (one string, one int) or a value of the wrong type.
     """
     docs = check_sentences(docs, "docs")
+    methods = validate.collection(methods, "methods", "a sequence of method names")
     for m in methods:
         validate.choice(m, "method", tuple(METHODS))
-    repeats = validate.integer(repeats, "repeats", low=1)
-    scales = validate.integers(scales, "scales", low=1)
+    if not methods:
+        raise ValueError(f"methods must name at least one of {tuple(METHODS)}, got none")
+    twice = next((m for i, m in enumerate(methods) if m in methods[:i]), None)
+    if twice is not None:  # its runs would be taken for one method's repeats
+        raise ValueError(f"methods must name each method once, got {twice!r} twice")
+    repeats = validate.integer(repeats, "repeats", low=1, high=MAX_REPEATS)
+    scales = [validate.integer(s, f"scales[{i}]", low=1, high=MAX_SCALE, hint="times the corpus is repeated")
+              for i, s in enumerate(validate.collection(scales, "scales", "a collection of integers"))]
+    workers = validate.workers(workers, "workers")
     pairs = read_word_pairs("wordsim353")
     runs: List[RaceRun] = []
     jobs = [(s, r, k) for s in scales for r in range(repeats) for k in range(len(methods))]

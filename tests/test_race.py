@@ -208,6 +208,26 @@ def test_race_rejects_bad_arguments():
         summarise_race([])
 
 
+@pytest.mark.parametrize("arguments, error, message", [
+    # repeats and scales had no upper bound: repeats=10**6 trained for days, scales=[10**6] filled the memory
+    (dict(repeats=101), ValueError, "repeats must be an integer in [1, 100], got 101"),
+    (dict(repeats=10**6), ValueError, "repeats must be an integer in [1, 100], got 1000000"),
+    (dict(scales=(1, 1001)), ValueError, "scales[1] must be an integer in [1, 1000] (times the corpus is repeated), got 1001"),
+    (dict(scales=(0,)), ValueError, "scales[0] must be an integer in [1, 1000] (times the corpus is repeated), got 0"),
+    (dict(scales=4), TypeError, "scales must be a collection of integers, got 4"),
+    (dict(workers=0), ValueError, "workers must be an integer in [1, 256] (threads), got 0"),
+    # one string was read letter by letter ("method must be one of ..., got 'g'"); none or a repeat raced nothing
+    # or mixed two methods' runs
+    (dict(methods="gensim"), TypeError, "methods must be a sequence of method names, got a single string 'gensim'"),
+    (dict(methods=()), ValueError, "methods must name at least one of ('PPMI-SVD', 'book SGNS', 'gensim'), got none"),
+    (dict(methods=("gensim", "PPMI-SVD", "gensim")), ValueError, "methods must name each method once, got 'gensim' twice"),
+])
+def test_race_bounds_its_arguments_before_training(arguments, error, message):
+    assert race.MAX_REPEATS == 100 and race.MAX_SCALE == 1000
+    with pytest.raises(error, match=f"^{re.escape(message)}"):
+        race.run_race([["a", "b", "a", "b"]], **arguments)
+
+
 def test_measured_value_formats():
     assert race.format_seconds(2.414) == "2.41 s"
     assert race.format_ratio(1.4321) == "1.43×"
