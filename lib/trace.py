@@ -35,6 +35,9 @@ that is one of the mistakes :func:`check` recognises. The reference functions ar
 
 Errors in a program raise :class:`TraceError` naming the line; the command line
 (``python -m lib.trace FILE``) prints ``FILE:LINE: error: ...`` and exits with status 2, never a traceback.
+Stopped with Ctrl-C (in the interpreter or in the learner's functions), it prints ``python -m lib.trace:
+interrupted`` and exits with status 130 (``INTERRUPTED``: 128 + SIGINT, the status a shell gives a program
+stopped by Ctrl-C).
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ MAX_WIDTH = 1024
 MAX_POSITION = 1_000_000  # POSENC limit: a documented bound for the exercise, far beyond any sequence in it
 COMMANDS = ("WIDTH", "TOKEN", "SEQUENCE", "LOOKUP", "POSENC", "ADD", "SIM")
 EXAMPLES = Path(__file__).parent / "data" / "traces"
+INTERRUPTED = 130  # the command line's exit status after Ctrl-C: 128 + SIGINT (2), as a shell reports it
 
 
 class TraceError(Exception):
@@ -707,6 +711,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except Exception as exc:  # last resort: the command line reports on one line, never with a traceback
         print(f"{args.file or args.check}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C, in the learner's functions too: one line and 128 + SIGINT, as a shell expects
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     return 0
 
 

@@ -712,3 +712,31 @@ def test_cli_stops_quietly_when_the_reader_closes_the_pipe(tmp_path):
     err = proc.stderr.read()
     proc.stderr.close()
     assert proc.wait(timeout=60) == 1 and err == b""
+
+
+INTERRUPTING = "def lookup(table, token_id):\n    raise KeyboardInterrupt\n\n\ndef pos_encoding(pos, d):\n    raise KeyboardInterrupt\n"
+
+
+def test_main_stops_quietly_with_status_130_on_ctrl_c_in_the_learners_functions(tmp_path, capsys):
+    # Ctrl-C in the learner's function was a traceback from the command line
+    functions = tmp_path / "mine.py"
+    functions.write_text(INTERRUPTING)
+    program = tmp_path / "p.trace"
+    program.write_text("WIDTH 2\nTOKEN a 1 0\nLOOKUP a\n")
+    for argv in (["--functions", str(functions), str(program)], ["--check", str(functions)]):
+        assert trace.main(argv) == trace.INTERRUPTED == 130
+        captured = capsys.readouterr()
+        assert captured.err == "python -m lib.trace: interrupted\n" and captured.out == ""
+    functions.write_text("raise KeyboardInterrupt\n")  # while the learner's file is loaded
+    assert trace.main(["--functions", str(functions), str(program)]) == 130
+    assert capsys.readouterr().err == "python -m lib.trace: interrupted\n"
+
+
+@pytest.mark.slow
+def test_cli_stops_quietly_with_status_130_on_ctrl_c(tmp_path):
+    functions = tmp_path / "mine.py"
+    functions.write_text(INTERRUPTING)
+    program = tmp_path / "p.trace"
+    program.write_text("WIDTH 2\nTOKEN a 1 0\nLOOKUP a\n")
+    result = _cli("--functions", str(functions), str(program))
+    assert result.returncode == 130 and result.stderr == "python -m lib.trace: interrupted\n" and result.stdout == ""
