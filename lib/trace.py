@@ -47,6 +47,7 @@ import importlib.util
 import math
 import os
 import re
+import reprlib
 import sys
 import textwrap
 import unicodedata
@@ -95,14 +96,21 @@ REFERENCE = Functions(lookup=embedding.lookup, pos_encoding=positional.sinusoida
 def format_vector(v) -> str:
     """``[0.6411, -1.4900, ...]``: each entry of ``v`` (an array of real numbers, any shape, read flat) as
     :func:`format_number` writes it: 4 decimals, ``-0.0000`` written as ``0.0000``, and an entry of
-    ``lib.notebook.FIXED_POINT_LIMIT`` (1e16) or more in size in exponent form. ``TypeError`` for entries
-    that are not real numbers (strings, bools, complex numbers), ``ValueError`` for a ragged nesting
+    ``lib.notebook.FIXED_POINT_LIMIT`` (1e16) or more in size in exponent form. ``TypeError`` naming ``v`` for entries
+    that are not real numbers (strings, bools, complex numbers, ``None``), ``ValueError`` for a ragged nesting
     (:func:`lib.validate.real_numbers`).
 
     >>> format_vector([0.14112, -0.0000001, 2e300])
     '[0.1411, 0.0000, 2.0000e+300]'
     """
-    values = validate.real_numbers(v, "v", "an array of numbers").astype(np.float64).ravel()
+    try:
+        values = validate.real_numbers(v, "v", "an array of numbers").astype(np.float64).ravel()
+    except TypeError as exc:
+        if not str(exc).startswith("v must hold real numbers, got dtype"):  # a bool among numbers, a mask: as said
+            raise
+        raw = np.asarray(validate.array_input(v, "v"))
+        dtype = f" (dtype {raw.dtype})" if raw.ndim else ""  # None, a string: no array to speak of
+        raise TypeError(f"v must be an array of real numbers, got {reprlib.repr(v)}{dtype}") from None
     large = np.isfinite(values) & (np.abs(values) >= FIXED_POINT_LIMIT)
     if not large.any():
         return "[" + ", ".join(fmt_each(values, ".4f")) + "]"  # as format_number, each

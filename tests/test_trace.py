@@ -638,8 +638,11 @@ def test_format_functions_name_a_bad_value():
                          (True, "x must be a real number, got True")]:  # were float()'s own errors, or 1.0000
         with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
             trace.format_number(bad)
-    with pytest.raises(TypeError, match=r"^v must hold real numbers, got dtype <U1$"):
-        trace.format_vector(["a"])  # was "could not convert string to float"
+    for bad, shown in ((["a"], "['a'] (dtype <U1)"), (None, "None"), ("ab", "'ab'"), ([1 + 2j], "[(1+2j)] (dtype complex128)")):
+        with pytest.raises(TypeError, match=f"^{re.escape(f'v must be an array of real numbers, got {shown}')}$"):
+            trace.format_vector(bad)  # was "could not convert string to float", then "v must hold ... dtype <U1"
+    with pytest.raises(TypeError, match=r"^v must hold real numbers, got a bool among them"):
+        trace.format_vector([0.5, True])
     with pytest.raises(ValueError, match=r"^v must be an array of numbers, got rows of different lengths$"):
         trace.format_vector([[1.0], [2.0, 3.0]])  # was NumPy's "inhomogeneous shape"
 
