@@ -133,7 +133,8 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     SPACE, U+2060 WORD JOINER), a malformed line, an empty word (also one that folds to nothing, such as a
     lone combining accent, or to two words, such as ``don´t``) or a score that is not a finite number
     (naming the pair for NaN or infinity; for a score that holds a character other than ASCII, naming
-    that character by code point and what to write instead, :func:`lib.validate.digits_hint`), ``FileNotFoundError`` for a missing file and
+    that character by code point and what to write instead, :func:`lib.validate.digits_hint`), a file
+    without any pair (only blank lines and comments), ``FileNotFoundError`` for a missing file and
     :class:`lib.datasets.NotTextError` (a ``ValueError``) naming the line for a file that is not UTF-8. A
     score that is nonzero but below float64's smallest subnormal (``1e-400``, which ``float`` reads as 0.0),
     written with more than 100 digits, or written as an integer beyond 2**53 in size (``9007199254740993``,
@@ -184,6 +185,8 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
             odd = [(number, written, word) for written, word in zip(parts[:2], words) if _not_a_token(word)]
             not_tokens += odd
             n_holding += bool(odd)
+    if not pairs:  # an empty benchmark is a broken file, not a score over no pair
+        raise ValueError(f"{path.name}: no word pair in the file (it holds only blank lines and '#' comments)")
     _warn_not_tokens(path, not_tokens, n_holding, len(pairs), "pairs")
     return pairs
 
@@ -198,7 +201,8 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
     start of the file, an invisible format character (Unicode category Cf), a question before any section
     (word2vec's format has no comments: a ``#`` line is read as a question, and one before any section is
     named as such), a section line without a name (``:`` alone), a section opened a second time (naming the
-    line of the first), a section that holds no question (naming the line that opened it), a
+    line of the first), a section that holds no question (naming the line that opened it), a file without
+    any question (only blank lines), a
     line without exactly four words, or a word that folds to nothing or to several words, and like
     :func:`read_word_pairs` for a file that is not UTF-8. The line is split into words first and each word
     is then folded by :func:`lib.corpus.fold` (with ``lowercase=True``), the corpus tokeniser's rule; a word
@@ -242,6 +246,8 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
             not_tokens += odd
             n_holding += bool(odd)
     _no_empty_section(path, current, opened, sections)
+    if not sections:  # an empty benchmark is a broken file, not an accuracy over no question
+        raise ValueError(f"{path.name}: no analogy question in the file (it holds only blank lines)")
     _warn_not_tokens(path, not_tokens, n_holding, n_questions, "questions")
     return sections
 

@@ -122,6 +122,21 @@ def test_analogy_sections_are_named_once_and_hold_questions(tmp_path, text, mess
     assert str(info.value) == message
 
 
+@pytest.mark.parametrize("text", ["", "\n\n", "# a comment\n\n# another\n"])
+def test_a_benchmark_file_without_a_pair_or_a_question_is_refused(tmp_path, text):
+    # an empty file gave [] and {}: a score over nothing, said only later (or an accuracy of no question)
+    pairs, questions = tmp_path / "p.tsv", tmp_path / "q.txt"
+    pairs.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        read_word_pairs(pairs)
+    assert str(info.value) == "p.tsv: no word pair in the file (it holds only blank lines and '#' comments)"
+    if "#" not in text:  # a '#' line is a question in the analogy format
+        questions.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError) as info:
+            read_analogies(questions)
+        assert str(info.value) == "q.txt: no analogy question in the file (it holds only blank lines)"
+
+
 def test_analogy_sections_keep_the_file_order_and_a_name_with_spaces(tmp_path):
     path = tmp_path / "q.txt"
     path.write_text(":  gram1 adjective\na b c d\n: capital\ne f g h\ni j k l\n", encoding="utf-8")
