@@ -79,10 +79,19 @@ class Settings:
     svd_power: float = 0.5
     weighting: Optional[str] = "linear"
 
+    def __post_init__(self):
+        if not isinstance(self.sgns, SGNSConfig):  # the other values are checked where they are used
+            raise TypeError(f"sgns must be a lib.sgns.SGNSConfig, got {type(self.sgns).__name__}")
+
     def replace(self, **changes) -> "Settings":
         """A copy with some values changed, by name: a field of this class (``min_count=3``) or of the
-        :class:`lib.sgns.SGNSConfig` it holds (``window=2``). ``TypeError`` for an unknown name."""
+        :class:`lib.sgns.SGNSConfig` it holds (``window=2``). ``TypeError`` naming an unknown name and the
+        known ones."""
         own = {f.name for f in dataclasses.fields(self)}
+        known = [f.name for f in dataclasses.fields(self)] + [f.name for f in dataclasses.fields(SGNSConfig)]
+        unknown = next((k for k in changes if k not in known), None)
+        if unknown is not None:  # was SGNSConfig's own "__init__() got an unexpected keyword argument"
+            raise TypeError(f"Settings.replace: unknown setting {unknown!r}; the settings are {', '.join(known)}")
         mine = {k: v for k, v in changes.items() if k in own}
         theirs = {k: v for k, v in changes.items() if k not in own}
         sgns = dataclasses.replace(mine.pop("sgns", self.sgns), **theirs)
@@ -659,8 +668,16 @@ def race_table(summaries: Sequence[RaceSummary], *, markdown: bool = True, compa
     default, aligned plain text with ``markdown=False`` (:mod:`lib.tables`). ``compact=True`` keeps the
     corpus, method, median wall time, words per second and speed ratio: the measured columns only, every
     one printed in the form the book marks as measured, so that a re-run may print other values (the
-    chapter's version). ``TypeError`` for a ``markdown`` or ``compact`` that is not ``True`` or ``False``."""
+    chapter's version). ``TypeError`` for a ``markdown`` or ``compact`` that is not ``True`` or ``False`` and
+    for ``summaries`` that is not a collection of :class:`RaceSummary`; ``ValueError`` for none (a table of
+    no row)."""
     markdown, compact = validate.flag(markdown, "markdown"), validate.flag(compact, "compact")
+    summaries = validate.collection(summaries, "summaries", "a collection of RaceSummary (summarise_race)")
+    odd = next((s for s in summaries if not isinstance(s, RaceSummary)), None)
+    if odd is not None:
+        raise TypeError(f"summaries must hold RaceSummary records (summarise_race), got {type(odd).__name__}")
+    if not summaries:
+        raise ValueError("summaries must hold at least one RaceSummary (summarise_race), got none")
     header = ["corpus", "method", "wall time (median, min-max)", "words/s", "speed (× gensim's)", "cost per word"]
     header.append("WordSim-353 rho (mean, min-max)")
     if compact:

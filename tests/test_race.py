@@ -3,6 +3,7 @@ solver, lib.sgns called directly, gensim called directly), and the race's bookke
 
 import configparser
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -267,6 +268,26 @@ def test_race_table_flags_must_be_true_or_false():
         with pytest.raises(TypeError) as info:
             race.race_table([], **{name: "no"})
         assert str(info.value) == f"{name} must be True or False, got 'no'"
+
+
+
+def test_race_table_needs_summaries():
+    # 3 was Python's "'int' object is not iterable", [] a table of headers only, a RaceRun an AttributeError
+    with pytest.raises(TypeError, match=r"^summaries must be a collection of RaceSummary \(summarise_race\), got 3$"):
+        race.race_table(3)
+    with pytest.raises(TypeError, match=r"^summaries must hold RaceSummary records \(summarise_race\), got RaceRun$"):
+        race.race_table(_runs())
+    with pytest.raises(ValueError, match=r"^summaries must hold at least one RaceSummary \(summarise_race\), got none$"):
+        race.race_table([])
+
+
+def test_settings_name_an_unknown_setting_and_need_an_sgns_config():
+    assert Settings().replace(window=2, min_count=3) == Settings(sgns=replace(Settings().sgns, window=2), min_count=3)
+    with pytest.raises(TypeError, match=r"^Settings.replace: unknown setting 'windw'; the settings are sgns, min_count, "
+                                        r"ppmi_alpha, svd_power, weighting, dim, window, "):
+        Settings().replace(windw=2)  # was "SGNSConfig.__init__() got an unexpected keyword argument 'windw'"
+    with pytest.raises(TypeError, match=r"^sgns must be a lib.sgns.SGNSConfig, got dict$"):
+        Settings(sgns={"window": 2})  # was accepted, failing at the first training with an AttributeError
 
 
 def test_format_functions_check_their_number():
