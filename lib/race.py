@@ -700,6 +700,8 @@ __all__ = [
     "FASTTEXT_MAX_N",
     "FASTTEXT_MIN_N",
     "FIXED_RANGE",
+    "MAX_REPEATS",
+    "MAX_SCALE",
     "METHODS",
     "PairedRatio",
     "RaceRun",

@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from lib import validate
 
-__all__ = ["markdown", "text"]
+__all__ = ["MAX_PAD", "markdown", "text"]
 
 ALIGNS = ("<", ">")
 

@@ -66,7 +66,8 @@ MAX_WIDTH = 1024
 MAX_POSITION = 1_000_000  # POSENC limit: a documented bound for the exercise, far beyond any sequence in it
 COMMANDS = ("WIDTH", "TOKEN", "SEQUENCE", "LOOKUP", "POSENC", "ADD", "SIM")
 EXAMPLES = Path(__file__).parent / "data" / "traces"
-INTERRUPTED = 130  # the command line's exit status after Ctrl-C: 128 + SIGINT (2), as a shell reports it
+#: the command line's exit status after Ctrl-C: 128 + SIGINT (2), as a shell reports a program stopped by it
+INTERRUPTED = 130
 
 
 class TraceError(Exception):
