@@ -101,13 +101,15 @@ def stray_byte_order_mark(text: str) -> str:
     after it included, it is an invisible character glued to a word. U+FFFE (a byte-order mark with its
     bytes swapped, a noncharacter) is refused everywhere, the start of a file included, and so is ``ï»¿``
     (``MOJIBAKE_BYTE_ORDER_MARK``): a UTF-8 mark decoded as cp1252 and saved again as UTF-8, which would
-    stick to the first word as three visible letters.
+    stick to the first word as three visible letters. Raises ``TypeError`` for a ``text`` that is not a ``str``.
 
     >>> stray_byte_order_mark("cat"), stray_byte_order_mark("\ufeffcat").split(",")[0]
     ('', 'holds a byte-order mark (U+FEFF)')
     >>> stray_byte_order_mark("\u00ef\u00bb\u00bfcat").split(",")[0]
     "starts with 'ï»¿'"
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
     if "\ufffe" in text:  # checked first: it is refused even at the start of a file
         return ("holds the character U+FFFE, a byte-swapped byte-order mark (a noncharacter, never text: the "
                 "file's bytes were swapped, or it was read in the wrong byte order); remove it, or save the file "

@@ -51,6 +51,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Dict, Iterable, List, Union
 
+from lib import validate
 from lib.corpus import MOJIBAKE_BYTE_ORDER_MARK, stray_byte_order_mark, tokenize
 
 GENSIM_PIN = "gensim==4.4.0"
@@ -178,15 +179,17 @@ def sha256_file(path) -> str:
 def dataset_hashes(names: Iterable[str] = tuple(DATA_FILES)) -> Dict[str, str]:
     """``{file name: SHA-256}`` of the named shipped files (default all four), for provenance records.
 
-    Raises like :func:`data_path`.
+    Raises ``TypeError`` naming ``names`` when it is not a collection (one string ``"lee"`` would be read
+    letter by letter, ``3`` not at all), and like :func:`data_path` for each name.
     """
+    names = validate.collection(names, "names", "a collection of data-file names (e.g. names=['lee'])")
     return {_resolve(n).filename: sha256_file(data_path(n)) for n in names}
 
 
 def provenance_extra(names: Iterable[str] = tuple(DATA_FILES)) -> Dict[str, str]:
     """Entries for :class:`lib.provenance.Provenance` ``extra``: ``{"data file <name>": "sha256 <hex>"}``
     plus the gensim version the files came from; the 64 hex digits are written in groups of 16, so that a
-    table cell can wrap them. Raises like :func:`data_path`."""
+    table cell can wrap them. Raises like :func:`dataset_hashes`."""
     out = {f"data file {fname}": "sha256 " + " ".join(digest[i:i + 16] for i in range(0, len(digest), 16))
            for fname, digest in dataset_hashes(names).items()}
     out["data files from"] = f"gensim {metadata.version('gensim')} test data"
@@ -342,9 +345,13 @@ def other_line_end(line: str) -> str:
     r"""The one rule of every line-based reader (benchmark files, trace programs): ``""`` when ``line``
     holds none of ``OTHER_LINE_ENDS``, else the problem to report after the file and line number.
 
+    ``TypeError`` for a ``line`` that is not a ``str``.
+
     >>> other_line_end("a b"), other_line_end("a\u2028b").split(",")[0]
     ('', 'holds the character U+2028 (LINE SEPARATOR)')
     """
+    if not isinstance(line, str):
+        raise TypeError(f"line must be a str, got {type(line).__name__}")
     for char, name in OTHER_LINE_ENDS.items():
         if char in line:
             return (f"holds the character {name}, a line end that this reader does not split at "

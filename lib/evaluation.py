@@ -133,7 +133,8 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
     SPACE, U+2060 WORD JOINER), a malformed line, an empty word (also one that folds to nothing, such as a
     lone combining accent, or to two words, such as ``don´t``) or a score that is not a finite number
     (naming the pair for NaN or infinity; for a score that holds a character other than ASCII, naming
-    that character by code point and what to write instead, :func:`lib.validate.digits_hint`), ``FileNotFoundError`` for a missing file and
+    that character by code point and what to write instead, :func:`lib.validate.digits_hint`), a file
+    without any pair (only blank lines and comments), ``FileNotFoundError`` for a missing file and
     :class:`lib.datasets.NotTextError` (a ``ValueError``) naming the line for a file that is not UTF-8. A
     score that is nonzero but below float64's smallest subnormal (``1e-400``, which ``float`` reads as 0.0),
     written with more than 100 digits, or written as an integer beyond 2**53 in size (``9007199254740993``,
@@ -184,6 +185,8 @@ def read_word_pairs(source, *, lowercase: bool = True) -> List[WordPair]:
             odd = [(number, written, word) for written, word in zip(parts[:2], words) if _not_a_token(word)]
             not_tokens += odd
             n_holding += bool(odd)
+    if not pairs:  # an empty benchmark is a broken file, not a score over no pair
+        raise ValueError(f"{path.name}: no word pair in the file (it holds only blank lines and '#' comments)")
     _warn_not_tokens(path, not_tokens, n_holding, len(pairs), "pairs")
     return pairs
 
@@ -197,7 +200,9 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
     a line-end character other than ``\\n``, ``\\r\\n``, ``\\r`` (U+2028, NEL), a byte-order mark after the
     start of the file, an invisible format character (Unicode category Cf), a question before any section
     (word2vec's format has no comments: a ``#`` line is read as a question, and one before any section is
-    named as such), a
+    named as such), a section line without a name (``:`` alone), a section opened a second time (naming the
+    line of the first), a section that holds no question (naming the line that opened it), a file without
+    any question (only blank lines), a
     line without exactly four words, or a word that folds to nothing or to several words, and like
     :func:`read_word_pairs` for a file that is not UTF-8. The line is split into words first and each word
     is then folded by :func:`lib.corpus.fold` (with ``lowercase=True``), the corpus tokeniser's rule; a word
@@ -210,12 +215,20 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
     current = None
     not_tokens: List[Tuple[int, str, str]] = []
     n_holding = n_questions = 0
+    opened: Dict[str, int] = {}  # section: the line that opened it
     for number, line in _file_lines(path):
         if not line:
             continue
         if line.startswith(":"):
+            _no_empty_section(path, current, opened, sections)
             current = line[1:].strip()
-            sections.setdefault(current, [])
+            if not current:
+                raise ValueError(f"{path.name}, line {number}: a section line needs a name (': name'), got {line!r}")
+            if current in opened:
+                raise ValueError(f"{path.name}, line {number}: section {current!r} is opened again (first at line "
+                                 f"{opened[current]}); a section is one run of questions under one ': name' line")
+            opened[current] = number
+            sections[current] = []
             continue
         written = line.split()  # split as written, then fold each word: folding may not change the count
         if current is None:
@@ -232,8 +245,19 @@ def read_analogies(source, *, lowercase: bool = True) -> Dict[str, List[Question
             odd = [(number, w, word) for w, word in zip(written, words) if _not_a_token(word)]
             not_tokens += odd
             n_holding += bool(odd)
+    _no_empty_section(path, current, opened, sections)
+    if not sections:  # an empty benchmark is a broken file, not an accuracy over no question
+        raise ValueError(f"{path.name}: no analogy question in the file (it holds only blank lines)")
     _warn_not_tokens(path, not_tokens, n_holding, n_questions, "questions")
     return sections
+
+
+def _no_empty_section(path, name, opened: Dict[str, int], sections: Dict[str, List[Question]]) -> None:
+    """``ValueError`` naming the line that opened section ``name`` (``None``: no section yet) when it holds
+    no question: a section line followed by another, or by the end of the file."""
+    if name is not None and not sections[name]:
+        raise ValueError(f"{path.name}, line {opened[name]}: section {name!r} holds no question (a section line "
+                         f"must be followed by at least one line of four words)")
 
 
 # --- word similarity --------------------------------------------------------------------------------------
@@ -608,11 +632,11 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     within ``TIE_RTOL``, 1e-12, of the best): the same answer as
     ``lib.embedding.analogy(vectors, a, b, c)[0][0]``, bit for bit: the cosines are
     :func:`lib.embedding.cosine_scores`', which do not depend on the other questions; ``chunk`` (an integer
-    >= 1) questions are scored at a time. ``expected`` ``(n,)`` (the rows of the right answers), if
+    in ``[1, lib.validate.MAX_SIZE]``) questions are scored at a time. ``expected`` ``(n,)`` (the rows of the right answers), if
     given, is used only for the record of rounding margins (:func:`lib.notebook.record_gap`): how close the
     closest question came to changing from right to wrong or back; it is checked whether or not recording
     is on. Raises ``ValueError`` for ids (in ``questions`` or ``expected``) outside the table, fewer than 4
-    rows, ``expected`` of another shape than ``(n,)`` or ``chunk < 1``, ``TypeError`` for a ``chunk`` or
+    rows, ``expected`` of another shape than ``(n,)`` or ``chunk`` outside its range, ``TypeError`` for a ``chunk`` or
     ids that are not integers.
 
     >>> table = [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0],
@@ -620,7 +644,7 @@ def analogy_predictions(vectors, questions: np.ndarray, *, chunk: int = 2048, ex
     >>> analogy_predictions(table, np.array([[0, 1, 2]]))
     array([3])
     """
-    chunk = validate.integer(chunk, "chunk", low=1, hint="questions scored at a time")
+    chunk = validate.size(chunk, "chunk", hint="questions scored at a time")
     table = check_table(vectors, "vectors", finite=True).astype(np.float64, copy=False)
     if table.shape[0] < 4:
         raise ValueError(f"an analogy needs at least 4 rows (3 are excluded), got {table.shape[0]}")

@@ -29,6 +29,7 @@ binary (MiB = 2**20 bytes) units.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
@@ -65,20 +66,24 @@ def canonical_dtype(dtype) -> str:
     ``torch.dtype`` / ``numpy.dtype`` or a NumPy scalar type (``np.float16``) of one of these four types:
     ``"float16"``, ``np.float16``, ``np.dtype("float16")`` and ``torch.float16`` are all ``"fp16"``. Raises
     ``ValueError`` naming the allowed dtypes for anything else (``"fp64"``, ``"int4"``, ``np.float64``) and
-    ``TypeError`` for a non-dtype argument.
+    ``TypeError`` for a non-dtype argument, a value included (``np.float16(1.0)``, an array or a tensor: its
+    ``.dtype`` is the dtype).
 
     >>> canonical_dtype("bfloat16")
     'bf16'
     >>> canonical_dtype(np.float16), canonical_dtype(np.dtype("float32"))
     ('fp16', 'fp32')
     """
+    torch = sys.modules.get("torch")  # not imported here: until it is, nothing is a torch.dtype
     if isinstance(dtype, str):
         name = dtype
     elif isinstance(dtype, type) and issubclass(dtype, np.generic):  # a NumPy scalar type: np.float16
         name = np.dtype(dtype).name
-    elif type(dtype).__name__ == "dtype" or hasattr(dtype, "itemsize"):  # torch.dtype, numpy.dtype
+    elif isinstance(dtype, np.dtype):
+        name = dtype.name
+    elif torch is not None and isinstance(dtype, torch.dtype):
         name = str(dtype)
-    else:
+    else:  # a value (np.float16(1.0), an array, a tensor) is not its dtype: x.dtype is
         raise TypeError(f"dtype must be a string such as 'fp16' or a torch/numpy dtype, got {dtype!r}")
     name = name.strip().lower().removeprefix("torch.")
     name = _ALIASES.get(name, name)
@@ -88,7 +93,9 @@ def canonical_dtype(dtype) -> str:
 
 
 def bytes_per_value(dtype) -> int:
-    """Bytes that one stored value of ``dtype`` takes: 4 (fp32), 2 (fp16, bf16) or 1 (int8).
+    """Bytes that one stored value of ``dtype`` takes: 4 (fp32), 2 (fp16, bf16) or 1 (int8). ``dtype`` is
+    read by :func:`canonical_dtype` (a name, a NumPy or torch dtype, or a NumPy scalar type such as
+    ``np.float16``), which raises its errors.
 
     >>> bytes_per_value("fp16")
     2

@@ -78,7 +78,12 @@ FIXED_POINT_LIMIT = 1e16
 
 # [[fill]align][sign][width][,][.precision]type, with a precision and one of the types below: a spec
 # that says how many digits a reader sees (no "g", whose digits depend on the value, no bare "f")
-_SPEC = re.compile(r"(?:.?[<>=^])?[+\- ]?\d*[,_]?\.(?P<precision>\d+)(?P<type>[fFeE%])")
+_SPEC = re.compile(r"(?:.?[<>=^])?[+\- ]?(?P<width>\d*)[,_]?\.(?P<precision>\d+)(?P<type>[fFeE%])")
+#: the most decimals a spec may ask for: more than float64 holds (17 significant digits), and a bound, so that
+#: ``".100000000f"`` is refused by name instead of writing a hundred million digits
+MAX_PRECISION = 20
+#: the widest field a spec may ask for: a printed line of a chapter fits in 88 characters
+MAX_WIDTH = 88
 
 
 def figure_png(fig, dpi: int = PNG_DPI) -> bytes:
@@ -182,12 +187,18 @@ def check_spec(spec: str) -> str:
     """Return ``spec`` if it is a format spec with an explicit precision and a type among ``f F e E %``.
 
     Raises ``ValueError`` otherwise (``"g"``, a bare ``"f"`` or no precision would let the digits a reader
-    sees depend on the value, so they are refused).
+    sees depend on the value, so they are refused), and for a precision above ``MAX_PRECISION`` (20) or a
+    width above ``MAX_WIDTH`` (88, the width of a printed line).
     """
-    if not isinstance(spec, str) or not _SPEC.fullmatch(spec):
+    match = _SPEC.fullmatch(spec) if isinstance(spec, str) else None
+    if match is None:
         raise ValueError(
             f"spec must be a format spec with a precision and type f, e or %, such as '.4f' or '>7.3f', got {spec!r}"
         )
+    precision, width = int(match["precision"]), int(match["width"] or 0)
+    if precision > MAX_PRECISION or width > MAX_WIDTH:
+        raise ValueError(f"spec must ask for at most {MAX_PRECISION} decimals and a width of at most {MAX_WIDTH}, "
+                         f"got {spec!r}")
     return spec
 
 

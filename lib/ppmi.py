@@ -296,7 +296,7 @@ def truncated_svd(matrix, k: int, *, solver: str = "auto", seed: int = 0) -> SVD
     returned.
 
     Raises ``ValueError`` for ``k`` outside ``[1, min(shape)]`` (``[1, min(shape))`` for ARPACK and
-    PROPACK), an unknown solver, non-finite entries (an integer beyond float64 too), a largest singular
+    PROPACK), an unknown solver, a ragged nesting, non-finite entries (an integer beyond float64 too), a largest singular
     value beyond float64, a negative ``seed``, or triplets from ARPACK or PROPACK that are not singular
     triplets or did not converge (a matrix of rank below ``k``, or with repeated singular values such as
     the identity's, where PROPACK can fail: use ``solver="dense"``); ``TypeError`` for entries that are not
@@ -381,16 +381,16 @@ def _check_real_dtype(dtype) -> None:
 def _dense_real(matrix) -> np.ndarray:
     """``matrix`` (not sparse) as a ``float64`` array after checking that its entries are real numbers.
 
-    ``TypeError`` for strings, complex numbers, bools, a ragged nesting, and for an entry such as ``None``
+    ``TypeError`` for strings, complex numbers, bools, and for an entry such as ``None``
     or a ``Decimal`` in a list (named with its position), which NumPy would turn into NaN or refuse with its
-    own message; ``ValueError`` for a Python integer beyond float64 (``10**400``), an integer beyond 2**53
+    own message; ``ValueError`` for a ragged nesting (as every array check of ``lib``), a Python integer beyond float64 (``10**400``), an integer beyond 2**53
     (which float64 would round: :func:`lib.validate.exact_reals`) or a ``longdouble`` entry float64 cannot hold, and ``TypeError`` for a masked array with a masked entry, as
     :func:`lib.validate.real_numbers`.
     """
     try:
         raw = np.asarray(validate.array_input(matrix, "matrix"))  # a tensor as its values, no masked array
     except ValueError:  # a ragged nesting such as [[1, 2], [3]]
-        raise TypeError("matrix must be a 2-D array of real numbers, got rows of different lengths") from None
+        raise ValueError("matrix must be a 2-D array of real numbers, got rows of different lengths") from None
     if raw.dtype == object:  # Python objects: None, Decimal, Fraction, or ints beyond int64
         for index, entry in np.ndenumerate(raw):
             if isinstance(entry, (bool, np.bool_)) or not isinstance(entry, (int, float, np.integer, np.floating)):

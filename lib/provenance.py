@@ -122,7 +122,12 @@ class Provenance:
         object.__setattr__(self, "extra", dict(self.extra))
 
     def replace(self, **changes) -> "Provenance":
-        """A copy with some fields changed (``dataclasses.replace``); ``TypeError`` for an unknown field."""
+        """A copy with some fields changed (``dataclasses.replace``); ``TypeError`` naming an unknown field
+        (anything else goes in ``extra``)."""
+        fields = [f.name for f in dataclasses.fields(self)]
+        unknown = next((k for k in changes if k not in fields), None)
+        if unknown is not None:  # was dataclasses' "__init__() got an unexpected keyword argument"
+            raise TypeError(f"Provenance has no field {unknown!r} (put it in extra); the fields are {', '.join(fields)}")
         return dataclasses.replace(self, **changes)
 
     def as_dict(self) -> Dict[str, object]:
@@ -229,9 +234,12 @@ def seen_tokens(ids, vocab_size: int) -> Dict[str, int]:
 
 
 def software_versions(*names: str) -> str:
-    """``"numpy 2.4.6, torch 2.13.0"`` for the named installed packages (``ValueError`` if one is missing)."""
+    """``"numpy 2.4.6, torch 2.13.0"`` for the named installed packages (``ValueError`` if one is missing,
+    ``TypeError`` for a name that is not a ``str``)."""
     out = []
-    for name in names:
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise TypeError(f"package name {i} must be a str, got {name!r}")
         try:
             out.append(f"{name} {metadata.version(name)}")
         except metadata.PackageNotFoundError as err:

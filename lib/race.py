@@ -79,10 +79,19 @@ class Settings:
     svd_power: float = 0.5
     weighting: Optional[str] = "linear"
 
+    def __post_init__(self):
+        if not isinstance(self.sgns, SGNSConfig):  # the other values are checked where they are used
+            raise TypeError(f"sgns must be a lib.sgns.SGNSConfig, got {type(self.sgns).__name__}")
+
     def replace(self, **changes) -> "Settings":
         """A copy with some values changed, by name: a field of this class (``min_count=3``) or of the
-        :class:`lib.sgns.SGNSConfig` it holds (``window=2``). ``TypeError`` for an unknown name."""
+        :class:`lib.sgns.SGNSConfig` it holds (``window=2``). ``TypeError`` naming an unknown name and the
+        known ones."""
         own = {f.name for f in dataclasses.fields(self)}
+        known = [f.name for f in dataclasses.fields(self)] + [f.name for f in dataclasses.fields(SGNSConfig)]
+        unknown = next((k for k in changes if k not in known), None)
+        if unknown is not None:  # was SGNSConfig's own "__init__() got an unexpected keyword argument"
+            raise TypeError(f"Settings.replace: unknown setting {unknown!r}; the settings are {', '.join(known)}")
         mine = {k: v for k, v in changes.items() if k in own}
         theirs = {k: v for k, v in changes.items() if k not in own}
         sgns = dataclasses.replace(mine.pop("sgns", self.sgns), **theirs)
@@ -414,6 +423,14 @@ class RaceRun:
         validate.integer(self.pairs_used, "pairs_used", low=2)
 
 
+#: the most repeats :func:`run_race` allows: far more than a median needs (the benchmark runs 6), and a bound, so
+#: that ``repeats=10**6`` is refused by name instead of training for days
+MAX_REPEATS = 100
+#: the largest corpus scale :func:`run_race` allows: the corpus repeated 1000 times (60 million tokens for the
+#: Lee corpus, which the benchmark takes to 16), so that ``scales=[10**6]`` is refused before it fills the memory
+MAX_SCALE = 1000
+
+
 def run_race(
     docs,
     settings: Settings = Settings(),
@@ -432,14 +449,24 @@ def run_race(
     and only the amount of text grows. Runs are interleaved (repeat by repeat, the method order rotating)
     so that a change in the machine's load falls on every method alike. Repeat ``r`` uses seed ``r``;
     the predictive methods use ``workers`` threads (gensim's ``workers`` and the book's Hogwild workers).
-    Each run is scored on WordSim-353. Raises ``ValueError`` for an unknown method, ``repeats < 1`` or
-    a scale below 1.
+    Each run is scored on WordSim-353. Raises ``ValueError`` for an unknown method, a method named twice, no
+    method, ``repeats`` outside ``[1, MAX_REPEATS]`` (100), a scale outside ``[1, MAX_SCALE]`` (1000) or
+    ``workers`` outside ``[1, lib.validate.MAX_WORKERS]``, each before anything is trained, and ``TypeError``
+    for ``methods`` or ``scales`` that is not a collection (one string, one int) or a value of the wrong type.
     """
     docs = check_sentences(docs, "docs")
+    methods = validate.collection(methods, "methods", "a sequence of method names")
     for m in methods:
         validate.choice(m, "method", tuple(METHODS))
-    repeats = validate.integer(repeats, "repeats", low=1)
-    scales = validate.integers(scales, "scales", low=1)
+    if not methods:
+        raise ValueError(f"methods must name at least one of {tuple(METHODS)}, got none")
+    twice = next((m for i, m in enumerate(methods) if m in methods[:i]), None)
+    if twice is not None:  # its runs would be taken for one method's repeats
+        raise ValueError(f"methods must name each method once, got {twice!r} twice")
+    repeats = validate.integer(repeats, "repeats", low=1, high=MAX_REPEATS)
+    scales = [validate.integer(s, f"scales[{i}]", low=1, high=MAX_SCALE, hint="times the corpus is repeated")
+              for i, s in enumerate(validate.collection(scales, "scales", "a collection of integers"))]
+    workers = validate.workers(workers, "workers")
     pairs = read_word_pairs("wordsim353")
     runs: List[RaceRun] = []
     jobs = [(s, r, k) for s in scales for r in range(repeats) for k in range(len(methods))]
@@ -641,8 +668,16 @@ def race_table(summaries: Sequence[RaceSummary], *, markdown: bool = True, compa
     default, aligned plain text with ``markdown=False`` (:mod:`lib.tables`). ``compact=True`` keeps the
     corpus, method, median wall time, words per second and speed ratio: the measured columns only, every
     one printed in the form the book marks as measured, so that a re-run may print other values (the
-    chapter's version). ``TypeError`` for a ``markdown`` or ``compact`` that is not ``True`` or ``False``."""
+    chapter's version). ``TypeError`` for a ``markdown`` or ``compact`` that is not ``True`` or ``False`` and
+    for ``summaries`` that is not a collection of :class:`RaceSummary`; ``ValueError`` for none (a table of
+    no row)."""
     markdown, compact = validate.flag(markdown, "markdown"), validate.flag(compact, "compact")
+    summaries = validate.collection(summaries, "summaries", "a collection of RaceSummary (summarise_race)")
+    odd = next((s for s in summaries if not isinstance(s, RaceSummary)), None)
+    if odd is not None:
+        raise TypeError(f"summaries must hold RaceSummary records (summarise_race), got {type(odd).__name__}")
+    if not summaries:
+        raise ValueError("summaries must hold at least one RaceSummary (summarise_race), got none")
     header = ["corpus", "method", "wall time (median, min-max)", "words/s", "speed (× gensim's)", "cost per word"]
     header.append("WordSim-353 rho (mean, min-max)")
     if compact:
@@ -665,6 +700,8 @@ __all__ = [
     "FASTTEXT_MAX_N",
     "FASTTEXT_MIN_N",
     "FIXED_RANGE",
+    "MAX_REPEATS",
+    "MAX_SCALE",
     "METHODS",
     "PairedRatio",
     "RaceRun",

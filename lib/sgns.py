@@ -93,6 +93,7 @@ totals over the whole step lowers ρ instead (``benchmarks/README.md``).
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -204,8 +205,9 @@ def alias_table(probs) -> AliasTable:
 
     Item ``i`` is then drawn with probability ``(accept[i] + Σ_{j: alias[j]=i} (1 - accept[j])) / V``,
     which equals ``probs[i]`` up to rounding. Raises ``ValueError`` unless ``probs`` is a non-empty 1-D
-    vector of finite non-negative numbers summing to 1 (within 1e-6), and ``TypeError`` for entries that
-    are not real numbers.
+    vector of finite non-negative numbers summing to 1 (within 1e-6), naming the first bad entry or the sum
+    (a sum beyond float64's range, ``[1e308] * 3``, too, without a NumPy overflow warning), and ``TypeError``
+    for entries that are not real numbers.
 
     >>> alias_table([0.5, 0.25, 0.25])  # column 1 gives half its share to item 0
     AliasTable(accept=array([1. , 0.75, 0.75]), alias=array([0, 0, 0]))
@@ -213,10 +215,19 @@ def alias_table(probs) -> AliasTable:
     p = validate.real_numbers(probs, "probs", "a non-empty 1-D vector").astype(np.float64)
     if p.ndim != 1 or p.shape[0] < 1:
         raise ValueError(f"probs must be a non-empty 1-D vector, got shape {p.shape}")
-    if not np.all(np.isfinite(p)) or (p < 0).any() or abs(p.sum() - 1.0) > 1e-6:
-        raise ValueError("probs must be finite, >= 0 and sum to 1")
+    allowed = "probs must be finite, >= 0 and sum to 1 (within 1e-6)"
+    if not np.all(np.isfinite(p)):
+        raise ValueError(f"{allowed}, got NaN or infinity at index {int(np.flatnonzero(~np.isfinite(p))[0])}")
+    if (p < 0).any():
+        first = int(np.flatnonzero(p < 0)[0])
+        raise ValueError(f"{allowed}, got {float(p[first])!r} at index {first}")
+    with np.errstate(over="ignore"):  # [1e308] * 3: a sum beyond float64 is refused below, without NumPy's warning
+        total = float(p.sum())
+    if not abs(total - 1.0) <= 1e-6:
+        got = f"a sum of {total!r}" if math.isfinite(total) else f"a sum {validate.BEYOND_FLOAT64}"
+        raise ValueError(f"{allowed}, got {got}")
     V = p.shape[0]
-    scaled = p * V / p.sum()  # mean 1: a column holds exactly one unit of probability mass
+    scaled = p * V / total  # mean 1: a column holds exactly one unit of probability mass
     accept = np.ones(V, dtype=np.float64)
     alias = np.arange(V, dtype=np.int64)
     small = [i for i in range(V) if scaled[i] < 1.0]
@@ -557,7 +568,24 @@ class StepQueue:
         """The next step for ``worker`` (``0 .. workers - 1``), or ``None`` when every step is taken.
         ``TypeError``/``ValueError`` for a ``worker`` that is not one of them (``-1`` would otherwise be
         taken as the last worker)."""
-        worker = validate.integer(worker, "worker", low=0, high=len(self._next) - 1)
+        return self._take(self._worker(worker))
+
+    def steps(self, worker: int) -> Iterator[int]:
+        """The steps ``worker`` takes, one at a time, until none is left. ``worker`` is checked here, once,
+        as :meth:`take` checks it (``TypeError``/``ValueError`` from this call, before any step is taken)."""
+        worker = self._worker(worker)
+
+        def taken() -> Iterator[int]:
+            while (k := self._take(worker)) is not None:
+                yield k
+
+        return taken()
+
+    def _worker(self, worker) -> int:
+        return validate.integer(worker, "worker", low=0, high=len(self._next) - 1)
+
+    def _take(self, worker: int) -> Optional[int]:
+        """:meth:`take` for a ``worker`` already checked."""
         with self._lock:
             if self._next[worker] < self._stop[worker]:
                 self._next[worker] += 1
@@ -568,11 +596,6 @@ class StepQueue:
                 return None
             self._stop[j] -= 1
             return self._stop[j]
-
-    def steps(self, worker: int) -> Iterator[int]:
-        """The steps ``worker`` takes, one at a time, until none is left."""
-        while (k := self.take(worker)) is not None:
-            yield k
 
 
 @dataclass(frozen=True)

@@ -16,20 +16,32 @@ to read in a diff.
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from lib import validate
 
-__all__ = ["markdown", "text"]
+__all__ = ["MAX_PAD", "markdown", "text"]
 
 ALIGNS = ("<", ">")
 
 
-def _check(header: Sequence[str], rows: Sequence[Sequence[str]], align) -> List[str]:
-    if isinstance(header, (str, bytes)) or not hasattr(header, "__iter__") or not all(isinstance(h, str) for h in header):
+#: the most spaces a width or a gap of :func:`text` may ask for: far beyond a line of any page or terminal, and a
+#: bound, so that ``widths=[10**9]`` is refused by name instead of building a gigabyte of spaces
+MAX_PAD = 1000
+
+
+def _check(header: Sequence[str], rows: Sequence[Sequence[str]], align) -> Tuple[List[str], List[Sequence[str]], List[str]]:
+    """``(header, rows, align)`` as lists, each checked (a generator of rows is read once, here)."""
+    if isinstance(header, (str, bytes)) or not hasattr(header, "__iter__"):
         raise TypeError(f"header must be a sequence of strings, one per column, got {header!r}")
+    given, header = header, list(header)
+    if not all(isinstance(h, str) for h in header):
+        raise TypeError(f"header must be a sequence of strings, one per column, got {given!r}")
+    if not header:  # a table of no column: text() would compute gaps of -1, markdown() write "|  |"
+        raise ValueError("header must name at least one column, got none")
     if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
         raise TypeError(f"rows must be a sequence of rows of strings, got {rows!r}")
+    rows = list(rows)
     n = len(header)
     for i, row in enumerate(rows):
         if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
@@ -42,12 +54,17 @@ def _check(header: Sequence[str], rows: Sequence[Sequence[str]], align) -> List[
             _one_line(cell, f"row {i}, column {j}")
     for j, cell in enumerate(header):
         _one_line(cell, f"header column {j}")
-    align = list(align) if align is not None else ["<"] * n
+    if align is None:
+        align = ["<"] * n
+    elif isinstance(align, str):  # "<>": one character per column
+        align = list(align)
+    else:
+        align = validate.collection(align, "align", f"one of {ALIGNS} per column, or a string of them")
     if len(align) != n:
         raise ValueError(f"align must give one of {ALIGNS} per column ({n}), got {len(align)}")
     for a in align:
         validate.choice(a, "align", ALIGNS)
-    return align
+    return header, rows, align
 
 
 #: the characters that end a line for ``str.splitlines``: any of them inside a cell would split its row
@@ -66,9 +83,10 @@ def markdown(header: Sequence[str], rows: Sequence[Sequence[str]], align: Option
     """A Markdown table: a header line, an alignment line and one line per row.
 
     ``header`` and every row hold one string per column; ``align`` one of ``"<"`` / ``">"`` per column
-    (default all left); a ``|`` in a cell is escaped (``\\|``). Raises ``ValueError`` for a row of the wrong
-    length, a cell (or a header) holding a line break, or an unknown alignment, and ``TypeError`` for a header,
-    a row or a cell that is not a string or a sequence of them.
+    (default all left); a ``|`` in a cell is escaped (``\\|``). ``header`` and ``rows`` may be any iterables
+    (a generator of rows is read once). Raises ``ValueError`` for an empty ``header`` (a table has at least
+    one column), a row of the wrong length, a cell (or a header) holding a line break, or an unknown
+    alignment, and ``TypeError`` for a header, a row or a cell that is not a string or a sequence of them.
 
     >>> rows = [["the", "12"], ["a|b", "3"]]
     >>> print(markdown(["word", "count"], rows, align="<>"))
@@ -77,7 +95,7 @@ def markdown(header: Sequence[str], rows: Sequence[Sequence[str]], align: Option
     | the | 12 |
     | a\\|b | 3 |
     """
-    align = _check(header, rows, align)
+    header, rows, align = _check(header, rows, align)
 
     def line(cells):
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
@@ -101,8 +119,9 @@ def text(
     each); ``rule``: ``None`` (no rule), ``"columns"`` (dashes under each column, the last as wide as its
     widest cell) or ``"line"`` (one line of dashes as long as the header line). Trailing spaces are
     removed from every line. Raises like :func:`markdown`, ``ValueError`` for ``widths`` or ``gaps``
-    of the wrong length, a width or gap below 0 (each named, ``widths[0]``) or an unknown ``rule``, and
-    ``TypeError`` for a width or gap that is not an integer.
+    of the wrong length, a width or gap below 0 or above ``MAX_PAD`` (1000; each named, ``widths[0]``) or an
+    unknown ``rule``, and ``TypeError`` for ``widths`` or ``gaps`` that is not a sequence or holds a value that
+    is not an integer.
 
     >>> rows = [["the", "12"], ["cat", "3"]]
     >>> print(text(["word", "count"], rows, align="<>", rule="columns"))
@@ -111,14 +130,14 @@ def text(
     the      12
     cat       3
     """
-    align = _check(header, rows, align)
+    header, rows, align = _check(header, rows, align)
     n = len(header)
-    widths = list(widths) if widths is not None else [0] * n
-    gaps = list(gaps) if gaps is not None else [2] * (n - 1)
+    widths = validate.collection(widths, "widths", "a sequence of integers, one per column") if widths is not None else [0] * n
+    gaps = validate.collection(gaps, "gaps", "a sequence of integers, one per gap") if gaps is not None else [2] * (n - 1)
     if len(widths) != n or len(gaps) != n - 1:
         raise ValueError(f"widths needs {n} values and gaps {n - 1}, got {len(widths)} and {len(gaps)}")
-    widths = [validate.integer(w, f"widths[{i}]", low=0) for i, w in enumerate(widths)]
-    gaps = [validate.integer(g, f"gaps[{i}]", low=0) for i, g in enumerate(gaps)]
+    widths = [validate.integer(w, f"widths[{i}]", low=0, high=MAX_PAD) for i, w in enumerate(widths)]
+    gaps = [validate.integer(g, f"gaps[{i}]", low=0, high=MAX_PAD) for i, g in enumerate(gaps)]
     validate.choice(rule, "rule", (None, "columns", "line"))
     table = [list(header)] + [list(r) for r in rows]
     width = [max([widths[i]] + [len(r[i]) for r in table]) for i in range(n)]

@@ -35,6 +35,9 @@ that is one of the mistakes :func:`check` recognises. The reference functions ar
 
 Errors in a program raise :class:`TraceError` naming the line; the command line
 (``python -m lib.trace FILE``) prints ``FILE:LINE: error: ...`` and exits with status 2, never a traceback.
+Stopped with Ctrl-C (in the interpreter or in the learner's functions), it prints ``python -m lib.trace:
+interrupted`` and exits with status 130 (``INTERRUPTED``: 128 + SIGINT, the status a shell gives a program
+stopped by Ctrl-C).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ import importlib.util
 import math
 import os
 import re
+import reprlib
 import sys
 import textwrap
 import unicodedata
@@ -62,6 +66,8 @@ MAX_WIDTH = 1024
 MAX_POSITION = 1_000_000  # POSENC limit: a documented bound for the exercise, far beyond any sequence in it
 COMMANDS = ("WIDTH", "TOKEN", "SEQUENCE", "LOOKUP", "POSENC", "ADD", "SIM")
 EXAMPLES = Path(__file__).parent / "data" / "traces"
+#: the command line's exit status after Ctrl-C: 128 + SIGINT (2), as a shell reports a program stopped by it
+INTERRUPTED = 130
 
 
 class TraceError(Exception):
@@ -91,14 +97,21 @@ REFERENCE = Functions(lookup=embedding.lookup, pos_encoding=positional.sinusoida
 def format_vector(v) -> str:
     """``[0.6411, -1.4900, ...]``: each entry of ``v`` (an array of real numbers, any shape, read flat) as
     :func:`format_number` writes it: 4 decimals, ``-0.0000`` written as ``0.0000``, and an entry of
-    ``lib.notebook.FIXED_POINT_LIMIT`` (1e16) or more in size in exponent form. ``TypeError`` for entries
-    that are not real numbers (strings, bools, complex numbers), ``ValueError`` for a ragged nesting
+    ``lib.notebook.FIXED_POINT_LIMIT`` (1e16) or more in size in exponent form. ``TypeError`` naming ``v`` for entries
+    that are not real numbers (strings, bools, complex numbers, ``None``), ``ValueError`` for a ragged nesting
     (:func:`lib.validate.real_numbers`).
 
     >>> format_vector([0.14112, -0.0000001, 2e300])
     '[0.1411, 0.0000, 2.0000e+300]'
     """
-    values = validate.real_numbers(v, "v", "an array of numbers").astype(np.float64).ravel()
+    try:
+        values = validate.real_numbers(v, "v", "an array of numbers").astype(np.float64).ravel()
+    except TypeError as exc:
+        if not str(exc).startswith("v must hold real numbers, got dtype"):  # a bool among numbers, a mask: as said
+            raise
+        raw = np.asarray(validate.array_input(v, "v"))
+        dtype = f" (dtype {raw.dtype})" if raw.ndim else ""  # None, a string: no array to speak of
+        raise TypeError(f"v must be an array of real numbers, got {reprlib.repr(v)}{dtype}") from None
     large = np.isfinite(values) & (np.abs(values) >= FIXED_POINT_LIMIT)
     if not large.any():
         return "[" + ", ".join(fmt_each(values, ".4f")) + "]"  # as format_number, each
@@ -707,6 +720,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except Exception as exc:  # last resort: the command line reports on one line, never with a traceback
         print(f"{args.file or args.check}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C, in the learner's functions too: one line and 128 + SIGINT, as a shell expects
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     return 0
 
 

@@ -491,8 +491,9 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
     """``values`` as an ``int64`` array after checking that every id lies in ``[0, vocab_size)``.
 
     ``values`` may be an int or any array-like of integers, of any shape (an empty list is an empty
-    array). Raises ``TypeError`` for non-integer ids (floats, bools, strings, ``timedelta64``; a ``bool`` in a
-    list of ints too: NumPy would read ``[True, 2]`` as ``[1, 2]``) and ``ValueError``
+    array), read as :func:`integer_array` reads integers: ``TypeError`` for non-integer ids (floats, bools,
+    strings, ``timedelta64``; a ``bool`` in a list of ints too: NumPy would read ``[True, 2]`` as ``[1, 2]``)
+    and ``ValueError`` for a ragged nesting (``[[0], 1]``); then ``ValueError``
     naming the first bad id and the vocabulary size. The comparison is made on the ids' own dtype, so
     that a ``uint64`` id cannot wrap around to a negative number first; a Python ``int`` beyond
     ``int64`` and ``uint64`` (``2**70``, which NumPy holds as an object) is an integer too, so it gets the
@@ -514,28 +515,10 @@ def ids(values, vocab_size: int, name: str = "token id") -> np.ndarray:
     """
     if not _is_integer(vocab_size) or not 1 <= vocab_size <= MAX_SIZE:
         raise ValueError(f"vocabulary size must be an integer in [1, {MAX_SIZE}], got {shown(vocab_size)}")
-    values = array_input(values, f"{name}s")
-    try:
-        arr = np.asarray(values)
-    except ValueError:  # a ragged nesting such as [[0], 1]
-        raise TypeError(f"{name}s must be an integer or an array of integers, got {values!r}") from None
-    if integer_dtype(arr.dtype) and isinstance(values, (list, tuple)) and _holds_bool(values):  # [True, 2] is [1, 2]
-        raise TypeError(f"{name}s must be integers, got a bool among them (True or False is not an id)")
-    if not integer_dtype(arr.dtype):
-        if arr.size == 0 and arr.dtype == np.float64:  # np.asarray([]) is float64: accept an empty list
-            return arr.astype(np.int64)
-        # Python ints beyond int64 and uint64 (2**70) become an object array, and a mix of negative and
-        # uint64-only ones ([-1, 2**63]) a float64 one: integers all the same, so a range error
-        big = _python_integers(values) if arr.dtype.kind not in "mM" else []  # NumPy gives ns times as ints
-        for v in big:
-            if v < 0 or v >= vocab_size:
-                raise ValueError(f"{name} {shown(v)} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
-        if big:  # in range: an object array of Python ints (np.array([0], dtype=object)) holds ids like any other
-            return np.array(big, dtype=np.int64).reshape(arr.shape)
-        if arr.dtype == object and arr.ndim == 0 and hasattr(values, "__iter__"):  # a generator, an iterator, a set
-            raise TypeError(f"{name}s must be an integer or an array of integers (a list, a tuple, a NumPy array), "
-                            f"got a {type(values).__name__}; read it into a list first: list(...)")
-        raise TypeError(f"{name}s must be integers, got dtype {arr.dtype}")
+    arr, beyond = _read_integers(values, f"{name}s", "an integer or an array of integers")
+    if beyond is not None:  # Python ints beyond int64 (2**70, or [-1, 2**63]): integers all the same, so a range error
+        first = next(v for v in beyond if v < 0 or v >= vocab_size)
+        raise ValueError(f"{name} {shown(first)} out of range for vocabulary of {vocab_size} (allowed 0..{vocab_size - 1})")
     bad = (arr < 0) | (arr >= vocab_size)
     if bad.any():
         first = int(arr[bad].flat[0])
@@ -876,9 +859,11 @@ def integer_array(values, name: str, shape: str = "an array of integers") -> np.
 
     Python integers that NumPy holds as an object array (``2**70``) or as floats (``[-1, 2**63]``, which no
     one integer dtype holds) are integers all the same: they give a ``ValueError`` saying that they do not
-    fit in ``int64``, not a complaint about their type. ``TypeError`` for entries that are not integers
-    (floats, bools, strings, ``timedelta64``), a ``bool`` inside a list of integers included (NumPy would read
-    ``[True, 2]`` as ``[1, 2]``), and ``ValueError`` for a ragged nesting. The caller checks
+    fit in ``int64``, not a complaint about their type; an object array of Python integers that ``int64``
+    holds (``np.array([2, 0], dtype=object)``) is read as ``int64``. ``TypeError`` for entries that are not
+    integers (floats, bools, strings, ``timedelta64``), a ``bool`` inside a list of integers included (NumPy
+    would read ``[True, 2]`` as ``[1, 2]``), and a generator, an iterator or a set (read it into a list
+    first), and ``ValueError`` for a ragged nesting. The caller checks
     the range on the array's own dtype, so that a ``uint64`` entry cannot wrap around to a negative one.
 
     >>> integer_array([3, 0, 2], "counts")
@@ -888,20 +873,40 @@ def integer_array(values, name: str, shape: str = "an array of integers") -> np.
     ...
     ValueError: c must fit in int64 (-2**63 to 2**63 - 1), got 1180591620717...
     """
+    arr, beyond = _read_integers(values, name, shape)
+    if beyond is not None:
+        first = next(v for v in beyond if not -(2**63) <= v < 2**63)
+        raise ValueError(f"{name} must fit in int64 (-2**63 to 2**63 - 1), got {shown(first)}")
+    return arr
+
+
+def _read_integers(values, name: str, shape: str):
+    """The one reading of integers of :func:`integer_array` and :func:`ids`: ``(array, None)``, ``array``
+    the integers with their own integer dtype (``int64`` for an empty list, or for an object array of
+    Python integers that ``int64`` holds), or ``(None, beyond)`` when an entry is a Python integer that no
+    ``int64`` holds (``2**70``; ``[-1, 2**63]``, which NumPy reads as floats), ``beyond`` the entries as
+    Python ints in order, for the caller's range error. ``ValueError`` for a ragged nesting, ``TypeError``
+    for entries that are not integers, a ``bool`` among integers (NumPy reads ``[True, 2]`` as ``[1, 2]``)
+    and for a generator, an iterator or a set (no array-like: NumPy would make one object of it)."""
     values = array_input(values, name)
     try:
         raw = np.asarray(values)
-    except ValueError:  # a ragged nesting such as [[1, 2], [3]]
+    except ValueError:  # a ragged nesting such as [[1, 2], [3]] or [[0], 1]
         raise ValueError(f"{name} must be {shape}, got rows of different lengths") from None
     if integer_dtype(raw.dtype):
         if isinstance(values, (list, tuple)) and _holds_bool(values):  # NumPy made [True, 2] [1, 2]
             raise TypeError(f"{name} must be integers, got a bool among them (True or False is not a count or an id)")
-        return raw
+        return raw, None
     if raw.size == 0 and raw.dtype == np.float64:  # np.asarray([]) is float64: accept an empty list
-        return raw.astype(np.int64)
-    for v in _python_integers(values) if raw.dtype.kind not in "mM" else []:  # NumPy gives ns times as ints
-        if not -(2**63) <= v < 2**63:
-            raise ValueError(f"{name} must fit in int64 (-2**63 to 2**63 - 1), got {shown(v)}")
+        return raw.astype(np.int64), None
+    python = _python_integers(values) if raw.dtype.kind not in "mM" else []  # NumPy gives ns times as ints
+    if python:
+        if all(-(2**63) <= v < 2**63 for v in python):  # an object array of Python ints: int64 holds them
+            return np.array(python, dtype=np.int64).reshape(raw.shape), None
+        return None, python
+    if raw.dtype == object and raw.ndim == 0 and hasattr(values, "__iter__"):  # a generator, an iterator, a set
+        raise TypeError(f"{name} must be {shape} (a list, a tuple, a NumPy array), got a {type(values).__name__}; "
+                        f"read it into a list first: list(...)")
     raise TypeError(f"{name} must be integers, got dtype {raw.dtype}")
 
 

@@ -165,3 +165,34 @@ def test_sharded_workers_refuse_a_rank_outside_the_world():
         scale.check_sharding(0, 2, {"table": table, "ids_per_rank": ids}, dtype="float8")  # was AttributeError
     with pytest.raises(TypeError, match=r"^case\['ids_per_rank'\]\[1\] must be integers, got dtype float64$"):
         scale.check_sharding(0, 2, {"table": table, "ids_per_rank": [np.array([0]), np.array([1.7])]})  # was id 1
+
+
+@pytest.mark.parametrize("changes, error, message", [
+    # were NumPy's "negative dimensions are not allowed", "'float' object cannot be interpreted as an integer",
+    # "expected non-negative integer" and a MemoryError of 7.28 TiB; d = 0 and N = 0 made empty tables
+    (dict(V=-1), ValueError, "V must be an integer in [1, 268435456], got -1"),
+    (dict(V=2.5), TypeError, "V must be an integer in [1, 268435456], got 2.5"),
+    (dict(d=0), ValueError, "d must be an integer in [1, 268435456], got 0"),
+    (dict(N=0), ValueError, "N must be an integer in [1, 268435456], got 0"),
+    (dict(seed=-1), ValueError, "seed must be an integer >= 0, got -1"),
+    (dict(V=10**6, d=10**6), ValueError, "V and d: a result of shape (1000000, 1000000) would hold 1000000000000 entries"),
+])
+def test_make_case_names_a_bad_size_or_seed(changes, error, message):
+    arguments = {**dict(V=10, d=4, world_size=2, batch=8, N=8, seed=0), **changes}
+    with pytest.raises(error, match=f"^{re.escape(message)}"):
+        scale.make_case(**arguments)
+
+
+def test_main_reports_a_bad_argument_or_ctrl_c_on_one_line(capsys, monkeypatch):
+    assert scale.main(["--V", "-5"]) == 2  # was a traceback from NumPy
+    assert capsys.readouterr().err == "python -m lib.chapters.scale: error: V must be an integer in [1, 268435456], got -5\n"
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(scale, "make_case", interrupted)
+    assert scale.main([]) == 130
+    assert capsys.readouterr().err == "python -m lib.chapters.scale: interrupted\n"
+    with pytest.raises(SystemExit) as info:  # an unknown backend: argparse's line, not a rank's traceback
+        scale.main(["--backend", "nope"])
+    assert info.value.code == 2 and "invalid choice: 'nope'" in capsys.readouterr().err

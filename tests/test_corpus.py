@@ -30,6 +30,7 @@ from lib.corpus import (
     hidden_character,
     keep_probability,
     repeat_corpus,
+    stray_byte_order_mark,
     subsample,
     token_counts,
     token_index,
@@ -707,4 +708,6 @@ def test_hidden_character_refuses_a_text_that_is_not_a_string():
     for bad in (3, None, b"cat", ["cat"]):
         with pytest.raises(TypeError, match=rf"^text must be a str, got {type(bad).__name__}$"):
             hidden_character(bad)
-    assert hidden_character("cat") == ""
+        with pytest.raises(TypeError, match=rf"^text must be a str, got {type(bad).__name__}$"):
+            stray_byte_order_mark(bad)  # was Python's "argument of type 'int' is not iterable"
+    assert hidden_character("cat") == "" and stray_byte_order_mark("cat") == ""

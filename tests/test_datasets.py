@@ -235,3 +235,15 @@ def test_the_empty_string_is_no_path():
             read("")
     with pytest.raises(IsADirectoryError):  # a folder named as such: an OSError, as documented
         datasets.sha256_file(datasets.data_path("wordsim353").parent)
+
+
+def test_a_line_or_names_of_the_wrong_kind_are_named():
+    with pytest.raises(TypeError, match=r"^line must be a str, got int$"):
+        datasets.other_line_end(3)  # was Python's "argument of type 'int' is not iterable"
+    for call in (dataset_hashes, provenance_extra):
+        # "lee" was read letter by letter ("unknown data file 'l'"), 3 gave "'int' object is not iterable"
+        with pytest.raises(TypeError, match=r"^names must be a collection of data-file names \(e.g. names=\['lee'\]\), "
+                                            r"got a single string 'lee'$"):
+            call("lee")
+        with pytest.raises(TypeError, match=r"^names must be a collection of data-file names .*, got 3$"):
+            call(3)

@@ -100,6 +100,50 @@ def test_analogy_reader_names_the_bad_line(tmp_path, text, match):
         read_analogies(path)
 
 
+@pytest.mark.parametrize("text, message", [
+    # a section opened twice was merged into one without a word
+    (": s\na b c d\n: t\ne f g h\n: s\ni j k l\n",
+     "q.txt, line 5: section 's' is opened again (first at line 1); a section is one run of questions under one "
+     "': name' line"),
+    # ": " opened a section named '' (the line is stripped first, so ':' alone is the same line)
+    (": s\na b c d\n: \ne f g h\n", "q.txt, line 3: a section line needs a name (': name'), got ':'"),
+    (":\na b c d\n", "q.txt, line 1: a section line needs a name (': name'), got ':'"),
+    # an empty section was kept as s: [] and counted in no total
+    (": s\n: t\na b c d\n", "q.txt, line 1: section 's' holds no question (a section line must be followed by at "
+                              "least one line of four words)"),
+    (": s\na b c d\n\n: t\n\n", "q.txt, line 4: section 't' holds no question (a section line must be followed by "
+                                  "at least one line of four words)"),
+])
+def test_analogy_sections_are_named_once_and_hold_questions(tmp_path, text, message):
+    path = tmp_path / "q.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        read_analogies(path)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# a comment\n\n# another\n"])
+def test_a_benchmark_file_without_a_pair_or_a_question_is_refused(tmp_path, text):
+    # an empty file gave [] and {}: a score over nothing, said only later (or an accuracy of no question)
+    pairs, questions = tmp_path / "p.tsv", tmp_path / "q.txt"
+    pairs.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        read_word_pairs(pairs)
+    assert str(info.value) == "p.tsv: no word pair in the file (it holds only blank lines and '#' comments)"
+    if "#" not in text:  # a '#' line is a question in the analogy format
+        questions.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError) as info:
+            read_analogies(questions)
+        assert str(info.value) == "q.txt: no analogy question in the file (it holds only blank lines)"
+
+
+def test_analogy_sections_keep_the_file_order_and_a_name_with_spaces(tmp_path):
+    path = tmp_path / "q.txt"
+    path.write_text(":  gram1 adjective\na b c d\n: capital\ne f g h\ni j k l\n", encoding="utf-8")
+    assert read_analogies(path) == {"gram1 adjective": [("a", "b", "c", "d")],
+                                    "capital": [("e", "f", "g", "h"), ("i", "j", "k", "l")]}
+
+
 def test_reader_rejects_a_non_path():
     with pytest.raises(TypeError, match="path"):
         read_word_pairs(3)
@@ -506,13 +550,14 @@ def test_analogy_file_with_a_byte_order_mark_opens_its_first_section(tmp_path, m
 
 
 @pytest.mark.parametrize("chunk, kind, match", [
-    (0, ValueError, r"chunk must be an integer >= 1 \(questions scored at a time\), got 0"),  # was range()'s error
+    (0, ValueError, r"chunk must be an integer in \[1, 268435456\] \(questions scored at a time\), got 0"),  # was range()'s error
+    (2**28 + 1, ValueError, r"chunk must be an integer in \[1, 268435456\] \(questions scored at a time\), got 268435457"),
     (-5, ValueError, "got -5"),
     (2.0, TypeError, "got 2.0"),
     (True, TypeError, "got True"),
     ([16], TypeError, r"got \[16\]"),
 ])
-def test_analogy_chunk_must_be_a_positive_integer(chunk, kind, match):
+def test_analogy_chunk_must_be_an_integer_in_its_range(chunk, kind, match):
     with pytest.raises(kind, match=match):
         analogy_predictions(TABLE, [[0, 1, 2]], chunk=chunk)
 

@@ -269,3 +269,12 @@ def test_a_numpy_scalar_type_outside_the_four_is_named():
             canonical_dtype(bad)
     with pytest.raises(TypeError, match="^dtype must be a string such as 'fp16' or a torch/numpy dtype, got <class 'float'>$"):
         canonical_dtype(float)
+
+
+def test_a_value_is_not_its_dtype():
+    assert bytes_per_value(np.float16) == 2 and bytes_per_value(np.dtype(np.float16)) == 2  # the type, as its dtype
+    # a value (with an itemsize) was read through str(): "unknown dtype np.float16(1.0)", "unknown dtype tensor(...)"
+    for value in (np.float16(1.0), np.zeros(2, dtype=np.float16), torch.zeros(2, dtype=torch.float16)):
+        with pytest.raises(TypeError, match=r"^dtype must be a string such as 'fp16' or a torch/numpy dtype, got "):
+            bytes_per_value(value)
+        assert bytes_per_value(value.dtype) == 2

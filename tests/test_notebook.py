@@ -3,6 +3,7 @@ rounding-margin report; NumPy scalars become Python numbers before glue; figures
 
 import json
 import math
+import re
 import warnings
 
 import numpy as np
@@ -352,3 +353,11 @@ def test_glue_refuses_values_and_names_the_prose_cannot_show(monkeypatch):
     assert not stored
     notebook.glue("emb-x_1.b", 2**53 + 1)  # an integer without decimals is stored exactly, as it is
     assert stored == {"emb-x_1.b": 2**53 + 1}
+
+
+@pytest.mark.parametrize("spec", [".21f", ".100000000f", "89.1f", ">1000000.2e", "0100.1%"])
+def test_fmt_refuses_a_spec_of_absurd_precision_or_width(spec):
+    # ".100000000f" wrote a hundred million digits, "1000000.1f" a million spaces
+    with pytest.raises(ValueError, match=rf"^spec must ask for at most 20 decimals and a width of at most 88, got '{re.escape(spec)}'$"):
+        notebook.fmt(0.5, spec)
+    assert notebook.fmt(0.5, ".20f") == "0.50000000000000000000" and len(notebook.fmt(0.5, "88.1f")) == 88

@@ -376,8 +376,8 @@ def test_a_rank_below_k_gives_zero_singular_values_or_a_clear_error():
 def test_svd_of_non_numbers_is_a_type_error():
     with pytest.raises(TypeError, match="matrix must be a 2-D array of real numbers, got dtype <U1"):
         truncated_svd([["a", "b"], ["c", "d"]], 1)
-    with pytest.raises(TypeError, match="matrix must be a 2-D array of real numbers, got rows of different lengths"):
-        truncated_svd([[1.0, 2.0], [3.0]], 1)
+    with pytest.raises(ValueError, match="matrix must be a 2-D array of real numbers, got rows of different lengths"):
+        truncated_svd([[1.0, 2.0], [3.0]], 1)  # was a TypeError, where every other array check raises ValueError
     with pytest.raises(ValueError, match="overflows float64"):
         truncated_svd(np.full((3, 3), 1.5e308), 1)  # sigma_1 = 3 * 1.5e308
 

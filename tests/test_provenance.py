@@ -64,6 +64,8 @@ def test_software_versions():
     assert software_versions("numpy") == f"numpy {numpy.__version__}"
     with pytest.raises(ValueError, match="not installed"):
         software_versions("no-such-package-xyz")
+    with pytest.raises(TypeError, match=r"^package name 1 must be a str, got 3$"):
+        software_versions("numpy", 3)  # was the regular expression module's "expected string or bytes-like object"
 
 
 def test_seen_tokens_counts_distinct_ids_and_shows_in_the_record():
@@ -124,3 +126,10 @@ def test_for_corpus_refuses_a_vocab_that_is_not_a_vocabulary():
             for_corpus(bad, [["a"]], corpus="x")
     p = for_corpus(Vocabulary.from_sentences([["a", "b", "a"]]), [["a", "b", "a"]], corpus="x")
     assert (p.n_sentences, p.n_tokens) == (1, 3)
+
+
+def test_replace_names_an_unknown_field():
+    assert Provenance().replace(seed=3).seed == 3
+    with pytest.raises(TypeError, match=r"^Provenance has no field 'colour' \(put it in extra\); the fields are "
+                                        r"vocabulary_size, vocabulary_order, "):
+        Provenance().replace(colour="red")  # was "Provenance.__init__() got an unexpected keyword argument"

@@ -3,6 +3,7 @@ solver, lib.sgns called directly, gensim called directly), and the race's bookke
 
 import configparser
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -208,6 +209,26 @@ def test_race_rejects_bad_arguments():
         summarise_race([])
 
 
+@pytest.mark.parametrize("arguments, error, message", [
+    # repeats and scales had no upper bound: repeats=10**6 trained for days, scales=[10**6] filled the memory
+    (dict(repeats=101), ValueError, "repeats must be an integer in [1, 100], got 101"),
+    (dict(repeats=10**6), ValueError, "repeats must be an integer in [1, 100], got 1000000"),
+    (dict(scales=(1, 1001)), ValueError, "scales[1] must be an integer in [1, 1000] (times the corpus is repeated), got 1001"),
+    (dict(scales=(0,)), ValueError, "scales[0] must be an integer in [1, 1000] (times the corpus is repeated), got 0"),
+    (dict(scales=4), TypeError, "scales must be a collection of integers, got 4"),
+    (dict(workers=0), ValueError, "workers must be an integer in [1, 256] (threads), got 0"),
+    # one string was read letter by letter ("method must be one of ..., got 'g'"); none or a repeat raced nothing
+    # or mixed two methods' runs
+    (dict(methods="gensim"), TypeError, "methods must be a sequence of method names, got a single string 'gensim'"),
+    (dict(methods=()), ValueError, "methods must name at least one of ('PPMI-SVD', 'book SGNS', 'gensim'), got none"),
+    (dict(methods=("gensim", "PPMI-SVD", "gensim")), ValueError, "methods must name each method once, got 'gensim' twice"),
+])
+def test_race_bounds_its_arguments_before_training(arguments, error, message):
+    assert race.MAX_REPEATS == 100 and race.MAX_SCALE == 1000
+    with pytest.raises(error, match=f"^{re.escape(message)}"):
+        race.run_race([["a", "b", "a", "b"]], **arguments)
+
+
 def test_measured_value_formats():
     assert race.format_seconds(2.414) == "2.41 s"
     assert race.format_ratio(1.4321) == "1.43×"
@@ -247,6 +268,26 @@ def test_race_table_flags_must_be_true_or_false():
         with pytest.raises(TypeError) as info:
             race.race_table([], **{name: "no"})
         assert str(info.value) == f"{name} must be True or False, got 'no'"
+
+
+
+def test_race_table_needs_summaries():
+    # 3 was Python's "'int' object is not iterable", [] a table of headers only, a RaceRun an AttributeError
+    with pytest.raises(TypeError, match=r"^summaries must be a collection of RaceSummary \(summarise_race\), got 3$"):
+        race.race_table(3)
+    with pytest.raises(TypeError, match=r"^summaries must hold RaceSummary records \(summarise_race\), got RaceRun$"):
+        race.race_table(_runs())
+    with pytest.raises(ValueError, match=r"^summaries must hold at least one RaceSummary \(summarise_race\), got none$"):
+        race.race_table([])
+
+
+def test_settings_name_an_unknown_setting_and_need_an_sgns_config():
+    assert Settings().replace(window=2, min_count=3) == Settings(sgns=replace(Settings().sgns, window=2), min_count=3)
+    with pytest.raises(TypeError, match=r"^Settings.replace: unknown setting 'windw'; the settings are sgns, min_count, "
+                                        r"ppmi_alpha, svd_power, weighting, dim, window, "):
+        Settings().replace(windw=2)  # was "SGNSConfig.__init__() got an unexpected keyword argument 'windw'"
+    with pytest.raises(TypeError, match=r"^sgns must be a lib.sgns.SGNSConfig, got dict$"):
+        Settings(sgns={"window": 2})  # was accepted, failing at the first training with an AttributeError
 
 
 def test_format_functions_check_their_number():

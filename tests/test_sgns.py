@@ -5,6 +5,7 @@ import math
 import re
 import threading
 import time
+import warnings
 from collections import Counter
 from dataclasses import replace
 
@@ -13,6 +14,7 @@ import pytest
 import scipy.stats
 import torch
 
+from lib import validate
 from lib.corpus import context_pairs, keep_probability
 from lib.skipgram import negative_sampling_loss, noise_distribution
 from lib.sgns import (
@@ -709,6 +711,20 @@ def test_alias_table_of_probabilities_that_are_not_real_numbers_is_a_type_error(
         alias_table([np.nan, 1.0])
 
 
+@pytest.mark.parametrize("probs, got", [
+    ([1e308] * 3, "a sum beyond the float64 range (about 1.8e308)"),  # was NumPy's overflow RuntimeWarning first
+    ([0.25, 0.5], "a sum of 0.75"),
+    ([1.5, -0.5], "-0.5 at index 1"),
+    ([0.5, np.inf], "NaN or infinity at index 1"),
+])
+def test_alias_table_names_what_is_wrong_without_a_warning(probs, got):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning (NumPy's "overflow encountered in reduce") fails the test
+        with pytest.raises(ValueError) as info:
+            alias_table(probs)
+    assert str(info.value) == f"probs must be finite, >= 0 and sum to 1 (within 1e-6), got {got}"
+
+
 def test_alias_draw_checks_the_table_and_the_size():
     table = alias_table([0.2, 0.8])
     rng = np.random.default_rng(0)
@@ -791,3 +807,21 @@ def test_step_queue_refuses_a_worker_it_does_not_have():
         with pytest.raises(error, match=r"^worker must be an integer in \[0, 1\], got "):
             q.take(bad)  # -1 was taken as worker 1 (a wrap-around), 2 an IndexError
     assert [q.take(1), q.take(0)] == [2, 0]  # the refused calls took nothing
+
+
+def test_step_queue_steps_checks_the_worker_once_when_called(monkeypatch):
+    q = StepQueue(4, 2)
+    for bad, error in ((-1, ValueError), (2, ValueError), (1.0, TypeError)):
+        with pytest.raises(error, match=r"^worker must be an integer in \[0, 1\], got "):
+            q.steps(bad)  # raised by the call itself, before any step is asked for
+    checked = []
+    real = validate.integer
+
+    def counting(value, name, **kw):
+        checked.append(name)
+        return real(value, name, **kw)
+
+    monkeypatch.setattr(validate, "integer", counting)
+    q = StepQueue(50, 2)
+    assert list(q.steps(0)) == list(range(25)) + list(range(49, 24, -1))  # its own run, then worker 1's from the end
+    assert checked.count("worker") == 1  # was one check per step taken (51)

@@ -26,9 +26,15 @@ def test_text_widths_alignment_gaps_and_rules_by_hand():
         (lambda: tables.markdown(["a"], [["1"]], align="^"), ValueError, "align must be one of"),
         (lambda: tables.text(["a", "b"], [], widths=[1]), ValueError, "widths needs 2 values"),
         (lambda: tables.text(["a"], [], rule="double"), ValueError, "rule must be one of"),
-        (lambda: tables.text(["a"], [["1"]], widths=[-1]), ValueError, r"^widths\[0\] must be an integer >= 0, got -1$"),
-        (lambda: tables.text(["a", "b"], [], gaps=[-2]), ValueError, r"^gaps\[0\] must be an integer >= 0, got -2$"),
-        (lambda: tables.text(["a"], [], widths=[2.5]), TypeError, r"^widths\[0\] must be an integer >= 0, got 2.5$"),
+        (lambda: tables.text(["a"], [["1"]], widths=[-1]), ValueError, r"^widths\[0\] must be an integer in \[0, 1000\], got -1$"),
+        (lambda: tables.text(["a", "b"], [], gaps=[-2]), ValueError, r"^gaps\[0\] must be an integer in \[0, 1000\], got -2$"),
+        (lambda: tables.text(["a"], [], widths=[2.5]), TypeError, r"^widths\[0\] must be an integer in \[0, 1000\], got 2.5$"),
+        # were a gigabyte of spaces, and Python's "'int' object is not iterable"
+        (lambda: tables.text(["a"], [], widths=[10**9]), ValueError, r"^widths\[0\] must be an integer in \[0, 1000\], got 1000000000$"),
+        (lambda: tables.text(["a", "b"], [], gaps=[1001]), ValueError, r"^gaps\[0\] must be an integer in \[0, 1000\], got 1001$"),
+        (lambda: tables.text(["a"], [], widths=3), TypeError, r"^widths must be a sequence of integers, one per column, got 3$"),
+        (lambda: tables.text(["a", "b"], [], gaps=2), TypeError, r"^gaps must be a sequence of integers, one per gap, got 2$"),
+        (lambda: tables.markdown(["a"], [], align=5), TypeError, r"^align must be one of \('<', '>'\) per column, or a string of them, got 5$"),
     ],
 )
 def test_bad_tables_are_rejected(call, kind, match):
@@ -61,3 +67,19 @@ def test_a_line_break_in_a_cell_is_refused_by_name(cell):
 
 def test_a_pipe_in_a_markdown_cell_is_escaped():
     assert tables.markdown(["a|b"], [["x|y"]]).splitlines() == ["| a\\|b |", "| --- |", "| x\\|y |"]
+
+
+@pytest.mark.parametrize("table", [tables.markdown, tables.text])
+def test_a_table_without_columns_is_refused_by_name(table):
+    # text() said "widths needs 0 values and gaps -1", markdown() returned "|  |\n|  |", a table of no column
+    for rows in ([], [[]]):
+        with pytest.raises(ValueError, match=r"^header must name at least one column, got none$"):
+            table([], rows)
+
+
+@pytest.mark.parametrize("table", [tables.markdown, tables.text])
+def test_a_header_and_rows_given_as_generators_are_read_once(table):
+    # rows from a generator were used up by the checks and the table came out without them
+    rows = ([word, str(len(word))] for word in ("the", "cat"))
+    assert table((h for h in ("word", "n")), rows) == table(["word", "n"], [["the", "3"], ["cat", "3"]])
+    assert "cat" in table(["word", "n"], (r for r in [["cat", "3"]]))

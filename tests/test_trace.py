@@ -638,8 +638,11 @@ def test_format_functions_name_a_bad_value():
                          (True, "x must be a real number, got True")]:  # were float()'s own errors, or 1.0000
         with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
             trace.format_number(bad)
-    with pytest.raises(TypeError, match=r"^v must hold real numbers, got dtype <U1$"):
-        trace.format_vector(["a"])  # was "could not convert string to float"
+    for bad, shown in ((["a"], "['a'] (dtype <U1)"), (None, "None"), ("ab", "'ab'"), ([1 + 2j], "[(1+2j)] (dtype complex128)")):
+        with pytest.raises(TypeError, match=f"^{re.escape(f'v must be an array of real numbers, got {shown}')}$"):
+            trace.format_vector(bad)  # was "could not convert string to float", then "v must hold ... dtype <U1"
+    with pytest.raises(TypeError, match=r"^v must hold real numbers, got a bool among them"):
+        trace.format_vector([0.5, True])
     with pytest.raises(ValueError, match=r"^v must be an array of numbers, got rows of different lengths$"):
         trace.format_vector([[1.0], [2.0, 3.0]])  # was NumPy's "inhomogeneous shape"
 
@@ -712,3 +715,31 @@ def test_cli_stops_quietly_when_the_reader_closes_the_pipe(tmp_path):
     err = proc.stderr.read()
     proc.stderr.close()
     assert proc.wait(timeout=60) == 1 and err == b""
+
+
+INTERRUPTING = "def lookup(table, token_id):\n    raise KeyboardInterrupt\n\n\ndef pos_encoding(pos, d):\n    raise KeyboardInterrupt\n"
+
+
+def test_main_stops_quietly_with_status_130_on_ctrl_c_in_the_learners_functions(tmp_path, capsys):
+    # Ctrl-C in the learner's function was a traceback from the command line
+    functions = tmp_path / "mine.py"
+    functions.write_text(INTERRUPTING)
+    program = tmp_path / "p.trace"
+    program.write_text("WIDTH 2\nTOKEN a 1 0\nLOOKUP a\n")
+    for argv in (["--functions", str(functions), str(program)], ["--check", str(functions)]):
+        assert trace.main(argv) == trace.INTERRUPTED == 130
+        captured = capsys.readouterr()
+        assert captured.err == "python -m lib.trace: interrupted\n" and captured.out == ""
+    functions.write_text("raise KeyboardInterrupt\n")  # while the learner's file is loaded
+    assert trace.main(["--functions", str(functions), str(program)]) == 130
+    assert capsys.readouterr().err == "python -m lib.trace: interrupted\n"
+
+
+@pytest.mark.slow
+def test_cli_stops_quietly_with_status_130_on_ctrl_c(tmp_path):
+    functions = tmp_path / "mine.py"
+    functions.write_text(INTERRUPTING)
+    program = tmp_path / "p.trace"
+    program.write_text("WIDTH 2\nTOKEN a 1 0\nLOOKUP a\n")
+    result = _cli("--functions", str(functions), str(program))
+    assert result.returncode == 130 and result.stderr == "python -m lib.trace: interrupted\n" and result.stdout == ""

@@ -173,9 +173,33 @@ def test_one_id_takes_exactly_one_integer():
         validate.one_id(3, 3, "row")
 
 
-def test_ids_of_a_ragged_nesting_is_a_clear_type_error():
-    with pytest.raises(TypeError, match=r"token ids must be an integer or an array of integers, got \[\[0\], 1\]"):
-        validate.ids([[0], 1], 3)
+def test_ids_of_a_ragged_nesting_is_a_value_error_as_in_every_array_check():
+    for ragged in ([[0], 1], [[0, 1], [2]]):  # was a TypeError, where every other array check raises ValueError
+        with pytest.raises(ValueError, match=r"^token ids must be an integer or an array of integers, got rows of "
+                                             r"different lengths$"):
+            validate.ids(ragged, 3)
+        with pytest.raises(ValueError, match=r"^c must be an array of integers, got rows of different lengths$"):
+            validate.integer_array(ragged, "c")
+
+
+def test_ids_and_integer_array_read_integers_alike():
+    """ids reads integers as integer_array does (one reading) and adds only its range check."""
+    for values in ([2, 0], np.array([2, 0], dtype=np.uint8), np.array([2, 0], dtype=object), [], 1):
+        assert validate.ids(values, 3).tolist() == np.asarray(validate.integer_array(values, "c")).tolist()
+    assert validate.integer_array(np.array([2, 0], dtype=object), "c").dtype == np.int64  # was "got dtype object"
+    for bad in ([True, 2], [[1], [False]]):
+        with pytest.raises(TypeError, match=r"^token ids must be integers, got a bool among them \(True or False is "
+                                            r"not a count or an id\)$"):
+            validate.ids(bad, 3)
+        with pytest.raises(TypeError, match=r"^c must be integers, got a bool among them"):
+            validate.integer_array(bad, "c")
+    with pytest.raises(TypeError, match=r"^c must be an array of integers \(a list, a tuple, a NumPy array\), got a "
+                                        r"generator; read it into a list first: list\(...\)$"):
+        validate.integer_array((i for i in [0]), "c")
+    with pytest.raises(ValueError, match=r"^token id -1 out of range for vocabulary of 3 \(allowed 0..2\)$"):
+        validate.ids([-1, 2**63], 3)  # NumPy reads it as float64: Python ints all the same
+    with pytest.raises(ValueError, match=r"^c must fit in int64 \(-2\*\*63 to 2\*\*63 - 1\), got 9223372036854775808$"):
+        validate.integer_array([-1, 2**63], "c")
 
 
 @pytest.mark.parametrize(

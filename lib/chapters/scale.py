@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -278,10 +279,15 @@ def make_case(
 
     Returns ``{"table": (V, d) float64, "ids_per_rank": [(batch,) int64, ...], "hidden": (N, d),
     "out_table": (V, d), "targets": (N,) int64}`` as NumPy arrays. Ids follow ``distribution``
-    (``"uniform"`` or ``"zipf"``, see :func:`lib.sparse_updates.sample_ids`), seeded per rank.
+    (``"uniform"`` or ``"zipf"``, see :func:`lib.sparse_updates.sample_ids`), seeded per rank. Raises
+    ``ValueError`` (``TypeError`` for a non-integer) naming ``V``, ``d``, ``N`` or ``batch`` outside ``[1,
+    lib.validate.MAX_SIZE]``, a table of more than ``MAX_SIZE`` entries, a ``world_size`` outside ``[1,
+    lib.validate.MAX_WORKERS]`` or a negative ``seed``.
     """
     world_size = validate.workers(world_size, "world_size", hint="ranks")
-    rng = np.random.default_rng(seed)
+    V, d, N = validate.size(V, "V"), validate.size(d, "d"), validate.size(N, "N")
+    validate.entries((V, d), "V and d")  # each of the two tables
+    rng = np.random.default_rng(validate.seed(seed))
     return {
         "table": rng.standard_normal((V, d)),
         "ids_per_rank": [sample_ids(V, batch, distribution=distribution, seed=seed + 1 + r) for r in range(world_size)],
@@ -478,16 +484,30 @@ def _report(summary: Dict[str, Any], world_size: int) -> str:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``python -m lib.chapters.scale [--world-size W]`` spawns W gloo processes and checks the sharded
     lookups and softmax against the unsharded ones; under ``torchrun`` (``RANK`` / ``WORLD_SIZE`` set)
-    it runs the same check on the ranks torchrun started. Returns 0 when every error is below 1e-9."""
+    it runs the same check on the ranks torchrun started. Returns 0 when every error is below 1e-9, 1 otherwise;
+    a bad argument (``--V -5``) prints one line naming it and returns 2, and Ctrl-C prints one line and
+    returns 130 (128 + SIGINT), never a traceback."""
     p = argparse.ArgumentParser(prog="python -m lib.chapters.scale", description=main.__doc__)
     p.add_argument("--world-size", type=int, default=2)
     p.add_argument("--V", type=int, default=1000)
     p.add_argument("--d", type=int, default=16)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--distribution", default="zipf", choices=("uniform", "zipf"))
-    p.add_argument("--backend", default="gloo")
+    p.add_argument("--backend", default="gloo", choices=("gloo", "nccl"))
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
+    try:
+        return _run(a)
+    except (ValueError, TypeError) as exc:  # a bad argument (--V -5): one line naming it, as argparse's own errors
+        print(f"{p.prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # Ctrl-C: one line and 128 + SIGINT, as a shell expects
+        print(f"{p.prog}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(a: argparse.Namespace) -> int:
+    """The check of :func:`main` for its parsed arguments ``a``."""
     if "RANK" in os.environ and "WORLD_SIZE" in os.environ:  # started by torchrun
         if a.backend == "nccl":
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", 0)))
