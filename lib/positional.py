@@ -105,6 +105,15 @@ def _check_positions(pos, name: str = "position") -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def _check_position(pos, name: str) -> int:
+    """One position (an integer in ``[0, MAX_POSITION]``, as :func:`_check_positions` checks it) as an
+    ``int``; ``TypeError`` naming ``name`` for an array of positions."""
+    arr = _check_positions(pos, name)
+    if arr.ndim:
+        raise TypeError(f"{name} must be one integer, got an array of shape {arr.shape}")
+    return int(arr)
+
+
 def angular_frequencies(d: int, base: float = BASE) -> np.ndarray:
     """Angular frequency of each dimension, ``(d,)`` float64, radians per position: ``base ** (-2 (k // 2) / d)``.
 
@@ -205,15 +214,17 @@ def dot_by_offset(start: int, offsets, d: int, base: float = BASE) -> np.ndarray
     For even ``d`` this equals ``Σ_i cos(o ω_i)``, the same for every ``start``; at ``o = 0`` it is ``d/2``.
     ``start``, the offsets and ``start + o`` are integers in ``[0, 2**20]`` (``MAX_POSITION``; each encoding
     as :func:`sinusoidal_encoding`, each entry within 1e-9 of its exact value): ``ValueError`` naming the
-    one outside it (also for a Python ``int`` beyond ``int64``), ``TypeError`` for one that is not an
-    integer.
+    one outside it (also for a Python ``int`` beyond ``int64``) and for ``offsets`` of more than one
+    dimension, ``TypeError`` for one that is not an integer or a ``start`` that is an array.
 
     >>> # d / 2 = 2 at offset 0; cos 1 + cos 0.01 at offset 1
     >>> dot_by_offset(10, [0, 1], 4)
     array([2.    , 1.5402])
     """
-    start = int(_check_positions(start, "start"))
+    start = _check_position(start, "start")
     offsets = np.atleast_1d(_check_positions(offsets, "offset"))
+    if offsets.ndim != 1:
+        raise ValueError(f"offsets must be one integer or a 1-D array of integers, got shape {offsets.shape}")
     here = sinusoidal_encoding(start, d, base)
     there = sinusoidal_encoding(_check_positions(start + offsets, "start + offset"), d, base)  # (n, d)
     return there @ here
@@ -226,7 +237,7 @@ def add_positions(vectors, start: int = 0, base: float = BASE) -> np.ndarray:
     table itself). The encodings are those of :func:`sinusoidal_encoding`. Raises ``ValueError`` unless
     ``vectors`` is 2-D and finite, when the sum overflows float64, or for positions ``start .. start + N - 1``
     not all in ``[0, 2**20]`` (``MAX_POSITION``; also a Python ``int`` beyond ``int64``); ``TypeError`` for
-    entries that are not real numbers or a ``start`` that is not an integer.
+    entries that are not real numbers or a ``start`` that is not one integer.
 
     >>> add_positions([[0.5, -0.5, 1.0, 0.0]], start=3)
     array([[ 0.6411, -1.49  ,  1.03  ,  0.9996]])
@@ -234,7 +245,7 @@ def add_positions(vectors, start: int = 0, base: float = BASE) -> np.ndarray:
     vectors = validate.real_array(vectors, "vectors")
     if vectors.ndim != 2:
         raise ValueError(f"vectors must have shape (N, d), got {vectors.shape}")
-    start = int(_check_positions(start, "start"))
+    start = _check_position(start, "start")
     n, d = vectors.shape
     if n:
         _check_positions(start + n - 1, "start + N - 1, the last position,")

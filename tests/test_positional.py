@@ -528,3 +528,14 @@ def test_dot_by_offset_near_the_bound_is_the_closed_form():
         want = [float(sum(mpmath.cos(mpmath.mpf(o) * mpmath.mpf(float(w))) for w in omega)) for o in offsets]
     # each encoding within 1e-9 entrywise: the sum of d products within about 2 d 1e-9
     np.testing.assert_allclose(got, want, rtol=0, atol=2 * d * 1e-9)
+
+
+def test_start_is_one_position_and_offsets_one_row():
+    # an array start reached int() ("only 0-dimensional arrays can be converted"); 2-D offsets returned (1, 2)
+    for call in (lambda: positional.dot_by_offset([1, 2], [0], 4), lambda: positional.dot_by_offset([3], [0], 4),
+                 lambda: positional.add_positions(np.zeros((1, 4)), start=np.array([[2]]))):
+        with pytest.raises(TypeError, match=r"^start must be one integer, got an array of shape \(\d,( \d)?\)$"):
+            call()
+    with pytest.raises(ValueError, match=r"^offsets must be one integer or a 1-D array of integers, got shape \(1, 2\)$"):
+        positional.dot_by_offset(0, [[1, 2]], 4)
+    np.testing.assert_allclose(positional.dot_by_offset(np.int64(7), np.uint8(1), 4), [np.cos(1) + np.cos(0.01)])
