@@ -106,7 +106,7 @@ def _check_positions(pos, name: str = "position") -> np.ndarray:
 
 
 def _check_position(pos, name: str) -> int:
-    """One position (an integer in ``[0, MAX_POSITION]``, as :func:`_check_positions` checks it) as an
+    """One position (an integer in ``[0, MAX_POSITION]``, as ``_check_positions`` checks it) as an
     ``int``; ``TypeError`` naming ``name`` for an array of positions."""
     arr = _check_positions(pos, name)
     if arr.ndim:
