@@ -27,12 +27,12 @@ and :func:`add_positions` adds it without scaling, as the book's chapters do.
 Positions are integers in ``[0, MAX_POSITION]``, ``MAX_POSITION = 2**20`` (1,048,576; above the 10**6 of
 the trace language, far above every sequence of the book). Every angle is a float64 product, rounded once:
 ``pos * ω_i`` (twice for RoPE with position interpolation, ``(m / s) * θ_i``), so it is within
-``2**-53`` (``2**-52``) of the exact angle *relatively*, an absolute error of up to ``pos * 2**-53`` radians,
-``ω_i <= 1``. Up to ``2**20`` that is at most ``2**-32`` rad (2.3e-10), so every sine and cosine here is
-within 1e-9 of the sine and cosine of the exact angle (``pos`` times the float64 frequency of
-:func:`angular_frequencies`): the tolerance the bound is chosen for. Beyond it the error grows with the
-position: about 1e-5 at 10**12 (5e-5 at width 512) and tenths near 2**53, where the product no longer
-says where the position is on the circle. A larger position is refused, naming the argument and the bound,
+``2**-53`` (``2**-52``) of the exact angle *relatively*: an absolute error of up to ``pos * 2**-53``
+radians (``pos * 2**-52``), as ``ω_i <= 1``. Up to ``2**20`` that is at most ``2**-33`` rad (``2**-32``,
+2.3e-10), so every sine and cosine here is within 1e-9 of the sine and cosine of the exact angle (``pos``
+times the float64 frequency of :func:`angular_frequencies`): the tolerance the bound is chosen for. Beyond
+it the error grows with the position: about 1e-5 at 10**12 (5e-5 at width 512), and from 0.05 to 0.5
+near 2**53, where the product no longer says where the position is on the circle. A larger position is refused, naming the argument and the bound,
 rather than reduced in extended precision, which no position of the book needs.
 
 The learned table (:class:`LearnedPositionTable`) is the alternative used by GPT-2: one trainable row per
