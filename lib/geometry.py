@@ -134,7 +134,8 @@ def principal_projection(vectors, k: int = 2, *, normalize: bool = True) -> np.n
     projection), then centred; the coordinates are the centred rows times the top ``k`` right singular
     vectors, i.e. ``U_k S_k`` of :func:`lib.ppmi.truncated_svd` with its sign convention (largest entry
     of each column of ``U`` positive), so the figure does not flip between runs or machines.
-    Centred exactly (:func:`centred_rows`: each column's mean is its exact sum divided by ``V``, rounded once),
+    Centred exactly (:func:`centred_rows`: each column's mean is its exact sum divided by ``V``, and each
+    entry is the exact ``x - mean`` to within one unit in its last place plus ``2**-104 · max(|x|, |mean|)``),
     so a constant column adds nothing to any coordinate, whatever its value (a float64 mean of 0.1, 0.1,
     0.1 is not 0.1, and would give every row the same nonzero coordinate). Scale-robust: the centring and the
     solver work on the vectors scaled by powers of two, and the coordinates are scaled back, so vectors of
@@ -296,9 +297,11 @@ def anisotropy(vectors, *, center: bool = False) -> float:
     ``center=True`` subtracts the mean row first (mean removal). About 0 for directions spread evenly;
     near 1 when all rows share one direction (a narrow cone). Zero rows count as cosine 0. Any finite
     scale works (cosines are scale-robust, see :func:`lib.embedding.similarity`), and so do rows of very
-    different sizes in one table: the centring is :func:`centred_rows`' (each column's mean exact, rounded
-    once, on the table scaled by a power of two), so rows of 1e-300 beside rows of 1e300 keep their part
-    of the mean, a constant column leaves no residue, and two centred rows are exactly antiparallel (-1.0).
+    different sizes in one table: the centring is :func:`centred_rows`' (each entry the exact ``x - mean``
+    to within one unit in its last place plus ``2**-104 · max(|x|, |mean|)``, on the table scaled by a power
+    of two), so rows that differ from their mean by a few units in the last place keep their directions,
+    rows of 1e-300 beside rows of 1e300 keep their part of the mean, a constant column leaves no residue,
+    and two centred rows are exactly antiparallel (-1.0).
     The one loss: where the table holds entries near float64's largest (above ``2**1022 / 2V``), entries
     that become subnormal when it is scaled down lose bits. Raises ``ValueError`` for fewer than two rows or non-finite input, ``TypeError`` for a ``center`` that is not ``True`` or
     ``False``.
@@ -324,10 +327,15 @@ def centred_rows(vectors) -> Tuple[np.ndarray, int]:
     ``e`` an int, ``C * 2**e`` the centred rows (the one centring of ``lib``: :func:`anisotropy`,
     :func:`principal_projection`, the principal component of chapters/position_schemes.md).
 
-    Each column's mean is exact, rounded once: its exact sum (``math.fsum``, repeated on the remainder until
-    nothing is left) divided by ``V`` as a fraction. So a constant column gives exactly 0 whatever its value
-    (a float64 mean of 0.1, 0.1, 0.1 is 0.10000000000000002, and would leave every row the same residue),
-    and rows of 1e-300 beside rows of 1e300 keep their share of the mean (a float64 sum would lose them).
+    Each column's mean ``m`` is exact: its exact sum (``math.fsum``, repeated on the remainder until nothing
+    is left) divided by ``V`` as a fraction, kept as two floats, ``hi = float(m)`` and ``lo = float(m - hi)``.
+    Each entry ``x`` becomes ``(x - hi) - lo``, the first difference without error (Knuth's TwoSum), so it is
+    the exact ``x - m`` to within one unit in its last place plus ``2**-104 · max(|x|, |m|)``: rows that
+    differ from their mean by a few units in the last place keep those units (subtracting the rounded mean
+    alone would replace them with its rounding error). So a constant column gives exactly 0 whatever its
+    value (a float64 mean of 0.1, 0.1, 0.1 is 0.10000000000000002, and would leave every row the same
+    residue), and rows of 1e-300 beside rows of 1e300 keep their share of the mean (a float64 sum would lose
+    them).
     The table is first scaled by the power of two ``2**-e`` that puts its largest entry just below
     ``2**1022 / 2V``: no sum of a column or difference from its mean overflows, and a table of subnormals
     is scaled up (exactly) so that its mean is rounded at 53 bits, not at the few bits a subnormal has.
@@ -352,17 +360,23 @@ def centred_rows(vectors) -> Tuple[np.ndarray, int]:
     if shift:
         with np.errstate(under="ignore"):
             X = np.ldexp(X, shift)
-    mean = np.array([_exact_mean(column) for column in X.T])
-    return X - mean, -shift
+    means = [_exact_mean(column) for column in X.T]
+    hi = np.array([float(m) for m in means])           # each mean rounded once
+    with np.errstate(under="ignore"):                  # a remainder below 2**-1022 keeps the bits it can
+        lo = np.array([float(m - Fraction(h)) for m, h in zip(means, hi.tolist())])  # what that rounding lost
+        # TwoSum: d + err == X - hi exactly (no overflow: every entry is below 2**1021 after the scaling)
+        d = X - hi
+        back = d - X
+        err = (X - (d - back)) - (-hi - back)
+        return d + (err - lo), -shift
 
 
-def _exact_mean(column: np.ndarray) -> float:
-    """The mean of the finite float64 ``column`` (its exact sum below 2**1024) rounded once to float64.
+def _exact_mean(column: np.ndarray) -> Fraction:
+    """The exact mean of the finite float64 ``column`` (its exact sum below 2**1024), a ``Fraction``.
 
     ``math.fsum`` rounds the exact sum once; repeating it on the entries and the negated partial sums gives
     the remainder it rounded away, until that is 0 (each round takes about 53 bits off, and the sum is a
-    multiple of 2**-1074, so it ends). The mean is the exact fraction ``(sum of the parts) / V``, rounded once
-    by ``Fraction.__float__``."""
+    multiple of 2**-1074, so it ends). The mean is the exact fraction ``(sum of the parts) / V``."""
     values = column.tolist()
     parts = []
     while True:
@@ -371,7 +385,7 @@ def _exact_mean(column: np.ndarray) -> float:
             break
         parts.append(s)
         values.append(-s)
-    return float(sum(map(Fraction, parts), Fraction(0)) / len(column))
+    return sum(map(Fraction, parts), Fraction(0)) / len(column)
 
 
 def stability_by_frequency(overlap, counts, threshold: int) -> Dict[str, float]:

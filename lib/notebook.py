@@ -52,6 +52,7 @@ import numbers
 import os
 import re
 from contextlib import contextmanager
+from decimal import Decimal
 from typing import Iterator
 
 import numpy as np
@@ -84,6 +85,8 @@ _SPEC = re.compile(r"(?:.?[<>=^])?[+\- ]?(?P<width>\d*)[,_]?\.(?P<precision>\d+)
 MAX_PRECISION = 20
 #: the widest field a spec may ask for: a printed line of a chapter fits in 88 characters
 MAX_WIDTH = 88
+#: a percent spec in parts: alignment (with its fill), sign, width, grouping, precision
+_PERCENT = re.compile(r"(?P<align>.?[<>=^])?(?P<sign>[+\- ]?)(?P<width>\d*)(?P<group>[,_]?)(?P<tail>\.\d+%)")
 
 
 def figure_png(fig, dpi: int = PNG_DPI) -> bytes:
@@ -203,10 +206,24 @@ def check_spec(spec: str) -> str:
 
 
 def _format_one(x: float, spec: str) -> str:
-    text = format(x, spec)
-    if math.isfinite(x) and "-" in text and float(text.strip().replace(",", "").replace("_", "").rstrip("%")) == 0:
-        text = format(0.0, spec)  # a value that rounds to zero shows no sign: -0.0000 would depend on noise
+    huge = spec.endswith("%") and math.isfinite(x) and math.isinf(x * 100.0)
+    text = _huge_percent(x, spec) if huge else format(x, spec)
+    if math.isfinite(x) and math.copysign(1.0, x) < 0 and not huge:  # -0.0 too
+        # the number alone, without fill, width or grouping (a fill such as '*' is no part of it)
+        core = _SPEC.fullmatch(spec)
+        if float(format(x, f".{core['precision']}{core['type']}").rstrip("%")) == 0:
+            text = format(0.0, spec)  # a value that rounds to zero shows no sign: -0.0000 would depend on noise
     return text
+
+
+def _huge_percent(x: float, spec: str) -> str:
+    """``x`` (finite, above about 1.8e306 in size) formatted with the percent ``spec``: Python multiplies by 100
+    in float64 and writes ``inf%``; ``Decimal`` scales the exact value. Its formatting (in Python 3.11) has no
+    ``_`` grouping, so ``,`` stands in for it, turned back between digits."""
+    parts = _PERCENT.fullmatch(spec)
+    text = format(Decimal(x), f"{parts['align'] or ''}{parts['sign']}{parts['width']}"
+                              f"{',' if parts['group'] else ''}{parts['tail']}")
+    return re.sub(r"(?<=\d),(?=\d)", "_", text) if parts["group"] == "_" else text
 
 
 def _scalar(value, what: str) -> float:

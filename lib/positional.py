@@ -24,6 +24,17 @@ defined by the same formula (for odd ``d`` the last dimension is the sine of a p
 The paper's PE is added to embeddings scaled by ``sqrt(d_model)``; this module returns the encoding alone
 and :func:`add_positions` adds it without scaling, as the book's chapters do.
 
+Positions are integers in ``[0, MAX_POSITION]``, ``MAX_POSITION = 2**20`` (1,048,576; above the 10**6 of
+the trace language, far above every sequence of the book). Every angle is a float64 product, rounded once:
+``pos * ω_i`` (twice for RoPE with position interpolation, ``(m / s) * θ_i``), so it is within
+``2**-53`` (``2**-52``) of the exact angle *relatively*: an absolute error of up to ``pos * 2**-53``
+radians (``pos * 2**-52``), as ``ω_i <= 1``. Up to ``2**20`` that is at most ``2**-33`` rad (``2**-32``,
+2.3e-10), so every sine and cosine here is within 1e-9 of the sine and cosine of the exact angle (``pos``
+times the float64 frequency of :func:`angular_frequencies`): the tolerance the bound is chosen for. Beyond
+it the error grows with the position: about 1e-5 at 10**12 (5e-5 at width 512), and from 0.05 to 0.5
+near 2**53, where the product no longer says where the position is on the circle. A larger position is refused, naming the argument and the bound,
+rather than reduced in extended precision, which no position of the book needs.
+
 The learned table (:class:`LearnedPositionTable`) is the alternative used by GPT-2: one trainable row per
 position up to a maximum length, and nothing beyond it.
 
@@ -53,14 +64,17 @@ import numpy as np
 from lib import validate
 
 BASE = 10000.0
-MAX_POSITION = 2**53  # positions above it are not exact in the float64 angle pos * ω
+#: the largest position (and the largest offset in size): up to it the float64 angle pos * ω is within
+#: 2**-32 rad of the exact one, and each sine and cosine within 1e-9 (see the module docstring)
+MAX_POSITION = 2**20
+#: why the bound: said in every message that refuses a position beyond it
+_BOUND = "2**20, up to which the float64 angle is within 2**-32 rad of the exact one"
 
 
-def _check_positions(pos, name: str = "position") -> np.ndarray:
-    """``pos`` (an int or an integer array) as ``int64``, after checking every entry is in
-    ``[0, MAX_POSITION]``. ``TypeError`` for entries that are not integers; ``ValueError`` naming ``name``
-    for one outside the range, also for a Python ``int`` beyond ``int64`` (``10**300``, ``[0, 2**70]``,
-    which NumPy holds as objects): it is an integer, out of range. An empty list is no positions (as in
+def _integer_positions(pos, name: str):
+    """``pos`` (an int or an integer array) as an array of integers >= 0: ``int64``, or an object array of
+    Python ints for one beyond ``int64``. ``TypeError`` for entries that are not integers, ``ValueError``
+    naming ``name`` for a negative one. An empty list is no positions (as in
     :func:`lib.validate.integer_array`)."""
     try:
         arr = np.asarray(pos)
@@ -77,9 +91,27 @@ def _check_positions(pos, name: str = "position") -> np.ndarray:
             raise TypeError(f"{name} must be an integer (or an integer array), got dtype {np.asarray(pos).dtype}")
     if (arr < 0).any():
         raise ValueError(f"{name} must be >= 0, got {validate.shown(int(arr[arr < 0].flat[0]))}")
+    return arr
+
+
+def _check_positions(pos, name: str = "position") -> np.ndarray:
+    """``pos`` (an int or an integer array) as ``int64``, after checking every entry is in
+    ``[0, MAX_POSITION]``. ``TypeError`` for entries that are not integers; ``ValueError`` naming ``name``
+    and the range for one outside it, also for a Python ``int`` beyond ``int64`` (``10**300``, ``[0, 2**70]``,
+    which NumPy holds as objects): it is an integer, out of range."""
+    arr = _integer_positions(pos, name)
     if (arr > MAX_POSITION).any():  # checked before the int64 cast, so a uint64 cannot wrap around
-        raise ValueError(f"{name} must be <= 2**53 (exact in a float64 angle), got {validate.shown(int(arr.max()))}")
+        raise ValueError(f"{name} must be <= {MAX_POSITION} ({_BOUND}), got {validate.shown(int(arr.max()))}")
     return arr.astype(np.int64)
+
+
+def _check_position(pos, name: str) -> int:
+    """One position (an integer in ``[0, MAX_POSITION]``, as ``_check_positions`` checks it) as an
+    ``int``; ``TypeError`` naming ``name`` for an array of positions."""
+    arr = _check_positions(pos, name)
+    if arr.ndim:
+        raise TypeError(f"{name} must be one integer, got an array of shape {arr.shape}")
+    return int(arr)
 
 
 def angular_frequencies(d: int, base: float = BASE) -> np.ndarray:
@@ -98,10 +130,11 @@ def angular_frequencies(d: int, base: float = BASE) -> np.ndarray:
 def sinusoidal_encoding(pos, d: int, base: float = BASE) -> np.ndarray:
     """Sinusoidal encoding of ``pos``: ``(d,)`` float64 for an int, ``pos.shape + (d,)`` for an array.
 
-    :cite:t:`vaswani2017attention`, §3.5, with ``pair = k // 2``. ``pos`` is an integer in ``[0, 2**53]``
-    (``MAX_POSITION``: no parameters are involved, and every such position is exact in the float64 angle
-    ``pos * ω``). Raises ``TypeError`` for a non-integer position and ``ValueError`` for one outside
-    ``[0, 2**53]`` (also a Python ``int`` beyond ``int64``, such as ``10**300``), for ``d < 1`` or
+    :cite:t:`vaswani2017attention`, §3.5, with ``pair = k // 2``. ``pos`` is an integer in ``[0, 2**20]``
+    (``MAX_POSITION``); each entry is within 1e-9 of the sine or cosine of the exact angle ``pos * ω_k``
+    (``ω_k`` the float64 frequency of :func:`angular_frequencies`; the float64 product is within ``2**-33``
+    rad of it). Raises ``TypeError`` for a non-integer position and ``ValueError`` for one outside
+    ``[0, 2**20]`` (also a Python ``int`` beyond ``int64``, such as ``10**300``), for ``d < 1`` or
     ``base <= 1``.
 
     >>> sinusoidal_encoding(3, 4)  # [sin 3, cos 3, sin 0.03, cos 0.03]
@@ -154,7 +187,8 @@ def shift_rotation(k: int, d: int, base: float = BASE) -> np.ndarray:
     Block diagonal: for each pair ``i`` the 2×2 block maps ``(sin a, cos a)`` to
     ``(sin(a + kω_i), cos(a + kω_i))``; it depends on ``k`` only, never on ``p``. For odd ``d`` the last,
     unpaired dimension has no exact rotation and ``ValueError`` is raised. ``k`` may be negative;
-    ``|k| > 2**53`` (not exact in a float64 angle) raises ``ValueError``.
+    ``|k| > 2**20`` raises ``ValueError`` (``MAX_POSITION``: up to it each entry is within 1e-9 of the
+    cosine or sine of the exact angle ``k ω_i``).
 
     >>> R = shift_rotation(1, 2)
     >>> bool(np.allclose(R @ sinusoidal_encoding(5, 2), sinusoidal_encoding(6, 2)))
@@ -163,7 +197,7 @@ def shift_rotation(k: int, d: int, base: float = BASE) -> np.ndarray:
     d = validate.size(d, "width d", low=1)
     if d % 2:
         raise ValueError(f"the shift is a rotation of (sin, cos) pairs and needs an even width, got d = {d}")
-    k = validate.integer(k, "offset k", low=-MAX_POSITION, high=MAX_POSITION, hint="exact in a float64 angle")
+    k = validate.integer(k, "offset k", low=-MAX_POSITION, high=MAX_POSITION, hint=_BOUND)
     theta = k * angular_frequencies(d, base)[0::2]  # (d/2,) radians
     c, s = np.cos(theta), np.sin(theta)
     R = np.zeros((d, d))
@@ -178,17 +212,21 @@ def dot_by_offset(start: int, offsets, d: int, base: float = BASE) -> np.ndarray
     """``PE[start] · PE[start + o]`` for each offset ``o``: ``(len(offsets),)`` float64.
 
     For even ``d`` this equals ``Σ_i cos(o ω_i)``, the same for every ``start``; at ``o = 0`` it is ``d/2``.
-    ``start``, the offsets and ``start + o`` are integers in ``[0, 2**53]``: ``ValueError`` outside it (also
-    for a Python ``int`` beyond ``int64``), ``TypeError`` for one that is not an integer.
+    ``start``, the offsets and ``start + o`` are integers in ``[0, 2**20]`` (``MAX_POSITION``; each encoding
+    as :func:`sinusoidal_encoding`, each entry within 1e-9 of its exact value): ``ValueError`` naming the
+    one outside it (also for a Python ``int`` beyond ``int64``) and for ``offsets`` of more than one
+    dimension, ``TypeError`` for one that is not an integer or a ``start`` that is an array.
 
     >>> # d / 2 = 2 at offset 0; cos 1 + cos 0.01 at offset 1
     >>> dot_by_offset(10, [0, 1], 4)
     array([2.    , 1.5402])
     """
-    start = int(_check_positions(start, "start"))
+    start = _check_position(start, "start")
     offsets = np.atleast_1d(_check_positions(offsets, "offset"))
+    if offsets.ndim != 1:
+        raise ValueError(f"offsets must be one integer or a 1-D array of integers, got shape {offsets.shape}")
     here = sinusoidal_encoding(start, d, base)
-    there = sinusoidal_encoding(start + offsets, d, base)  # (n, d)
+    there = sinusoidal_encoding(_check_positions(start + offsets, "start + offset"), d, base)  # (n, d)
     return there @ here
 
 
@@ -196,10 +234,10 @@ def add_positions(vectors, start: int = 0, base: float = BASE) -> np.ndarray:
     """Return ``vectors + PE[start : start + N]`` for token vectors ``(N, d)``, as a new array.
 
     The input is never modified (adding in place to looked-up rows that alias the table would change the
-    table itself). Raises ``ValueError`` unless ``vectors`` is 2-D and finite, when the sum overflows
-    float64, or for a ``start`` outside ``[0, 2**53]`` (exact in a float64 angle; also a Python ``int``
-    beyond ``int64``); ``TypeError`` for entries that are not real numbers or a ``start`` that is not an
-    integer.
+    table itself). The encodings are those of :func:`sinusoidal_encoding`. Raises ``ValueError`` unless
+    ``vectors`` is 2-D and finite, when the sum overflows float64, or for positions ``start .. start + N - 1``
+    not all in ``[0, 2**20]`` (``MAX_POSITION``; also a Python ``int`` beyond ``int64``); ``TypeError`` for
+    entries that are not real numbers or a ``start`` that is not one integer.
 
     >>> add_positions([[0.5, -0.5, 1.0, 0.0]], start=3)
     array([[ 0.6411, -1.49  ,  1.03  ,  0.9996]])
@@ -207,8 +245,10 @@ def add_positions(vectors, start: int = 0, base: float = BASE) -> np.ndarray:
     vectors = validate.real_array(vectors, "vectors")
     if vectors.ndim != 2:
         raise ValueError(f"vectors must have shape (N, d), got {vectors.shape}")
-    start = int(_check_positions(start, "start"))
+    start = _check_position(start, "start")
     n, d = vectors.shape
+    if n:
+        _check_positions(start + n - 1, "start + N - 1, the last position,")
     with np.errstate(over="ignore"):  # an overflow is reported by _finite as a ValueError
         out = vectors + sinusoidal_encoding(np.arange(start, start + n), d, base)
     return _finite(out, "vectors + PE")
@@ -243,14 +283,14 @@ class LearnedPositionTable:
 
     def __call__(self, positions) -> np.ndarray:
         """Rows for ``positions`` (an int or an integer array): ``positions.shape + (d,)``, a copy."""
-        positions = _check_positions(positions)
+        positions = _integer_positions(positions, "position")  # no angle: any integer below max_len
         if (positions >= self.max_len).any():
-            worst = int(positions.max())
+            worst = validate.shown(int(positions.max()))
             raise ValueError(
                 f"position {worst} is beyond the learned table's maximum length of {self.max_len} "
                 f"(positions 0..{self.max_len - 1}); a learned table has no row for it"
             )
-        return self.weight[positions].copy()
+        return self.weight[positions.astype(np.int64)].copy()
 
     def for_length(self, n: int) -> np.ndarray:
         """Rows for positions ``0 .. n - 1``: ``(n, d)``. Raises ``ValueError`` if ``n > max_len``."""
@@ -278,8 +318,10 @@ def rope_angles(positions, d: int, base: float = BASE, interpolation: float = 1.
     ``θ_i = base ** (-2i / d)`` for pair ``i = 0 .. d/2 - 1`` :cite:p:`su2021roformer{eq. 15}`, the
     frequencies of the sinusoidal table (:func:`angular_frequencies`). ``interpolation = s >= 1`` divides
     every position by ``s``, position interpolation :cite:p:`chen2023interpolation`, so that positions
-    ``0 .. sL - 1`` get the angles that ``0 .. L - 1`` had. Raises ``TypeError`` for non-integer positions,
-    ``ValueError`` for a position outside ``[0, 2**53]`` (exact in a float64 angle; also a Python ``int``
+    ``0 .. sL - 1`` get the angles that ``0 .. L - 1`` had. Each angle is within ``2**-32`` rad (2.3e-10) of
+    the exact ``(m / s) θ_i`` (``θ_i`` the float64 frequency; two roundings, a relative error of ``2**-52``
+    at most): positions are integers in ``[0, 2**20]`` (``MAX_POSITION``). Raises ``TypeError`` for
+    non-integer positions, ``ValueError`` for a position outside ``[0, 2**20]`` (also a Python ``int``
     beyond ``int64``), an odd ``d``, ``base <= 1`` or ``interpolation < 1``.
 
     >>> rope_angles(3, 4)  # the angles of the worked trace: 3 rad, 0.03 rad
@@ -303,7 +345,8 @@ def rope(x, positions, base: float = BASE, interpolation: float = 1.0) -> np.nda
         out[2i]     = x[2i] cos a - x[2i+1] sin a
         out[2i + 1] = x[2i] sin a + x[2i+1] cos a
 
-    a counter-clockwise turn of the point ``(x[2i], x[2i+1])``. Raises ``ValueError`` when the shapes do not
+    a counter-clockwise turn of the point ``(x[2i], x[2i+1])``; ``cos a`` and ``sin a`` are within 1e-9 of
+    those of the exact angle (positions up to ``2**20``, as :func:`rope_angles`). Raises ``ValueError`` when the shapes do not
     match, for NaN or infinity in ``x`` or a result beyond float64, and as :func:`rope_angles`; ``TypeError``
     for entries of ``x`` that are not real numbers.
 
@@ -334,14 +377,15 @@ def rope_matrix(m: int, d: int, base: float = BASE) -> np.ndarray:
     query and key score ``(R_m q) · (R_n k) = q · R_{n-m} k``: the offset alone enters (eq. 16). ``m`` may be
     negative. Compared with :func:`shift_rotation`, which moves a sinusoidal encoding stored as
     ``(sin, cos)`` pairs, ``shift_rotation(k, d) == rope_matrix(-k, d)``: the same turn, seen in swapped
-    coordinates. Raises ``TypeError`` for a non-integer ``m`` and ``ValueError`` for an odd ``d`` or
-    ``|m| > 2**53`` (not exact in a float64 angle).
+    coordinates. Each entry is within 1e-9 of the cosine or sine of the exact angle ``m θ_i``. Raises
+    ``TypeError`` for a non-integer ``m`` and ``ValueError`` for an odd ``d`` or ``|m| > 2**20``
+    (``MAX_POSITION``).
 
     >>> rope_matrix(1, 2).round(4)   # a turn by 1 rad
     array([[ 0.5403, -0.8415],
            [ 0.8415,  0.5403]])
     """
-    m = validate.integer(m, "position m", low=-MAX_POSITION, high=MAX_POSITION, hint="exact in a float64 angle")
+    m = validate.integer(m, "position m", low=-MAX_POSITION, high=MAX_POSITION, hint=_BOUND)
     d = _check_even_width(d)
     angles = m * angular_frequencies(d, base)[0::2]  # (d/2,) radians
     c, s = np.cos(angles), np.sin(angles)

@@ -395,15 +395,22 @@ def train(method: str, docs, settings: Settings = Settings(), *, seed: int = 0, 
 # --- the race: the three methods timed in one process ---------------------------------------------------
 
 
+#: the wall times a :class:`RaceRun` accepts, in seconds: a nanosecond to 10**9 s
+SECONDS_RANGE = (1e-9, 10**9)
+
+
 @dataclass(frozen=True)
 class RaceRun:
     """One timed training: ``method``, corpus ``scale`` (repetitions of the corpus), ``repeat`` index
     (also the seed), wall ``seconds``, ``n_words`` processed, ``rho`` (WordSim-353) and ``pairs_used``.
 
     Checked on creation, so that a summary or a ratio never divides by zero or prints NaN: ``method`` one of
-    :data:`METHODS`, ``scale`` an integer >= 1, ``repeat`` >= 0, ``seconds`` a finite number > 0, ``n_words``
-    an integer >= 1, ``rho`` a finite number in [-1, 1] and ``pairs_used`` an integer >= 2 (a correlation
-    needs two pairs); ``TypeError`` for a value of the wrong type, ``ValueError`` for one out of range."""
+    :data:`METHODS`, ``scale`` an integer >= 1, ``repeat`` >= 0, ``seconds`` a number in ``SECONDS_RANGE``
+    (from a nanosecond, the unit of ``time.perf_counter_ns``, to 10**9 s, about 32 years), ``n_words`` an
+    integer in ``[1, 2**53]`` (exact in float64), ``rho`` a finite number in [-1, 1] and ``pairs_used`` an
+    integer >= 2 (a correlation needs two pairs); ``TypeError`` for a value of the wrong type, ``ValueError``
+    for one out of range. Within these ranges every rate, ratio and cost of :func:`summarise_race` and
+    :func:`paired_ratios` is a finite nonzero float64 (a run of 5e-324 s made words per second infinite)."""
 
     method: str
     scale: int
@@ -417,8 +424,9 @@ class RaceRun:
         validate.choice(self.method, "method", tuple(METHODS))
         validate.integer(self.scale, "scale", low=1)
         validate.integer(self.repeat, "repeat", low=0)
-        validate.number(self.seconds, "seconds", gt=0, hint="a measured wall time")
-        validate.integer(self.n_words, "n_words", low=1)
+        validate.number(self.seconds, "seconds", ge=SECONDS_RANGE[0], le=SECONDS_RANGE[1],
+                        hint="a measured wall time, from a nanosecond to about 32 years")
+        validate.integer(self.n_words, "n_words", low=1, high=2**53, hint="exact in float64")
         validate.number(self.rho, "rho", ge=-1, le=1, hint="a Spearman correlation")
         validate.integer(self.pairs_used, "pairs_used", low=2)
 
@@ -594,15 +602,19 @@ def paired_ratios(runs: Sequence[RaceRun], method: str = "book SGNS") -> List[Pa
 FIXED_RANGE = (0.005, FIXED_POINT_LIMIT)
 
 
-def _fixed(value: float) -> str:
-    """``value`` with two decimals by :func:`lib.notebook.fmt` (``-0.0`` is ``0.00``), or in exponent form
-    with three significant digits (``4.00e-03``, ``1.18e+21``) when it is not 0 and lies outside
-    ``FIXED_RANGE``, where two decimals would hide it; logging nothing: measured values differ from run to run
-    by design."""
+def _fixed(value: float, shift: int = 0) -> str:
+    """``value · 10**-shift`` (``shift`` an int >= 0: 6 writes words per second in millions) with two decimals
+    by :func:`lib.notebook.fmt` (``-0.0`` is ``0.00``), or in exponent form with three significant digits
+    (``4.00e-03``, ``1.18e+21``) when it is not 0 and lies outside ``FIXED_RANGE``, where two decimals would
+    hide it; logging nothing: measured values differ from run to run by design. The exponent form is
+    ``value``'s own, its exponent lowered by ``shift``: exact, where the float64 quotient ``value / 10**shift``
+    of a tiny value would lose digits or be 0 (``5e-324 / 1e6``), and a nonzero value would read as none."""
     with unlogged():
-        if value != 0 and not FIXED_RANGE[0] <= abs(value) < FIXED_RANGE[1]:
-            return fmt(value, ".2e")
-        return fmt(value, ".2f")
+        scaled = value / 10**shift if shift else value
+        if value != 0 and not FIXED_RANGE[0] <= abs(scaled) < FIXED_RANGE[1]:
+            mantissa, exponent = fmt(value, ".2e").split("e")
+            return f"{mantissa}e{int(exponent) - shift:+03d}"
+        return fmt(scaled, ".2f")
 
 
 def _measured(value, name: str, *, positive: bool = False) -> float:
@@ -643,13 +655,14 @@ def format_ratio(ratio: float) -> str:
 
 
 def format_rate(words_per_second: float) -> str:
-    """A measured throughput as ``"0.49 M words/s"``.
+    """A measured throughput as ``"0.49 M words/s"`` (in millions; a rate below 5,000 words/s, down to the
+    smallest float64, in exponent form: never ``0.00`` for a nonzero rate).
 
-    >>> format_rate(487_000)
-    '0.49 M words/s'
+    >>> format_rate(487_000), format_rate(5e-324)
+    ('0.49 M words/s', '4.94e-330 M words/s')
     """
     words_per_second = _measured(words_per_second, "words_per_second")
-    return f"{_fixed(words_per_second / 1e6)} M words/s"
+    return f"{_fixed(words_per_second, 6)} M words/s"
 
 
 def format_cost(us_per_word: float) -> str:
@@ -663,7 +676,8 @@ def format_cost(us_per_word: float) -> str:
 
 
 def race_table(summaries: Sequence[RaceSummary], *, markdown: bool = True, compact: bool = False) -> str:
-    """The race as a table, one row per (scale, method): wall time (median and range), words per second,
+    """The race as a table, one row per (scale, method): wall time (median and range, each written as
+    :func:`format_seconds` writes it), words per second,
     speed ratio to gensim, cost per word, WordSim-353 ρ (mean and range over the repeats). Markdown by
     default, aligned plain text with ``markdown=False`` (:mod:`lib.tables`). ``compact=True`` keeps the
     corpus, method, median wall time, words per second and speed ratio: the measured columns only, every
@@ -689,7 +703,7 @@ def race_table(summaries: Sequence[RaceSummary], *, markdown: bool = True, compa
         row = [f"{s.scale}x", s.method, format_seconds(t[0])]
         row += [format_rate(s.words_per_second), format_ratio(s.speed_ratio)]
         if not compact:
-            row[2] += f" ({t[1]:.2f}-{t[2]:.2f})"
+            row[2] += f" ({_fixed(t[1])} to {_fixed(t[2])})"
             row += [format_cost(s.us_per_word), f"{fmt(r[0], '.2f')} ({fmt(r[1], '.2f')} to {fmt(r[2], '.2f')})"]
         rows.append(row)
     return tables.markdown(header, rows) if markdown else tables.text(header, rows)
@@ -706,6 +720,7 @@ __all__ = [
     "PairedRatio",
     "RaceRun",
     "RaceSummary",
+    "SECONDS_RANGE",
     "Settings",
     "Trained",
     "format_cost",

@@ -481,7 +481,8 @@ MISTAKES: Dict[str, Mistake] = {
                 Functions(embedding.lookup, _pe(even=np.cos, odd=np.sin))),
         Mistake("sine everywhere", "every dimension uses sine", "odd dimensions use cos(angle)",
                 Functions(embedding.lookup, _pe(odd=np.sin))),
-        Mistake("integer division", "2 * pair / d is computed with integer division, so every divisor is 1",
+        Mistake("integer division", "every divisor is 1: 2 * pair / d is computed with integer division "
+                "(or the divisor is left out)",
                 "divide as floating point: 2 * pair / d",
                 Functions(embedding.lookup, _pe(divisor=lambda k, pair, d: 10000.0 ** ((2 * pair) // d)))),
         Mistake("integer power", "10000 ** x is computed with a power function that returns an integer, "
@@ -517,10 +518,12 @@ class CaseResult:
 
 @dataclass
 class CheckReport:
-    """The checker's verdict: one :class:`CaseResult` per case and the mistakes it recognised."""
+    """The checker's verdict: one :class:`CaseResult` per case, the mistakes it recognised, and the names of
+    the failing cases that none of them accounts for (``unexplained``)."""
 
     cases: List[CaseResult]
     mistakes: List[Mistake]
+    unexplained: List[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -540,6 +543,9 @@ class CheckReport:
         if not self.passed and not self.mistakes:
             entries.append("The failing cases match none of the known mistakes: compare your values with the "
                            "expected ones.")
+        elif self.unexplained:
+            entries.append(f"The other failing cases ({'; '.join(self.unexplained)}) match none of the known "
+                           "mistakes: compare your values with the expected ones.")
         return "\n".join(textwrap.fill(e, REPORT_WIDTH, subsequent_indent="      ", break_on_hyphens=False)
                          for e in entries)
 
@@ -570,9 +576,13 @@ def check(lookup: Callable, pos_encoding: Callable) -> CheckReport:
 
     Cases: ``pos_encoding`` at each ``(pos, d)`` of ``PE_CASES`` against the reference; ``lookup`` returns
     the right row; the worked trace's program gives the published output; running ``ADD`` leaves the table
-    unchanged. A failing learner is compared with every entry of ``MISTAKES``; each one whose outputs
-    the learner reproduces exactly is named in the report. ``TypeError`` when ``lookup`` or
-    ``pos_encoding`` is not a function (an error the functions raise is a failed case, not an exception).
+    unchanged (and what ``lookup`` returns the same). A failing learner's mistakes are named only when it
+    makes them: a mistake of ``pos_encoding`` when the learner's encodings equal that mistake's in every
+    case, "encoding added to the table" when the table changed between two calls of ``lookup``, which only
+    ``ADD`` writing through what ``lookup`` returned can do. Failing cases that no named mistake accounts for
+    are listed as such (``CheckReport.unexplained``); a learner whose failures match no mistake gets no
+    name at all. ``TypeError`` when ``lookup`` or ``pos_encoding`` is not a function (an error the
+    functions raise is a failed case, not an exception).
     """
     Functions(lookup, pos_encoding)  # the TypeError for one that is not a function
     cases: List[CaseResult] = []
@@ -602,27 +612,64 @@ def check(lookup: Callable, pos_encoding: Callable) -> CheckReport:
         detail = "matches the published trace" if ok else "; ".join(g for g, w in zip(got_lines, want) if g != w)
     except TraceError as exc:
         ok, detail = False, str(exc)
-    cases.append(CaseResult("worked trace (d = 4, pos = 3)", ok, detail))
-    table = _CHECK_TABLE.copy()
-    probe = "WIDTH 4\nTOKEN a 0.1 0.2 0.3 0.4\nSEQUENCE a a a\nADD 2\nADD 2\nLOOKUP a\n"
-    try:
-        lines = run(probe, Functions(lookup, positional.sinusoidal_encoding))
-        ok = lines[0] == lines[1] and lines[2] == "LOOKUP a = [0.1000, 0.2000, 0.3000, 0.4000]"
-        detail = "the table is unchanged after ADD" if ok else "after ADD the table row changed: " + lines[2]
-    except TraceError as exc:
-        ok, detail = False, str(exc)
-    cases.append(CaseResult("ADD leaves the table unchanged", ok, detail))
+    cases.append(CaseResult(_WORKED, ok, detail))
+    probe_case, changed_by_add = _add_probe(lookup)
+    cases.append(probe_case)
 
-    mistakes = []
+    # a mistake is named only when the learner does what it does: the encodings of every case equal the
+    # mistake's (each mistake of pos_encoding), or ADD wrote into the table through what lookup returned
+    mistakes, accounted = [], set()
     if not all(c.ok for c in cases):
         learner_pe = _pe_outputs(pos_encoding)
         for m in MISTAKES.values():
             if m.functions.pos_encoding is not positional.sinusoidal_encoding:
                 if all(_same(a, b) for a, b in zip(learner_pe, _pe_outputs(m.functions.pos_encoding))):
                     mistakes.append(m)
-        if not cases[-1].ok and "table row changed" in cases[-1].detail:
+                    accounted |= {c.name for c in cases if c.name.startswith("pos_encoding(")} | {_WORKED}
+        if changed_by_add:
             mistakes.append(MISTAKES["encoding added to the table"])
-    return CheckReport(cases, mistakes)
+            accounted.add(probe_case.name)
+    unexplained = [c.name for c in cases if not c.ok and c.name not in accounted]
+    return CheckReport(cases, mistakes, unexplained if mistakes else [])
+
+
+_WORKED = "worked trace (d = 4, pos = 3)"
+_PROBE = "WIDTH 4\nTOKEN a 0.1 0.2 0.3 0.4\nSEQUENCE a a a\nLOOKUP a\nADD 2\nADD 2\nLOOKUP a\n"
+
+
+def _add_probe(lookup) -> tuple:
+    """Run ``_PROBE`` (LOOKUP, ADD twice, LOOKUP) with the learner's ``lookup``, watching the table it is
+    given: ``(case, changed_by_add)``. ``changed_by_add`` is true when the table changed between two calls
+    of ``lookup`` or after the last, which only ``ADD`` adding in place to what ``lookup`` returned can do
+    (a view of the table); a ``lookup`` that changes the table itself is caught in the act, and is no such
+    case. The case passes when the table is unchanged and ``LOOKUP`` and ``ADD`` print the same before and
+    after."""
+    calls = []  # (the table, its values before lookup, its values after)
+
+    def watched(table, token_id):
+        before = np.array(table, copy=True)
+        try:
+            return lookup(table, token_id)
+        finally:
+            calls.append((table, before, np.array(table, copy=True)))
+
+    try:
+        lines = run(_PROBE, Functions(watched, positional.sinusoidal_encoding))
+    except TraceError as exc:
+        return CaseResult("ADD leaves the table unchanged", False, str(exc)), False
+    by_lookup = any(not np.array_equal(b, a) for _, b, a in calls)
+    ends = [(a, b) for (_, _, a), (_, b, _) in zip(calls, calls[1:])] + [(calls[-1][2], calls[-1][0])]
+    by_add = not by_lookup and any(not np.array_equal(a, b) for a, b in ends)
+    if by_add:
+        detail = "after ADD the table row changed: " + lines[3]
+    elif by_lookup:
+        detail = "lookup changed the table it was given: return the row, leaving the table as it is"
+    elif lines[0] != lines[3] or lines[1] != lines[2]:
+        detail = (f"the table is unchanged, but ADD changed what lookup returns: {lines[0]} before ADD, "
+                  f"{lines[3]} after; return a new array at each call")
+    else:
+        return CaseResult("ADD leaves the table unchanged", True, "the table is unchanged after ADD"), False
+    return CaseResult("ADD leaves the table unchanged", False, detail), by_add
 
 
 # --- command line -----------------------------------------------------------------------------------

@@ -510,3 +510,62 @@ def test_neighbour_overlap_tables_as_none_or_a_generator():
         neighbour_overlap(None, [0])
     # a generator was "object of type 'generator' has no len()"
     assert neighbour_overlap((t for t in (a, a)), [0, 1], k=1).tolist() == [1.0, 1.0]
+
+
+# --- rows that differ from their mean by a few units in the last place ---------------------------------
+
+
+def _ulp_tables(base: float, seed: int = 0):
+    """Tables whose entries are ``base`` (or 0) plus a few units in the last place of ``base``: the centred
+    rows are then a few units in size, and subtracting the rounded mean alone would replace them with its
+    rounding error. The attacker's table first, then seeded random ones."""
+    u = float(np.spacing(base))
+    yield np.array([[base, 0.0], [base + u, 0.0], [base, u]])
+    rng = np.random.default_rng(seed)
+    for _ in range(30):
+        V, D = int(rng.integers(2, 8)), int(rng.integers(1, 4))
+        steps = rng.integers(-4, 5, size=(V, D)).astype(float)
+        yield base + steps * u
+
+
+@pytest.mark.parametrize("base", [1e-300, 1.0, 3.0, 1e300])
+def test_centred_rows_keep_differences_of_a_few_ulps_at_every_scale(base):
+    for rows in _ulp_tables(base):
+        C, e = centred_rows(rows)
+        # the reference in the same (exactly) scaled space: each entry x - mean in fractions, rounded once
+        exact = exactly_centred(np.ldexp(rows, -e))
+        # the stated bound: one unit in the last place plus 2**-104 max(|x|, |mean|)
+        bound = np.spacing(np.abs(exact)) + 2.0**-104 * np.abs(np.ldexp(rows, -e)).max()
+        assert np.all(np.abs(C - exact) <= bound), (rows, C, exact)
+        # the rounded mean alone left an error of up to half a unit of the mean: a third of the answer here
+        assert np.all(np.abs(C - exact) <= 2 * np.spacing(np.abs(exact).max()))
+
+
+@pytest.mark.parametrize("base", [1e-300, 1.0, 1e300])
+def test_centred_anisotropy_of_rows_a_few_ulps_apart_by_hand(base):
+    # centred exactly: (-1, -1), (2, -1), (-1, 2) units of u/3; cosines -1/sqrt(10) twice and -4/5, so
+    # anisotropy = (-2/sqrt(10) - 4/5) / 3 = -0.47749 (the rounded mean gave -1/3)
+    rows = next(_ulp_tables(base))
+    assert anisotropy(rows, center=True) == pytest.approx((-2 / math.sqrt(10) - 0.8) / 3, rel=1e-14)
+    for rows in _ulp_tables(base, seed=3):
+        if rows.shape[1] < 2:
+            continue
+        C, e = centred_rows(rows)
+        assert anisotropy(rows, center=True) == pytest.approx(anisotropy(exactly_centred(np.ldexp(rows, -e))),
+                                                              rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("base", [1e-300, 1.0, 1e300])
+def test_principal_projection_of_rows_a_few_ulps_apart_matches_exact_centring(base):
+    # at 1e-300 the coordinates are subnormal (a few units of 1.5e-316, about 30 bits each): compared in
+    # the scaled space at that precision; elsewhere at 1e-12. The rounded mean was off by a third of a unit.
+    tol = 1e-6 if base < 1e-200 else 1e-12
+    for rows in _ulp_tables(base, seed=4):
+        k = max(1, min(rows.shape[0] - 1, rows.shape[1]))  # every direction: the Gram matrix is C C^T
+        f = -int(np.frexp(np.abs(rows).max())[1])  # the rows scaled (exactly) to below 1
+        ref = principal_coordinates(np.ldexp(rows, f), k)  # exact centring, SVD, in the scaled space
+        if not np.any(ref):
+            continue  # all rows equal: no direction to compare
+        got = np.ldexp(principal_projection(rows, k, normalize=False), f)
+        scale = np.abs(ref).max() ** 2
+        np.testing.assert_allclose(got @ got.T, ref @ ref.T, rtol=0, atol=tol * scale)

@@ -361,3 +361,24 @@ def test_fmt_refuses_a_spec_of_absurd_precision_or_width(spec):
     with pytest.raises(ValueError, match=rf"^spec must ask for at most 20 decimals and a width of at most 88, got '{re.escape(spec)}'$"):
         notebook.fmt(0.5, spec)
     assert notebook.fmt(0.5, ".20f") == "0.50000000000000000000" and len(notebook.fmt(0.5, "88.1f")) == 88
+
+
+@pytest.mark.parametrize("x", [1e307, -1.7976931348623157e308, 1.8e306])
+def test_a_percent_of_a_value_near_float64s_largest_is_its_exact_digits_not_inf(x):
+    # Python multiplies by 100 in float64 first: fmt(1e307, ".1%") was 'inf%'
+    hundred = int(x) * 100  # x is an integer in float64 at this size: exact, in Python's integers
+    assert notebook.fmt(x, ".1%") == f"{hundred}.0%"
+    assert notebook.fmt(x, ",.0%") == f"{hundred:,}%"
+    assert notebook.fmt(x, "_.2%") == f"{hundred:_}.00%"
+    assert notebook.fmt(x, "+.0%") == f"{hundred:+}%"
+    assert notebook.fmt(np.array([x, 0.25]), ".0%").split() == [f"[{hundred}%", "25%]"]
+    assert notebook.fmt_each(np.array([x]), ".0%") == [f"{hundred}%"]
+    assert notebook.fmt(1.7e306, ".1%") == format(1.7e306, ".1%")  # below the overflow: Python's own text
+
+
+def test_a_fill_character_is_no_part_of_the_number():
+    # float('***-0.5***') raised ValueError in the check for a negative zero
+    assert notebook.fmt(-0.5, "*^10.1f") == "***-0.5***"
+    assert notebook.fmt(-0.00001, "*^10.1f") == "***0.0****"  # rounds to zero: no sign, as without a fill
+    assert notebook.fmt(-0.25, "_<12,.1%") == "-25.0%______"
+    assert notebook.fmt(-1e-9, "x>8.2e") == "-1.00e-09"

@@ -1,5 +1,6 @@
 """lib.positional against published values (the trace exercise, the lesson) and closed forms."""
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -163,28 +164,29 @@ def test_learned_table_returns_copies():
 
 
 def test_huge_and_unsigned_positions_are_errors_not_wraparounds():
-    with pytest.raises(ValueError, match=r"position must be <= 2\*\*53"):
+    with pytest.raises(ValueError, match=r"position must be <= 1048576 \(2\*\*20"):
         positional.sinusoidal_encoding(np.uint64(2**64 - 1), 2)
-    with pytest.raises(ValueError, match=r"position must be <= 2\*\*53"):
+    with pytest.raises(ValueError, match=r"position 18446744073709551615 is beyond the learned table's maximum length of 4"):
         positional.LearnedPositionTable(4, 2)(np.array([2**64 - 1], dtype=np.uint64))
-    with pytest.raises(ValueError, match=r"start must be <= 2\*\*53"):
+    with pytest.raises(ValueError, match=r"start must be <= 1048576 \(2\*\*20"):
         positional.dot_by_offset(2**62, [1], 4)
-    assert positional.sinusoidal_encoding(2**53, 2).shape == (2,)
+    assert positional.sinusoidal_encoding(2**20, 2).shape == (2,)
 
 
 @pytest.mark.parametrize("call, message", [
     (lambda: positional.sinusoidal_encoding(10**300, 4),
-     "position must be <= 2**53 (exact in a float64 angle), got an integer of 301 digits"),
+     "position must be <= 1048576 (2**20, up to which the float64 angle is within 2**-32 rad of the exact one), got an integer of 301 digits"),
     (lambda: positional.add_positions(np.ones((2, 4)), start=10**300),
-     "start must be <= 2**53 (exact in a float64 angle), got an integer of 301 digits"),
+     "start must be <= 1048576 (2**20, up to which the float64 angle is within 2**-32 rad of the exact one), got an integer of 301 digits"),
     (lambda: positional.rope(np.ones((2, 4)), [0, 10**20]),
-     "positions must be <= 2**53 (exact in a float64 angle), got 100000000000000000000"),
+     "positions must be <= 1048576 (2**20, up to which the float64 angle is within 2**-32 rad of the exact one), got 100000000000000000000"),
     (lambda: positional.rope(np.ones((2, 4)), [-1, 2**63]), "positions must be >= 0, got -1"),  # NumPy: float64
     (lambda: positional.rope_angles([0, -10**30], 4), "position must be >= 0, got -1000000000000000000000000000000"),
     (lambda: positional.dot_by_offset(0, [2**64], 4),
-     "offset must be <= 2**53 (exact in a float64 angle), got 18446744073709551616"),
+     "offset must be <= 1048576 (2**20, up to which the float64 angle is within 2**-32 rad of the exact one), got 18446744073709551616"),
     (lambda: positional.LearnedPositionTable(4, 2)(2**70),
-     "position must be <= 2**53 (exact in a float64 angle), got 1180591620717411303424"),
+     "position 1180591620717411303424 is beyond the learned table's maximum length of 4 (positions 0..3); "
+     "a learned table has no row for it"),
 ])
 def test_integers_beyond_int64_are_out_of_range_not_a_type_error(call, message):
     # NumPy holds them as objects (or, mixed with negatives, as float64): integers all the same
@@ -384,12 +386,16 @@ def test_ntk_base_beyond_float64_is_a_value_error(scale, base):
         positional.ntk_base(scale, 4, base)
 
 
-def test_rope_matrix_and_shift_rotation_keep_the_2_to_the_53_position_limit():
-    with pytest.raises(ValueError, match=r"position m must be an integer in \[-9007199254740992, 9007199254740992\]"):
+def test_rope_matrix_and_shift_rotation_keep_the_2_to_the_20_position_limit():
+    with pytest.raises(ValueError, match=r"position m must be an integer in \[-1048576, 1048576\] \(2\*\*20, up to "):
         positional.rope_matrix(2**70, 4)
-    with pytest.raises(ValueError, match=r"offset k must be an integer in \[-9007199254740992, 9007199254740992\]"):
+    with pytest.raises(ValueError, match=r"offset k must be an integer in \[-1048576, 1048576\] \(2\*\*20, up to "):
         positional.shift_rotation(-(2**60), 4)
-    np.testing.assert_array_equal(positional.rope_matrix(2**53, 2), positional.rope_matrix(2**53, 2))
+    for k in (2**20 + 1, -(2**20) - 1, 2**53):
+        with pytest.raises(ValueError, match=r"must be an integer in \[-1048576, 1048576\]"):
+            positional.rope_matrix(k, 2)
+        with pytest.raises(ValueError, match=r"must be an integer in \[-1048576, 1048576\]"):
+            positional.shift_rotation(k, 2)
 
 
 @pytest.mark.parametrize("slopes, dtype", [(["a", "b"], "<U1"), ([True, False], "bool"), ([1j, 1.0], "complex128")])
@@ -428,3 +434,108 @@ def test_an_empty_list_of_positions_is_no_positions():
     np.testing.assert_array_equal(positional.rope(np.zeros((0, 4)), np.array([], dtype=np.int64)), np.zeros((0, 4)))
     with pytest.raises(TypeError, match=r"must be an integer \(or an integer array\), got dtype float64"):
         positional.rope(np.zeros((1, 4)), [0.5])  # a float is still refused
+
+
+# --- the angle's accuracy up to MAX_POSITION = 2**20, against mpmath -----------------------------------
+
+_BOUND = r"1048576 \(2\*\*20, up to which the float64 angle is within 2\*\*-32 rad of the exact one\)"
+
+
+def _exact_sin_cos(pos, omega):
+    """sin and cos of the exact product pos * omega (omega a float64, taken exactly), with 50 digits."""
+    with mpmath.workdps(50):
+        angle = mpmath.mpf(int(pos)) * mpmath.mpf(float(omega))  # exact: 53 + 21 bits < 50 digits
+        return float(mpmath.sin(angle)), float(mpmath.cos(angle))
+
+
+# positions spread over the range on a log scale, the bound itself, and the issue's 2**53 for contrast
+_POSITIONS = sorted({0, 1, 3, 17, 999, 65_537, 10**6, 2**20 - 1, 2**20}
+                    | {int(p) for p in np.random.default_rng(7).integers(0, 2**20 + 1, size=40)})
+
+
+@pytest.mark.parametrize("d, base", [(8, 10000.0), (6, 10000.0), (16, 500000.0), (5, 1.5)])
+def test_sinusoidal_entries_are_within_1e_9_of_the_exact_angles_up_to_the_bound(d, base):
+    omega = positional.angular_frequencies(d, base)
+    got = positional.sinusoidal_encoding(np.array(_POSITIONS), d, base)  # (n, d)
+    worst = 0.0
+    for row, pos in zip(got, _POSITIONS):
+        for k in range(d):
+            s, c = _exact_sin_cos(pos, omega[k])
+            worst = max(worst, abs(row[k] - (s if k % 2 == 0 else c)))
+    assert worst <= 1e-9
+    # the table and dot_by_offset are built from the same encodings
+    np.testing.assert_array_equal(positional.sinusoidal_table(3, d, base)[2], positional.sinusoidal_encoding(2, d, base))
+
+
+def test_beyond_the_bound_the_float64_angle_was_wrong_and_is_now_refused():
+    # near 2**53 the rounded product pos * ω moved a sine by 0.024: dimension 2 at 2**53 - 1 was 0.28381
+    # where the exact angle's sine is 0.25975 (2**53 itself, a power of two, times ω is exact)
+    omega = positional.angular_frequencies(8)
+    s, _ = _exact_sin_cos(2**53 - 1, omega[2])
+    assert abs(s - 0.25975) < 5e-6 and abs(np.sin((2**53 - 1) * omega[2]) - 0.28381) < 5e-6
+    for call in (lambda: positional.sinusoidal_encoding(2**20 + 1, 8),
+                 lambda: positional.sinusoidal_encoding([0, 2**53], 8),
+                 lambda: positional.rope_angles(np.array([2**20 + 1]), 4),
+                 lambda: positional.rope(np.ones((1, 4)), [10**12])):
+        with pytest.raises(ValueError, match=r"^positions? must be <= " + _BOUND + r", got \d+$"):
+            call()
+    with pytest.raises(ValueError, match=r"^start \+ offset must be <= " + _BOUND + ", got 1048577$"):
+        positional.dot_by_offset(2**20, [0, 1], 4)
+    with pytest.raises(ValueError, match=r"^start \+ N - 1, the last position, must be <= " + _BOUND + ", got 1048577$"):
+        positional.add_positions(np.zeros((3, 4)), start=2**20 - 1)
+    assert positional.add_positions(np.zeros((2, 4)), start=2**20 - 1).shape == (2, 4)  # the last one is 2**20
+    np.testing.assert_array_equal(positional.dot_by_offset(2**20 - 1, [0, 1], 4).shape, (2,))
+
+
+@pytest.mark.parametrize("s", [1.0, 3.0, 7.5])
+def test_rope_angles_and_rotations_are_within_the_stated_error_up_to_the_bound(s):
+    d = 8
+    theta = positional.angular_frequencies(d)[0::2]
+    positions = np.array(_POSITIONS)
+    angles = positional.rope_angles(positions, d, interpolation=s)
+    with mpmath.workdps(50):
+        worst = max(abs(mpmath.mpf(float(angles[n, i])) - mpmath.mpf(int(m)) / mpmath.mpf(s) * mpmath.mpf(float(theta[i])))
+                    for n, m in enumerate(positions) for i in range(d // 2))
+    assert worst <= 2.0**-32
+    # the rotation itself: rope of a unit vector is (cos, sin) of the exact angle, within 1e-9
+    m = 2**20
+    out = positional.rope(np.tile([1.0, 0.0], d // 2)[None, :], [m], interpolation=s)[0]
+    with mpmath.workdps(50):
+        exact = [mpmath.mpf(m) / mpmath.mpf(s) * mpmath.mpf(float(t)) for t in theta]
+        want = np.array([[float(mpmath.cos(a)), float(mpmath.sin(a))] for a in exact]).ravel()
+    assert np.max(np.abs(out - want)) <= 1e-9
+
+
+@pytest.mark.parametrize("k", [2**20, -(2**20), 999_983, -7])
+def test_shift_rotation_and_rope_matrix_are_within_1e_9_at_large_offsets(k):
+    d = 6
+    omega = positional.angular_frequencies(d)[0::2]
+    R, M = positional.shift_rotation(k, d), positional.rope_matrix(k, d)
+    for i, w in enumerate(omega):
+        s, c = _exact_sin_cos(k, w)
+        block_R = R[2 * i:2 * i + 2, 2 * i:2 * i + 2]
+        block_M = M[2 * i:2 * i + 2, 2 * i:2 * i + 2]
+        assert np.max(np.abs(block_R - [[c, s], [-s, c]])) <= 1e-9
+        assert np.max(np.abs(block_M - [[c, -s], [s, c]])) <= 1e-9
+
+
+def test_dot_by_offset_near_the_bound_is_the_closed_form():
+    d = 8
+    omega = positional.angular_frequencies(d)[0::2]
+    offsets = [0, 1, 1000, 2**19]
+    got = positional.dot_by_offset(2**20 - 2**19, offsets, d)
+    with mpmath.workdps(50):
+        want = [float(sum(mpmath.cos(mpmath.mpf(o) * mpmath.mpf(float(w))) for w in omega)) for o in offsets]
+    # each encoding within 1e-9 entrywise: the sum of d products within about 2 d 1e-9
+    np.testing.assert_allclose(got, want, rtol=0, atol=2 * d * 1e-9)
+
+
+def test_start_is_one_position_and_offsets_one_row():
+    # an array start reached int() ("only 0-dimensional arrays can be converted"); 2-D offsets returned (1, 2)
+    for call in (lambda: positional.dot_by_offset([1, 2], [0], 4), lambda: positional.dot_by_offset([3], [0], 4),
+                 lambda: positional.add_positions(np.zeros((1, 4)), start=np.array([[2]]))):
+        with pytest.raises(TypeError, match=r"^start must be one integer, got an array of shape \(\d,( \d)?\)$"):
+            call()
+    with pytest.raises(ValueError, match=r"^offsets must be one integer or a 1-D array of integers, got shape \(1, 2\)$"):
+        positional.dot_by_offset(0, [[1, 2]], 4)
+    np.testing.assert_allclose(positional.dot_by_offset(np.int64(7), np.uint8(1), 4), [np.cos(1) + np.cos(0.01)])

@@ -2,6 +2,7 @@
 solver, lib.sgns called directly, gensim called directly), and the race's bookkeeping by hand."""
 
 import configparser
+import math
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -190,7 +191,7 @@ def test_race_table_by_hand():
         "| 1x | book SGNS | 1.50 s | 2.00e-04 M words/s | 2.00× |"
     )
     assert race.race_table([book], markdown=False).splitlines()[1] == (
-        "1x      book SGNS  1.50 s (1.00-2.00)           2.00e-04 M words/s  2.00×               5000.00 µs/word  "
+        "1x      book SGNS  1.50 s (1.00 to 2.00)        2.00e-04 M words/s  2.00×               5000.00 µs/word  "
         "0.42 (0.40 to 0.44)"
     )
 
@@ -353,9 +354,13 @@ def test_masked_measurements_include_the_exponent_form():
 
 
 @pytest.mark.parametrize("field, bad, error, message", [
-    ("seconds", 0.0, ValueError, "seconds must be a finite number > 0 (a measured wall time), got 0.0"),
-    ("seconds", float("nan"), ValueError, "seconds must be a finite number > 0 (a measured wall time), got nan"),
-    ("n_words", 0, ValueError, "n_words must be an integer >= 1, got 0"),
+    ("seconds", 0.0, ValueError,
+     "seconds must be a finite number in [1e-09, 1000000000] (a measured wall time, from a nanosecond to about 32 "
+     "years), got 0.0"),
+    ("seconds", float("nan"), ValueError,
+     "seconds must be a finite number in [1e-09, 1000000000] (a measured wall time, from a nanosecond to about 32 "
+     "years), got nan"),
+    ("n_words", 0, ValueError, "n_words must be an integer in [1, 9007199254740992] (exact in float64), got 0"),
     ("rho", float("nan"), ValueError, "rho must be a finite number in [-1, 1] (a Spearman correlation), got nan"),
     ("rho", 1.5, ValueError, "rho must be a finite number in [-1, 1] (a Spearman correlation), got 1.5"),
     ("pairs_used", 1, ValueError, "pairs_used must be an integer >= 2, got 1"),
@@ -382,3 +387,54 @@ def test_gensim_trainers_check_settings_seed_and_workers_before_gensim_sees_them
             train(docs, {"min_count": 1})  # was AttributeError: 'dict' object has no attribute 'sgns'
     with pytest.raises(ValueError, match=r"^bucket and dim \(the n-gram table\): a result of shape \(10000000, 100\)"):
         train_fasttext(docs, bucket=10**7)
+
+
+@pytest.mark.parametrize("value, rate, others", [
+    (5e-324, "4.94e-330", "4.94e-324"),            # the smallest subnormal: 5e-324 / 1e6 was 0.0
+    (1e-310, "1.00e-316", "1.00e-310"),            # a subnormal quotient kept few digits
+    (2.2250738585072014e-308, "2.23e-314", "2.23e-308"),  # the smallest normal float
+    (4999.0, "5.00e-03", "4999.00"),               # just below the fixed range in millions, not in units
+    (5e-7, "5.00e-13", "5.00e-07"),
+])
+def test_format_functions_show_a_nonzero_tiny_value_as_nonzero(value, rate, others):
+    # format_rate(5e-324) printed '0.00 M words/s': the division by 1e6 underflowed before the rule that
+    # switches to exponent form; the digits are the value's own, the exponent lowered by 6 (exact)
+    assert race.format_rate(value) == f"{rate} M words/s"
+    assert race.format_seconds(value) == f"{others} s"
+    assert race.format_cost(value) == f"{others} µs/word"
+    assert race.format_ratio(value) == f"{others}×"
+    assert race.format_rate(np.float32(1e-45)) == "1.40e-51 M words/s"  # a float32 subnormal, widened exactly
+
+
+def test_race_table_writes_a_tiny_wall_time_range_in_exponent_form():
+    runs = [RaceRun("gensim", 1, 0, 2.0, 300, 0.5, 9), RaceRun("book SGNS", 1, 0, 1e-3, 300, 0.4, 9),
+            RaceRun("book SGNS", 1, 1, 1e-9, 300, 0.4, 9)]
+    book = summarise_race(runs)[1]
+    line = race.race_table([book], markdown=False).splitlines()[1]
+    assert "(1.00e-09 to 1.00e-03)" in line  # was (0.00-0.00)
+
+
+@pytest.mark.parametrize("gensim, book, n_words", [(1e-9, 1e9, 1), (1e9, 1e-9, 2**53), (1e-9, 1e-9, 2**53),
+                                                    (1e9, 1e9, 1)])
+def test_summaries_and_ratios_stay_finite_and_nonzero_at_the_ends_of_the_ranges(gensim, book, n_words):
+    # a run of 5e-324 s gave infinite words per second (and an overflow warning), one of 1e308 s an
+    # infinite cost per word; the ranges of RaceRun keep every derived value a finite nonzero float64
+    runs = [RaceRun("gensim", 1, 0, gensim, n_words, 0.5, 9), RaceRun("book SGNS", 1, 0, book, n_words, 0.5, 9)]
+    for s in summarise_race(runs):
+        t = s.seconds[0]
+        assert s.words_per_second == n_words / t and s.us_per_word == pytest.approx(t / n_words * 1e6, rel=1e-15)
+        assert 0 < s.speed_ratio < math.inf and 0 < s.words_per_second < math.inf and 0 < s.us_per_word < math.inf
+    assert race.paired_ratios(runs)[0].ratios == (gensim / book,)
+    race.race_table(summarise_race(runs))  # every value printable
+
+
+@pytest.mark.parametrize("field, bad", [("seconds", 5e-324), ("seconds", 9.9e-10), ("seconds", 1e308),
+                                        ("seconds", 1.0000001e9), ("n_words", 2**53 + 1), ("n_words", 10**400)])
+def test_a_race_run_refuses_values_whose_ratios_leave_float64(field, bad):
+    fields = {"method": "gensim", "scale": 1, "repeat": 0, "seconds": 1.0, "n_words": 9, "rho": 0.5, "pairs_used": 9}
+    fields[field] = bad
+    expected = {"seconds": r"^seconds must be a finite number in \[1e-09, 1000000000\] \(a measured wall time, "
+                           r"from a nanosecond to about 32 years\), got ",
+                "n_words": r"^n_words must be an integer in \[1, 9007199254740992\] \(exact in float64\), got "}
+    with pytest.raises(ValueError, match=expected[field]):
+        RaceRun(**fields)

@@ -2,6 +2,7 @@
 
 import codecs
 import io
+import math
 import os
 import re
 import subprocess
@@ -743,3 +744,147 @@ def test_cli_stops_quietly_with_status_130_on_ctrl_c(tmp_path):
     program.write_text("WIDTH 2\nTOKEN a 1 0\nLOOKUP a\n")
     result = _cli("--functions", str(functions), str(program))
     assert result.returncode == 130 and result.stderr == "python -m lib.trace: interrupted\n" and result.stdout == ""
+
+
+# --- the checker's diagnoses, with functions written as a learner writes them -------------------------
+
+def _learner_encoding(pos, d, *, divisor=lambda k, d: 10000 ** (2 * (k // 2) / d), even=math.sin, odd=math.cos):
+    """An encoding written as a learner writes it: a loop over the dimensions, Python's math."""
+    out = []
+    for k in range(d):
+        angle = pos / divisor(k, d)
+        out.append(even(angle) if k % 2 == 0 else odd(angle))
+    return np.array(out)
+
+
+def _copy_lookup(table, token_id):
+    return np.array(table[token_id], dtype=float)
+
+
+def _view_lookup(table, token_id):
+    return table[token_id]
+
+
+def _concatenated(pos, d):
+    half = (d + 1) // 2
+    angles = [pos / 10000 ** (2 * i / d) for i in range(half)]
+    return np.array([math.sin(a) for a in angles] + [math.cos(a) for a in angles])[:d]
+
+
+def _zero_first(pos, d):
+    return np.zeros(d) if pos == 0 else _learner_encoding(pos, d)
+
+
+LEARNERS_WITH_ONE_MISTAKE = {
+    "exponent uses k": (_copy_lookup, lambda pos, d: _learner_encoding(pos, d, divisor=lambda k, d: 10000 ** (2 * k / d))),
+    "sin and cos swapped": (_copy_lookup, lambda pos, d: _learner_encoding(pos, d, even=math.cos, odd=math.sin)),
+    "sine everywhere": (_copy_lookup, lambda pos, d: _learner_encoding(pos, d, odd=math.sin)),
+    "integer division": (_copy_lookup, lambda pos, d: _learner_encoding(pos, d, divisor=lambda k, d: 10000 ** (2 * (k // 2) // d))),
+    "integer power": (_copy_lookup, lambda pos, d: _learner_encoding(pos, d, divisor=lambda k, d: int(10000 ** (2 * (k // 2) / d)))),
+    "encoding added to the table": (_view_lookup, _learner_encoding),
+    "concatenated layout": (_copy_lookup, _concatenated),
+    "position 0 zeroed": (_copy_lookup, _zero_first),
+}
+
+
+def test_every_recognised_mistake_has_a_learner_here():
+    assert sorted(LEARNERS_WITH_ONE_MISTAKE) == sorted(trace.MISTAKES)
+    assert trace.check(_copy_lookup, _learner_encoding).passed  # the learner's functions without a mistake
+
+
+@pytest.mark.parametrize("name", sorted(LEARNERS_WITH_ONE_MISTAKE))
+def test_a_learner_who_makes_one_mistake_gets_that_diagnosis_alone(name):
+    report = trace.check(*LEARNERS_WITH_ONE_MISTAKE[name])
+    assert not report.passed
+    assert [m.name for m in report.mistakes] == [name]
+    assert report.unexplained == []  # the mistake accounts for every failing case
+    assert "match none of the known mistakes" not in str(report)
+
+
+def _zeros_lookup(table, token_id):
+    return np.zeros(len(table[token_id]))
+
+
+def _cached_lookup():
+    cache = {}
+
+    def lookup(table, token_id):  # one array per token, handed out again and again: ADD changes it
+        return cache.setdefault(token_id, np.array(table[token_id], dtype=float))
+    return lookup
+
+
+def _normalising_lookup(table, token_id):  # scales the row in place: it changes the table, ADD does not
+    table[token_id] /= np.linalg.norm(table[token_id])
+    return table[token_id].copy()
+
+
+OTHER_MISTAKES = {
+    "lookup returns zeros": (_zeros_lookup, _learner_encoding),
+    "lookup returns the next row": (lambda table, i: table[(i + 1) % len(table)].copy(), _learner_encoding),
+    "lookup returns a column": (lambda table, i: np.array(table.T[i]), _learner_encoding),
+    "lookup reuses its arrays": (_cached_lookup(), _learner_encoding),
+    "lookup changes the table": (_normalising_lookup, _learner_encoding),
+    "encoding off by one position": (_copy_lookup, lambda pos, d: _learner_encoding(pos + 1, d)),
+    "encoding all zeros": (_copy_lookup, lambda pos, d: np.zeros(d)),
+    "encoding with base 1000": (_copy_lookup, lambda pos, d: _learner_encoding(pos, d, divisor=lambda k, d: 1000 ** (2 * (k // 2) / d))),
+    "encoding as a column": (_copy_lookup, lambda pos, d: _learner_encoding(pos, d)[:, None]),
+    "encoding in degrees": (_copy_lookup, lambda pos, d: _learner_encoding(pos, d, even=lambda a: math.sin(math.radians(a)),
+                                                                           odd=lambda a: math.cos(math.radians(a)))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_MISTAKES))
+def test_a_mistake_the_checker_does_not_know_gets_no_name(name):
+    # "lookup returns zeros" was diagnosed as "encoding added to the table": the probe compared the row
+    # after ADD with the table's, not with what lookup returned before ADD
+    report = trace.check(*OTHER_MISTAKES[name])
+    assert not report.passed and report.mistakes == []
+    assert "The failing cases match none of the known mistakes" in str(report)
+    assert "Recognised mistake" not in str(report)
+
+
+def test_the_add_case_says_what_changed():
+    learners = dict(OTHER_MISTAKES, **{"lookup reuses its arrays": (_cached_lookup(), _learner_encoding)})  # a new cache
+    cases = {n: {c.name: c for c in trace.check(*learners[n]).cases}["ADD leaves the table unchanged"]
+             for n in ("lookup returns zeros", "lookup reuses its arrays", "lookup changes the table")}
+    assert cases["lookup returns zeros"].ok  # its table is unchanged: the lookup case fails instead
+    assert not cases["lookup reuses its arrays"].ok
+    assert cases["lookup reuses its arrays"].detail.startswith(
+        "the table is unchanged, but ADD changed what lookup returns: LOOKUP a = [0.1000, 0.2000, 0.3000, 0.4000] "
+        "before ADD, LOOKUP a = [")
+    assert not cases["lookup changes the table"].ok
+    assert cases["lookup changes the table"].detail == ("lookup changed the table it was given: return the row, "
+                                                        "leaving the table as it is")
+
+
+def test_two_mistakes_one_known_name_the_known_and_list_the_rest():
+    # a view of the wrong row: ADD does write into the table (named), and the row is wrong (not a known mistake)
+    report = trace.check(lambda table, i: table[(i + 1) % len(table)], _learner_encoding)
+    assert [m.name for m in report.mistakes] == ["encoding added to the table"]
+    assert report.unexplained == ["lookup(table, 1)", "worked trace (d = 4, pos = 3)"]
+    text = str(report).replace("\n      ", " ")
+    assert ("The other failing cases (lookup(table, 1); worked trace (d = 4, pos = 3)) match none of the known "
+            "mistakes") in text
+    # a known encoding mistake with a lookup that returns zeros
+    report = trace.check(_zeros_lookup, LEARNERS_WITH_ONE_MISTAKE["sine everywhere"][1])
+    assert [m.name for m in report.mistakes] == ["sine everywhere"]
+    assert report.unexplained == ["lookup(table, 1)"]
+
+
+def test_the_chapters_learner_gets_the_report_the_chapter_prints():
+    # chapters/trace_exercise.md: a view of the row and the exponent on k, both named, nothing else
+    def lookup(table, token_id):
+        return table[token_id]
+
+    def pos_encoding(pos, d):
+        out = np.zeros(d)
+        for k in range(d):
+            angle = pos / 10000 ** (2 * k / d)
+            out[k] = np.sin(angle) if k % 2 == 0 else np.cos(angle)
+        return out
+
+    report = trace.check(lookup, pos_encoding)
+    assert [m.name for m in report.mistakes] == ["exponent uses k", "encoding added to the table"]
+    assert report.unexplained == [] and report.n_failed == 9
+    add = report.cases[-1]
+    assert add.detail == "after ADD the table row changed: LOOKUP a = [1.9186, -0.6323, 0.3400, 2.3996]"

@@ -455,7 +455,8 @@ def principal_component(rows) -> Tuple[np.ndarray, float, np.ndarray]:
     variance it explains, and its direction ``(d,)``, with ``scores = (rows - rows.mean(0)) @ direction``.
     The sign is chosen so that the score rises from the first row to the last.
 
-    Centred exactly (:func:`lib.geometry.centred_rows`: each column's mean exact, rounded once), so a
+    Centred exactly (:func:`lib.geometry.centred_rows`: each entry the exact ``x - mean`` to within one unit
+    in its last place plus ``2**-104 · max(|x|, |mean|)``), so a
     constant column adds nothing to any score, whatever its value. Scale-robust: the centred rows are scaled
     by the power of two that puts their largest ``|entry|`` in [0.5, 1) (:func:`lib.embedding.power_of_two_scale`;
     exact, so the direction and the explained fraction are those of the unscaled rows) and the scores
