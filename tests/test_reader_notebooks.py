@@ -5,17 +5,20 @@ files and run in a second, so that a chapter's author sees these failures first:
 
 - every output line a reader sees fits in ``OUTPUT_WIDTH`` characters (wider lines scroll on the page);
 - no output is a Python dict or list-of-tuples repr where a table is meant;
-- no visible code cell does glue bookkeeping, and no prose talks about the test machinery, nor does a
-  docstring that the API page shows;
+- no visible code cell does glue bookkeeping, and no prose (the comments of shell commands included) talks
+  about the test machinery, nor does a docstring that the API page shows;
+- a link to a section, figure or exercise of another chapter names that chapter in its sentence;
 - citations are roles, as the page needs them: no textual citation (``:cite:t:``) written in parentheses where
   the parenthetical one is meant, no "Peng et al. (2023)" typed in (chapters, docstrings, references.bib's
-  notes), and a work named by its name ("nanoGPT") is cited where a page first names it;
+  notes), authors named in a sentence are cited there with the textual role, and a work named by its name
+  ("nanoGPT") or a piece of software the pages name ("PyTorch") is cited where a page first names it;
 - a docstring names a chapter by its file alone (the API page shows its title once, linked), and links a
   source text ("Lesson 2.3") to the introduction where its module first names one;
 - every chapter of the table of contents' "Chapters" part has learning objectives and a summary, and ends with
   Summary, Exercises and Further reading, in that order and under those names;
 - no page title repeats the part of the sidebar it is listed under ("Appendix: ...");
-- a capital letter that visible code names a value by is a symbol of the notation page (``d``, never ``D``);
+- every letter of a formula, Greek or Latin, is a symbol of the notation page, and so is a capital letter
+  that visible code names a value by (``d``, never ``D``);
 - a change of prose reaches a notebook without executing it (``tools/build_notebooks.py --markdown-only``);
 - the environment that builds the book is pinned whole: requirements.txt includes constraints.txt, and
   constraints.txt pins every installed package at its installed version.
