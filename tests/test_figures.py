@@ -10,11 +10,11 @@ Regenerate the baselines with ``make baselines`` after an intended change.
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 from matplotlib.testing.compare import compare_images
 
 from lib.figures import registry, slow
+from lib.figures.style import crosses
 from lib.notebook import book_style, figure_png
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,12 +82,7 @@ def _lines_through_labels(fig) -> list[str]:
                     segment = Bbox([a, b])
                     if not (segment.overlaps(box) and segment.overlaps(area)):
                         continue
-                    # sample the segment: the label is crossed where a sample falls inside its box
-                    t = np.linspace(0.0, 1.0, 200)[:, None]
-                    points = a + t * (b - a)
-                    inside = ((points[:, 0] > box.x0) & (points[:, 0] < box.x1)
-                              & (points[:, 1] > box.y0) & (points[:, 1] < box.y1))
-                    if inside.any():
+                    if crosses(box, a, b):
                         found.append(f"{text.get_text()!r} crossed by line {line.get_label()!r}")
                         break
     return sorted(set(found))

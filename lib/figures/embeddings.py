@@ -30,7 +30,7 @@ from lib.chapters.embeddings import (
     animal_vehicle_corpus,
 )
 from lib.corpus import Vocabulary, context_pairs
-from lib.figures.style import MARKERS, PALETTE, new_figure, styled
+from lib.figures.style import MARKERS, PALETTE, crosses, new_figure, styled
 from lib.geometry import format_metric_table, metric_table, principal_projection
 from lib.ppmi import CountEmbedding, ppmi_svd_embedding
 from lib.skipgram import SkipGramResult, skipgram_embedding
@@ -123,13 +123,6 @@ def _merge_coincident(pts, labels, tol_px: float = 1.0):
     return np.array(keep_pts), joined
 
 
-def _crosses(box: Bbox, a, b) -> bool:
-    """Whether the segment from ``a`` to ``b`` (display pixels) runs through ``box``."""
-    points = np.asarray(a, dtype=float) + np.linspace(0.0, 1.0, 200)[:, None] * (np.asarray(b) - np.asarray(a))
-    return bool(((points[:, 0] > box.x0) & (points[:, 0] < box.x1) & (points[:, 1] > box.y0)
-                 & (points[:, 1] < box.y1)).any())
-
-
 def place_labels(ax, points, labels: Sequence[str], *, fontsize: float = 9, pad_px: float = 2.0):
     """Annotate ``points`` ``(n, 2)`` (data coordinates) with ``labels`` so that no two labels overlap.
 
@@ -172,7 +165,7 @@ def place_labels(ax, points, labels: Sequence[str], *, fontsize: float = 9, pad_
                 continue
             if any(box.overlaps(b) for b in placed) or any(box.overlaps(m) for m in obstacles):
                 continue
-            if any(_crosses(box, a, b) for a, b in segments):
+            if any(crosses(box, a, b) for a, b in segments):
                 continue
             best = (dx_pt, dy_pt, box)
             break
