@@ -1,7 +1,10 @@
 """lib: the code behind the book *Token embeddings and positional encodings*.
 
 Every number the book prints and every figure it shows is computed here; the chapters import these
-modules and explain them. The folder a module sits in says what it holds:
+modules and explain them. What the book teaches is written out in NumPy :cite:p:`harris2020array`, and in
+PyTorch :cite:p:`paszke2019pytorch` where a model is trained; what it does not teach comes from well-kept
+libraries, SciPy :cite:p:`virtanen2020scipy` among them (sparse matrices, truncated SVD, bootstrap
+intervals). The folder a module sits in says what it holds:
 
 - ``lib/<concept>.py``: one concept, named by the field's term. Its docstring names the chapters that
   teach it, on a line "Taught in:" (on the book's page, their titles, linked; in Python's ``help()``, their
@@ -14,7 +17,7 @@ modules and explain them. The folder a module sits in says what it holds:
   language (``forward_filter``), corpora and vocabularies
   (``corpus``), counts and PPMI-SVD (``ppmi``), skip-gram (``skipgram``, and ``sgns`` at scale),
   provenance records (``provenance``), measurements of a fitted space (``geometry``), data sets
-  (``datasets``), intrinsic evaluation (``evaluation``), three methods raced against gensim (``race``),
+  (``datasets``), intrinsic evaluation (``evaluation``), three methods raced against gensim :cite:p:`rehurek2010software` (``race``),
   memory (``memory``), sparse updates (``sparse_updates``), weight tying (``tying``), sharded tables
   (``distributed``) and the processes that run them (``processes``).
 - ``lib/chapters/<chapter>.py``: a chapter's own code, named like ``chapters/<chapter>.md`` (one module
@@ -28,7 +31,7 @@ modules and explain them. The folder a module sits in says what it holds:
 
 Imports run one way, each at the top of its module: figures import chapter code and concepts, chapter
 code imports concepts, concepts import concepts and the shared modules; there is no import cycle
-(in the whole package). Numeric modules never import matplotlib; only ``lib.figures`` does, and
+(in the whole package). Numeric modules never import matplotlib :cite:p:`hunter2007matplotlib`; only ``lib.figures`` does, and
 ``lib.notebook`` renders figures through its style.
 """
 

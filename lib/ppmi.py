@@ -240,8 +240,8 @@ def sign_convention(U: np.ndarray, Vt: np.ndarray | None = None):
     ``SIGN_TIE_RTOL`` (1e-6) of the largest, take the one with the smallest row index, and flip column
     ``j`` (and row ``j`` of ``Vt``, so that ``U S Vt`` is unchanged) if it is negative. The tolerance
     makes near-ties that differ only by rounding (e.g. two symmetric items ``+a`` and ``-a``) resolve by
-    row index on every solver and machine. This is scikit-learn's ``svd_flip`` rule (u-based) with that
-    tie rule added. Returns ``(U, Vt)`` as new ``float64`` arrays (``Vt`` is ``None`` if not given).
+    row index on every solver and machine. This is the ``svd_flip`` rule of scikit-learn :cite:p:`pedregosa2011scikit` (u-based)
+    with that tie rule added. Returns ``(U, Vt)`` as new ``float64`` arrays (``Vt`` is ``None`` if not given).
 
     Raises ``ValueError`` for a ``U`` that is not 2-D, a ``Vt`` that is not 2-D with one row per column of
     ``U`` (``(k, m)``), or NaN or infinity in either, and ``TypeError`` for entries that are not real

@@ -143,6 +143,12 @@ PARENTHETICAL_CITATION_AS_SUBJECT = r"(?:(?:^|\s)-\s+|^|(?<=[.!?;])\s)\s*(?:\{ci
 # Works named by their name rather than by their authors, and their keys in references.bib: where a page (or an
 # API module) first names one, a citation of it follows ("nanoGPT {cite}`karpathy2022nanogpt`").
 NAMED_WORKS = {"nanoGPT": "karpathy2022nanogpt"}
+# The software the pages name, cited as its authors ask (PyTorch, NumPy, SciPy, matplotlib and scikit-learn by
+# their papers, gensim by its workshop paper): where a page first names one, a citation of it follows. The API
+# page names NumPy or PyTorch in most of its modules, and is read as one page: its first mention is cited.
+NAMED_SOFTWARE = {"PyTorch": "paszke2019pytorch", "NumPy": "harris2020array", "SciPy": "virtanen2020scipy",
+                  "gensim": "rehurek2010software", "matplotlib": "hunter2007matplotlib",
+                  "scikit-learn": "pedregosa2011scikit", "Hugging Face": "huggingface2019tokenizers"}
 
 # ----------------------------------------------------------------------------------------------------
 # missing tools: a skip with a hint on a reader's machine, a failure in CI

@@ -5,17 +5,20 @@ files and run in a second, so that a chapter's author sees these failures first:
 
 - every output line a reader sees fits in ``OUTPUT_WIDTH`` characters (wider lines scroll on the page);
 - no output is a Python dict or list-of-tuples repr where a table is meant;
-- no visible code cell does glue bookkeeping, and no prose talks about the test machinery, nor does a
-  docstring that the API page shows;
+- no visible code cell does glue bookkeeping, and no prose (the comments of shell commands included) talks
+  about the test machinery, nor does a docstring that the API page shows;
+- a link to a section, figure or exercise of another chapter names that chapter in its sentence;
 - citations are roles, as the page needs them: no textual citation (``:cite:t:``) written in parentheses where
   the parenthetical one is meant, no "Peng et al. (2023)" typed in (chapters, docstrings, references.bib's
-  notes), and a work named by its name ("nanoGPT") is cited where a page first names it;
+  notes), authors named in a sentence are cited there with the textual role, and a work named by its name
+  ("nanoGPT") or a piece of software the pages name ("PyTorch") is cited where a page first names it;
 - a docstring names a chapter by its file alone (the API page shows its title once, linked), and links a
   source text ("Lesson 2.3") to the introduction where its module first names one;
 - every chapter of the table of contents' "Chapters" part has learning objectives and a summary, and ends with
   Summary, Exercises and Further reading, in that order and under those names;
 - no page title repeats the part of the sidebar it is listed under ("Appendix: ...");
-- a capital letter that visible code names a value by is a symbol of the notation page (``d``, never ``D``);
+- every letter of a formula, Greek or Latin, is a symbol of the notation page, and so is a capital letter
+  that visible code names a value by (``d``, never ``D``);
 - a change of prose reaches a notebook without executing it (``tools/build_notebooks.py --markdown-only``);
 - the environment that builds the book is pinned whole: requirements.txt includes constraints.txt, and
   constraints.txt pins every installed package at its installed version.
@@ -23,8 +26,10 @@ files and run in a second, so that a chapter's author sees these failures first:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -185,11 +190,33 @@ def _prose(md_text: str, inline_code: bool = False) -> str:
     return text if inline_code else re.sub(r"`[^`\n]*`", "", text)
 
 
+# A fenced block of shell commands for the reader to type; its comments are prose the reader reads.
+SHELL_BLOCK = re.compile(r"^(`{3,}|~{3,})[ \t]*(?:bash|sh|shell|console|zsh)[ \t]*\n(.*?)^\1[ \t]*$", re.S | re.M)
+
+
+def _shell_comments(md_text: str) -> dict[int, str]:
+    """``{line: comment}`` for each ``# comment`` in a fenced shell block of a page (its line of the page)."""
+    found = {}
+    for block in SHELL_BLOCK.finditer(md_text):
+        first = md_text.count("\n", 0, block.start(2)) + 1
+        for n, line in enumerate(block.group(2).splitlines(), first):
+            comment = re.search(r"(?:^|\s)#\s*(.*)$", line)
+            if comment:
+                found[n] = comment.group(1)
+    return found
+
+
 def _machinery_lines(source: Path) -> list[str]:
     """``name:line: text`` for each phrase of prose of ``source`` that names the test machinery (nbval,
     sanitizing, tests/, continuous integration, stored outputs, CPU code paths). The prose is searched with its
-    lines joined, so that a phrase broken over two lines is found, and reported at the line it starts on."""
-    prose = _prose(source.read_text(), inline_code=True)
+    lines joined, so that a phrase broken over two lines is found, and reported at the line it starts on. The
+    comments of a shell block are prose too ("make test  # ..."): the command is what the reader types, the
+    comment tells them what it does."""
+    md_text = source.read_text()
+    prose = _prose(md_text, inline_code=True).splitlines()
+    for n, comment in _shell_comments(md_text).items():
+        prose[n - 1] += " " + comment
+    prose = "\n".join(prose)
     text, line_of = [], []  # the prose with every run of blanks one space; line_of[i]: the line of text[i]
     for n, line in enumerate(prose.splitlines(), 1):
         for word in line.split():
@@ -232,6 +259,17 @@ def test_machinery_in_prose_is_reported_at_its_line_of_the_page(tmp_path):
     mutated.write_text("\n".join(lines) + "\n")
     (found,) = _machinery_lines(mutated)
     assert found.startswith(f"{source.name}:{last_fence + 2}: ") and "checked by nbval" in found, found
+
+
+def test_machinery_in_a_shell_comment_is_reported_and_the_command_is_not(tmp_path):
+    """A comment in a block of commands is prose the reader reads; the command itself is what they type."""
+    page = tmp_path / "page.md"
+    page.write_text("# Page\n\nRun it:\n\n```bash\nmake book\nmake test   # every notebook against its stored outputs\n"
+                    "pytest --nbval chapters/\n```\n\n```python\nx = 1  # stored outputs\n```\n")
+    (found,) = _machinery_lines(page)
+    assert found.startswith("page.md:7: ") and "stored outputs" in found, found
+    page.write_text(page.read_text().replace("every notebook against its stored outputs", "checks the book"))
+    assert _machinery_lines(page) == []
 
 
 def _api_modules() -> list[str]:
@@ -446,6 +484,81 @@ def test_each_citation_role_fits_its_place(path):
                          "{cite:t}):\n" + "\n".join(found))
 
 
+# A parenthetical citation, {cite}`k` / {cite:p}`k` / :cite:p:`k`, and the keys it cites ("k1,k2", "k{§2}").
+PARENTHETICAL_ROLE = re.compile(r"(?:\{cite(?::p)?\}|:cite:p:)`([^`]+)`")
+# Where a sentence ends: ". " before a capital, a role or a formula, but not after "et al." or "e.g.".
+SENTENCE_END = re.compile(r"(?<!\bal)(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)(?<!\bvs)[.!?]\s+(?=[A-Z{:$*_(\[`])")
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of a page's prose or a docstring, each with its blanks squashed: a paragraph, a heading
+    and a list item end one too."""
+    sentences = []
+    for block in re.split(r"\n\s*\n|^#+\s.*$|\n(?=\s*[-*]\s)", text, flags=re.M):
+        block = _joined(block)
+        ends = [0] + [m.end() for m in SENTENCE_END.finditer(block)] + [len(block)]
+        sentences += [block[start:end] for start, end in zip(ends, ends[1:]) if block[start:end].strip()]
+    return sentences
+
+
+@functools.lru_cache(maxsize=None)
+def _cited_authors() -> dict[str, str]:
+    """``{key: authors as a citation names them}`` ("Mikolov et al.", "Gonen and Goldberg", "Firth"), for the
+    works of people: an organisation that is its work's author ("Hugging Face") also names what it makes
+    ("Hugging Face ``tokenizers``"), and that name is not a citation."""
+    from pybtex.database import parse_file
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import bibstyle
+
+    entries = parse_file(str(ROOT / "references.bib")).entries
+    return {key: bibstyle._authors(entry) for key, entry in entries.items()
+            if entry.persons.get("author") and entry.persons["author"][0].first_names}
+
+
+def _authors_beside_their_parenthetical_citation(text: str, authors: dict[str, str]) -> list[str]:
+    """The sentences of ``text`` that name a work's authors as text ("Mikolov et al. discard ...") and cite that
+    work in parentheses, ``{cite}`mikolov2013negative``` ("... [Mikolov et al., 2013b]"): the authors are part of
+    the sentence, so the textual citation is meant, ``{cite:t}`` ("Mikolov et al. [2013b] discard ..."). A name
+    in the possessive names a thing after its authors ("Zipf's law") and is left alone."""
+    found = []
+    for sentence in _sentences(text):
+        bare = re.sub(r"``[^`]*``|`[^`\n]*`", " ", ROLE.sub(" ", sentence))
+        for role in PARENTHETICAL_ROLE.finditer(sentence):
+            for key in (re.sub(r"\{.*?\}", "", k).strip() for k in role.group(1).split(",")):
+                name = authors.get(key)
+                if name and re.search(rf"\b{re.escape(name)}(?!['’]s\b)(?![\w'’])", bare):
+                    found.append(f"{name} ... {role.group(0)}: {sentence[:110]!r}")
+    return found
+
+
+def test_author_subject_rule_catches_named_authors_and_spares_textual_citations():
+    authors = {"m13": "Mikolov et al.", "g19": "Gonen and Goldberg", "z49": "Zipf", "f57": "Firth"}
+    for line in ("Mikolov et al. discard each occurrence with probability p {cite}`m13`, so it is kept.",
+                 "the gain in quality that Mikolov et al.\nreport for subsampling {cite}`m13`.",
+                 "not a remedy: Gonen and Goldberg found it recoverable {cite}`g19`. An audit has to look.",
+                 "as Firth put it :cite:p:`f57{p. 11}`", "Mikolov et al. introduced it {cite:p}`a,m13`."):
+        assert _authors_beside_their_parenthetical_citation(line, authors), line
+    for line in ("{cite:t}`m13` discard each occurrence with probability p, so it is kept.",
+                 "Mikolov et al. discard it. The rule is older {cite}`f57`.",  # another sentence, another work
+                 "Zipf's law {cite}`z49` holds", "as :cite:t:`g19` found", "the skip-gram model {cite}`m13`",
+                 "## After Mikolov et al.\nThe rule {cite}`m13` is older.",  # a heading ends a sentence
+                 "- Mikolov et al. wrote it\n- the subsampling {cite}`m13`"):  # so does a list item
+        assert not _authors_beside_their_parenthetical_citation(line, authors), line
+
+
+@pytest.mark.parametrize("path", _book_sources() + _lib_sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_authors_named_in_a_sentence_are_cited_textually(path):
+    """Where the authors of a work are part of the sentence ("Mikolov et al. discard ..."), the sentence cites
+    them with the textual role, ``{cite:t}`` / ``:cite:t:`` ("Mikolov et al. [2013b] discard ..."), not with
+    the parenthetical one at its end, which names them twice ("... [Mikolov et al., 2013b]")."""
+    authors = _cited_authors()
+    found = [f"{where}: {hit}" for where, text in _texts_of(path)
+             for hit in _authors_beside_their_parenthetical_citation(text, authors)]
+    assert found == [], ("authors named as part of a sentence that cites them in parentheses (use {cite:t} / "
+                         ":cite:t: where the authors are named):\n" + "\n".join(found))
+
+
 def test_no_citation_typed_as_text_in_the_sources():
     """Every source a page is made of cites with a role, never "Peng et al. (2023)" typed in: chapter prose,
     the docstrings the API page shows, and the sentences of references.bib (its notes), which the
@@ -454,24 +567,26 @@ def test_no_citation_typed_as_text_in_the_sources():
     assert found == [], "citations typed as text (cite with {cite} / :cite:p: / :cite:t:):\n" + "\n".join(found)
 
 
-def _pages_of_the_book() -> dict[str, list[tuple[str, str]]]:
+def _pages_of_the_book(api_as_one_page: bool = False) -> dict[str, list[tuple[str, str]]]:
     """``{page: [(where, text), ...]}``: each book page's prose, and the API page's docstrings module by module
-    (a section of the page each), in the page's order."""
+    (a section of the page each, or all of them as one page), in the page's order."""
     pages = {source.name: [(source.name, _prose(source.read_text(), inline_code=True))] for source in _book_sources()}
     for module in _api_modules():
         path = ROOT / (module.replace(".", "/") + ".py")
         path = path if path.exists() else ROOT / module.replace(".", "/") / "__init__.py"
-        pages[f"api.md ({module})"] = _docstrings_in_page_order(path)
+        pages.setdefault("api.md" if api_as_one_page else f"api.md ({module})", []).extend(_docstrings_in_page_order(path))
     return pages
 
 
-@pytest.mark.parametrize("work", sorted(booksite.NAMED_WORKS))
+@pytest.mark.parametrize("work", sorted(booksite.NAMED_WORKS) + sorted(booksite.NAMED_SOFTWARE))
 def test_a_work_named_by_its_name_is_cited_where_a_page_first_names_it(work):
     """"nanoGPT" has authors and a year like any work: where a page (or a module of the API page) first names
-    it, a citation of it follows within the sentence."""
-    key = booksite.NAMED_WORKS[work]
+    it, a citation of it follows within the sentence. So has the software the pages name ("PyTorch", "gensim"),
+    cited where a page first names it (the API page read as one page)."""
+    software = work in booksite.NAMED_SOFTWARE
+    key = booksite.NAMED_SOFTWARE[work] if software else booksite.NAMED_WORKS[work]
     missing = []
-    for page, texts in _pages_of_the_book().items():
+    for page, texts in _pages_of_the_book(api_as_one_page=software).items():
         first = _first_mentions(texts, work)
         if first and not re.match(rf"[^.]{{0,80}}?(?::cite:[pt]:|\{{cite(?::[pt])?\}})`[^`]*\b{key}\b",
                                   first[1][len(work):]):
@@ -516,6 +631,86 @@ def test_docstring_chapter_and_source_patterns_catch_the_old_ways():
     assert DOCSTRING_SOURCE.search("as the textbook chapter *Embeddings* counts")
 
 
+# ----------------------------------------------------------------------------------------------------
+# a link into another page names that page
+
+# The targets a page defines: a label before a heading, an exercise's or an equation's label, a figure's name.
+TARGET = re.compile(r"^\((?P<label>[\w-]+)\)=\s*$|^:label:\s*(?P<directive>[\w-]+)\s*$|^\s*name:\s*(?P<figure>[\w-]+)\s*$",
+                    re.M)
+# A role that links to one of them: {ref}`label`, {ref}`text <label>`, {numref}`label`, {eq}`label`.
+SECTION_LINK = re.compile(r"\{(?:ref|numref|eq)\}`(?:(?P<text>[^`<]*?)\s*<)?(?P<label>[\w-]+)>?`")
+# The one section the pages link to by what it holds (CONTRIBUTING.md, item 3): the introduction's account of
+# the source texts, "{ref}`the texts the book was written from <sources>`", which names no chapter.
+NAMED_BY_CONTENT = {booksite.SOURCES_ANCHOR}
+
+
+def _targets(md_text: str) -> tuple[set[str], str | None]:
+    """The link targets a page defines, and its title's label (the label right above its ``#`` heading)."""
+    targets = {next(v for v in m.groupdict().values() if v) for m in TARGET.finditer(md_text)}
+    title = re.search(r"^\(([\w-]+)\)=\s*\n+#\s", md_text, re.M)
+    return targets, title and title.group(1)
+
+
+def _foreign_section_links(pages: dict[str, str]) -> list[str]:
+    """``page: link`` for each link of a page's prose to a section, figure, exercise or equation of another page
+    that does not name that page in its sentence: a ``{doc}`` link to it, a ``{ref}`` to its title's label, or
+    link text holding its title ("the section {ref}`lesson-one-hot` of {doc}`lesson`"). ``pages`` maps a
+    docname (``chapters/lesson``) to its Markdown."""
+    owner, titles, names = {}, {}, {}
+    for docname, text in pages.items():
+        targets, title = _targets(text)
+        for target in targets:
+            owner[target] = docname
+        titles[docname] = title
+        names[docname] = re.search(r"^#\s+(.+?)\s*$", _prose(text, inline_code=True), re.M).group(1)
+    found = []
+    for docname, text in pages.items():
+        prose = _joined(_prose(text, inline_code=True))
+        for m in SECTION_LINK.finditer(prose):
+            label, there = m.group("label"), owner.get(m.group("label"))
+            if there is None or there == docname or label == titles[there] or label in NAMED_BY_CONTENT:
+                continue
+            start = max(prose.rfind(". ", 0, m.start()), prose.rfind("\n", 0, m.start())) + 1
+            end = prose.find(". ", m.end())
+            sentence = prose[start: len(prose) if end < 0 else end]
+            stem = there.rsplit("/", 1)[-1]
+            doc = rf"\{{doc\}}`(?:[^`<]*<)?(?:/|\.\./)?(?:chapters/)?{re.escape(stem)}>?`"
+            ref = rf"\{{ref\}}`(?:[^`<]*<)?{re.escape(titles[there] or '-')}>?`"
+            if not (re.search(doc, sentence) or re.search(ref, sentence)
+                    or names[there].lower() in (m.group("text") or "").lower()):
+                found.append(f"{docname}: {m.group(0)} (in {there}): ...{sentence[:120]}...")
+    return found
+
+
+def _book_pages() -> dict[str, str]:
+    return {name: (ROOT / f"{name}.md").read_text() for name in booksite.toc_docnames() if (ROOT / f"{name}.md").exists()}
+
+
+def test_every_link_into_another_page_names_that_page():
+    """A link to a section (or figure, exercise, equation) of another chapter names that chapter in its
+    sentence ("the section {ref}`lesson-one-hot` of {doc}`lesson`"): a section's title alone does not tell the
+    reader that the link leaves the page."""
+    found = _foreign_section_links(_book_pages())
+    assert found == [], ("links into another page that do not name it (add \"of {doc}`chapters/x`\" or name the "
+                         "chapter in the sentence):\n" + "\n".join(found))
+
+
+def test_foreign_link_rule_catches_a_bare_section_link_and_spares_named_ones():
+    pages = {"chapters/a": "(a)=\n# Alpha\n\n(a-sec)=\n## Part\n\ntext\n",
+             "chapters/b": "(b)=\n# Beta\n\n(b-sec)=\n## Here\n\nSee {ref}`b-sec`.\n"}
+
+    def found(sentence):
+        return _foreign_section_links({**pages, "chapters/b": pages["chapters/b"] + sentence + "\n"})
+
+    assert found("As {ref}`a-sec` shows, it is so.")
+    assert found("It is so ({numref}`a-sec`). And {doc}`a` is a page.")  # the page named in another sentence
+    assert not found("As the section {ref}`a-sec` of {doc}`a` shows, it is so.")
+    assert not found("{doc}`chapters/a` carries it out in {ref}`a-sec`.")
+    assert not found("As {ref}`a` shows in {ref}`a-sec`, it is so.")
+    assert not found("As {ref}`Part of Alpha <a-sec>` shows, it is so.")
+    assert not found("As {ref}`a` shows, and {ref}`the texts <sources>`, it is so.")
+
+
 GREEK = ("alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|pi|rho|"
          "sigma|tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Xi|Pi|Sigma|Upsilon|Phi|Psi|Omega|ell")
 
@@ -529,18 +724,18 @@ def _maths(md_text: str) -> list[str]:
 
 
 def _symbols(tex: str) -> set[str]:
-    """The Greek letters (``\\alpha``) and the capital Latin letters standing alone (``E``, ``U``) of a
-    formula: the symbols a reader looks up. Words in ``\\mathrm{}``, ``\\text{}`` or ``\\operatorname{}`` are
-    not symbols."""
+    """The Greek letters (``\\alpha``) and the Latin letters standing alone, capital (``E``, ``U``) or not
+    (``d``, the ``n`` of ``n_i``), of a formula: the symbols a reader looks up. Words in ``\\mathrm{}``,
+    ``\\text{}`` or ``\\operatorname{}`` are not symbols, nor are the names of functions (``\\log``)."""
     tex = re.sub(r"\\(?:mathrm|operatorname|text|textrm|textit|mathit|mathbf|begin|end)\s*\{[^{}]*\}", " ", tex)
     greek = {f"\\{g}" for g in re.findall(rf"\\({GREEK})(?![A-Za-z])", tex)}
     tex = re.sub(r"\\[A-Za-z]+", " ", tex)
-    return greek | set(re.findall(r"(?<![A-Za-z])([A-Z])(?![A-Za-z])", tex))
+    return greek | set(re.findall(r"(?<![A-Za-z])([A-Za-z])(?![A-Za-z])", tex))
 
 
 @pytest.mark.parametrize("source", [s for s in _book_sources() if s.stem != "notation"], ids=lambda p: p.stem)
 def test_every_symbol_is_on_the_notation_page(source):
-    """A Greek letter or a capital letter in a formula is a symbol the notation page lists (with the meaning the
+    """A Greek letter or a Latin letter in a formula is a symbol the notation page lists (with the meaning the
     page gives it): a new symbol is added there first, so that one symbol keeps one meaning."""
     listed = set().union(*map(_symbols, _maths((ROOT / "notation.md").read_text())))
     used = {}

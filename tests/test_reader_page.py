@@ -440,7 +440,7 @@ class Site:
             self._audits[key] = page.evaluate(AUDIT_JS, [CHAPTER_PHRASES, SOURCE_PHRASE, MACHINERY,
                                                          reader_page.NUMBER_AND_UNIT, reader_page.PATH.pattern,
                                                          SOURCE_MENTION, PLAIN_CITATION,
-                                                         sorted(booksite.NAMED_WORKS)])
+                                                         sorted({**booksite.NAMED_WORKS, **booksite.NAMED_SOFTWARE})])
             SHOTS.mkdir(parents=True, exist_ok=True)
             state = "-opened" if opened else ""
             page.screenshot(path=SHOTS / f"{docname.replace('/', '-')}-{width}{state}.png", full_page=True)
@@ -1018,11 +1018,16 @@ def test_citations_give_the_year_and_letter_of_the_work(site, docname):
 
 @functools.lru_cache(maxsize=None)
 def _named_work_authors() -> dict[str, str]:
-    """``{name: first author's last name}`` of each of ``booksite.NAMED_WORKS``, as a citation of it starts."""
+    """``{name: first author's last name}`` of each of ``booksite.NAMED_WORKS`` and ``NAMED_SOFTWARE``, as a
+    citation of it starts (``Řehůřek``, ``Hugging Face``: LaTeX accents and braces decoded, as the page shows
+    them)."""
     from pybtex.database import parse_file
 
+    import bibstyle
+
     entries = parse_file(str(ROOT / "references.bib")).entries
-    return {name: " ".join(entries[key].persons["author"][0].last_names) for name, key in booksite.NAMED_WORKS.items()}
+    works = {**booksite.NAMED_WORKS, **booksite.NAMED_SOFTWARE}
+    return {name: bibstyle._last_names(entries[key].persons["author"][0]) for name, key in works.items()}
 
 
 @pytest.mark.parametrize("docname", [d for d in PAGES if d != "bibliography"])

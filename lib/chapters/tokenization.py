@@ -9,7 +9,8 @@ trainers and fastText under one :class:`lib.race.Settings`), :mod:`lib.datasets`
   rest (:func:`chapter_tokenizer`, cached per process);
 - vocabulary size against tokens per held-out word, table size and attention cost
   (:func:`vocabulary_tradeoff`, :func:`gpt2_point`, :func:`tradeoff_table`);
-- the same training with Hugging Face ``tokenizers`` (:func:`train_tokenizers`), read back as bytes
+- the same training with Hugging Face ``tokenizers`` :cite:p:`huggingface2019tokenizers`
+  (:func:`train_tokenizers`), read back as bytes
   (:func:`tokenizers_merges`), and the comparison (:func:`compare_with_tokenizers`: exact results only;
   the speed ratio is measured by ``benchmarks/tokenization_bpe.py`` with :func:`time_against_tokenizers`);
 - unseen words: word-level methods and fastText on WordSim-353, with coverage and bootstrap intervals

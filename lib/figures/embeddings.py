@@ -30,7 +30,7 @@ from lib.chapters.embeddings import (
     animal_vehicle_corpus,
 )
 from lib.corpus import Vocabulary, context_pairs
-from lib.figures.style import MARKERS, PALETTE, new_figure, styled
+from lib.figures.style import MARKERS, PALETTE, crosses, new_figure, styled
 from lib.geometry import format_metric_table, metric_table, principal_projection
 from lib.ppmi import CountEmbedding, ppmi_svd_embedding
 from lib.skipgram import SkipGramResult, skipgram_embedding
@@ -128,7 +128,8 @@ def place_labels(ax, points, labels: Sequence[str], *, fontsize: float = 9, pad_
 
     The figure's layout is settled first (``draw_without_rendering``), then each label, in the order
     given, takes the first candidate offset (8 directions, growing radius) whose box stays inside the
-    axes and clears every marker and every label already placed, with ``pad_px`` pixels to spare.
+    axes and clears every marker, every line drawn on the axes (the axes through the origin too) and every
+    label already placed, with ``pad_px`` pixels to spare.
     Points that coincide on screen share one label listing their names (an exact tie is information,
     not clutter). Labels further than the first radius get a thin leader line. Deterministic: the same input gives the
     same picture. The annotations carry the gid ``"emb-point-label"`` and stay out of the layout engine,
@@ -146,6 +147,9 @@ def place_labels(ax, points, labels: Sequence[str], *, fontsize: float = 9, pad_
     if ax.get_legend() is not None:
         obstacles.append(ax.get_legend().get_window_extent(renderer))
     axes_box = ax.get_window_extent(renderer)
+    segments = [(a, b) for line in ax.get_lines() if line.get_visible()
+                for xy in [line.get_transform().transform_path(line.get_path()).vertices]
+                for a, b in zip(xy[:-1], xy[1:])]
     placed: List[Bbox] = []
     out = []
     for (x, y), label in zip(pts, labels):
@@ -160,6 +164,8 @@ def place_labels(ax, points, labels: Sequence[str], *, fontsize: float = 9, pad_
             if not inside:
                 continue
             if any(box.overlaps(b) for b in placed) or any(box.overlaps(m) for m in obstacles):
+                continue
+            if any(crosses(box, a, b) for a, b in segments):
                 continue
             best = (dx_pt, dy_pt, box)
             break
@@ -350,14 +356,16 @@ def metrics(vectors: Dict[str, Sequence[float]] | None = None):
     fig = new_figure(8.6, 3.2)
     ax, tab = fig.subplots(1, 2, width_ratios=[1, 1.25])
     # label offsets (points) and alignment, chosen for FOUR_VECTORS; other vectors get a default
+    # (the third one on two lines above its arrow, between the vertical axis and the longest arrow)
     where = {names[0]: ((4, -6), "left", "top"), names[1]: ((0, 6), "right", "bottom"),
-             names[2]: ((0, 6), "center", "bottom"), names[3]: ((0, -6), "center", "top")}
+             names[2]: ((-26, 8), "left", "bottom"), names[3]: ((0, -6), "center", "top")}
     order = sorted(range(len(names)), key=lambda i: -np.hypot(*vectors[names[i]]))  # long arrows first
     for i in order:
         name, v = names[i], vectors[names[i]]
         ax.annotate("", xy=v, xytext=(0, 0), arrowprops={"arrowstyle": "-|>", "color": PALETTE[i], "linewidth": 2.2})
         (dx, dy), ha, va = where.get(name, ((4, 4), "left", "bottom"))
-        ax.annotate(name, v, xytext=(dx, dy), textcoords="offset points", fontsize=9, ha=ha, va=va)
+        text = name.replace(", ", ",\n") if name == names[2] else name
+        ax.annotate(text, v, xytext=(dx, dy), textcoords="offset points", fontsize=9, ha=ha, va=va)
     _origin_axes(ax, (-1.5, 3.6), (-1.1, 2.0))
     ax.set_aspect("equal")
     ax.set_title("One reference, three comparisons")

@@ -25,7 +25,9 @@ def _study(st):
 def _mark_training_length(ax, label: bool = True):
     ax.axvline(ps.L - 0.5, color="0.3", linestyle="--", linewidth=1, zorder=0)
     if label:
-        ax.annotate(f"L = {ps.L}", (ps.L + 1, 1.0), xycoords=("data", "axes fraction"), va="top", fontsize=10)
+        # left of the line, where every model is still inside its training length and the curves lie low
+        ax.annotate(f"L = {ps.L}", (ps.L - 2, 1.0), xycoords=("data", "axes fraction"), ha="right", va="top",
+                    fontsize=10)
 
 
 @styled

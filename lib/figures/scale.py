@@ -191,6 +191,11 @@ def tying_losses(results: Optional[Sequence[tying.TyingResult]] = None):
     labels = {"untied": "untied (E and U separate)", "tied": "tied (U = Eᵀ)", "tied_no_hidden": "tied, no hidden layer"}
     fig = new_figure(8.6, 4.2)
     axes = fig.subplots(1, 2)
+    low, high = floor - 0.012, floor + 0.035
+    axes[1].set_ylim(low, high)
+    # points per nat of the close-up (before the layout shrinks it a little): where the floor's dashed line
+    # would run through a label set below a point
+    points_per_nat = 72 * fig.get_figheight() * axes[1].get_position().height / (high - low)
     for ax, variants in ((axes[0], tying.VARIANTS), (axes[1], ("untied", "tied"))):
         for variant in variants:
             i = tying.VARIANTS.index(variant)
@@ -203,15 +208,24 @@ def tying_losses(results: Optional[Sequence[tying.TyingResult]] = None):
                 linewidth=1.2,
                 label=labels[variant],
             )
-            for r in rs:  # untied labels below the points, the others above
+            for k, r in enumerate(rs):
                 if ax is axes[0] and r.val_loss < floor + 0.1:
                     continue  # labelled in the close-up
-                dy = -13 if variant == "untied" else 6
+                # Tied labels above right of their points. Untied ones below right, where neither line runs,
+                # except the first, left of its point (its line leaves it down to the right, and the tied line
+                # runs steeply just right of it), and a point so little above the floor that the dashed line
+                # would cross a label below it: that one goes above right.
+                xytext, align = (4, 6), "left"
+                if variant == "untied" and k == 0:
+                    xytext, align = (-6, -3), "right"
+                elif variant == "untied" and not 0 < (r.val_loss - floor) * points_per_nat < 18:
+                    xytext = (4, -13)
                 ax.annotate(
                     f"d={r.d}",
                     (r.n_params, r.val_loss),
                     textcoords="offset points",
-                    xytext=(4, dy),
+                    xytext=xytext,
+                    horizontalalignment=align,
                     fontsize=9,
                     color=PALETTE[i],
                     annotation_clip=True,
@@ -224,7 +238,6 @@ def tying_losses(results: Optional[Sequence[tying.TyingResult]] = None):
     axes[0].set_ylabel("validation loss (nats per token)")
     axes[0].set_title("All models")
     axes[1].set_title("Close-up near the floor")
-    axes[1].set_ylim(floor - 0.012, floor + 0.035)
     handles, labs = axes[0].get_legend_handles_labels()
     fig.legend(handles, labs, loc="outside lower center", ncols=2, fontsize=9)
     return fig

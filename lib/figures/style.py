@@ -11,6 +11,7 @@ import functools
 from contextlib import contextmanager
 
 import matplotlib
+import numpy as np
 from matplotlib.figure import Figure
 
 # Okabe-Ito: seven colours, then black (used last: it is also the colour of text and reference lines).
@@ -46,6 +47,26 @@ def book_style():
 def new_figure(width: float = 6.4, height: float = 4.0, **subplot_kw) -> Figure:
     """Return an empty ``Figure`` of ``width`` × ``height`` inches with the book's layout engine."""
     return Figure(figsize=(width, height), layout="constrained", **subplot_kw)
+
+
+def crosses(box, a, b, samples: int = 200) -> bool:
+    """Whether the straight segment from ``a`` to ``b`` runs through the inside of ``box``: a line through a
+    label, when ``box`` is the label's extent.
+
+    ``box`` is a matplotlib ``Bbox``; ``a`` and ``b`` are ``(x, y)`` points in its coordinates (display pixels
+    for a label and a drawn line). The segment is sampled at ``samples`` evenly spaced points, so one that
+    clips a corner by less than its length / ``samples`` may be missed; a segment along an edge does not cross.
+
+    >>> from matplotlib.transforms import Bbox
+    >>> crosses(Bbox([[0, 0], [10, 10]]), (-5, 5), (15, 5))
+    True
+    >>> crosses(Bbox([[0, 0], [10, 10]]), (-5, 10), (15, 10))
+    False
+    """
+    a = np.asarray(a, dtype=float)
+    points = a + np.linspace(0.0, 1.0, samples)[:, None] * (np.asarray(b, dtype=float) - a)
+    x, y = points[:, 0], points[:, 1]
+    return bool(((x > box.x0) & (x < box.x1) & (y > box.y0) & (y < box.y1)).any())
 
 
 def styled(fn):
