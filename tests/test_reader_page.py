@@ -844,21 +844,56 @@ def test_api_page_names_each_chapter_once(api_html):
 # A value autodoc prints after a constant's name: "SOURCE_NEIGHBOURS = {...}" (the text after " = ")
 MAX_SHOWN_VALUE = 100  # characters
 LONG_FLOAT = re.compile(r"\d\.\d{7,}")
+# Python reprs a reader should not have to decode, in a constant's value or a signature's default: a NumPy
+# array, a dict or a set (of strings, numbers or objects), a frozenset, a compiled regular expression, a
+# function, a class or an object shown by its address. A constant's entry says what it holds in words
+# (``:meta hide-value:`` in its doc comment), a default is shown as the source writes it
+# (``autodoc_preserve_defaults``: ``functions=REFERENCE``).
+RAW_REPR = re.compile(r"\barray\(|\{['\"\d(-]|\{\}|\bfrozenset\(|\bset\(|\bre\.compile\(|<function |<class |<built-in "
+                      r"| object at 0x|\bOrderedDict\(|\bdefaultdict\(")
+# What autodoc writes for a NamedTuple's field that has no description of its own
+FIELD_PLACEHOLDER = "Alias for field number"
+
+
+def _signatures(api_html: str, kinds: str) -> list[str]:
+    """The text of each signature (``<dt>``) of the API page's entries of the given kinds (``data|attribute``)."""
+    found = re.findall(rf'<dl class="py (?:{kinds})">\s*<dt[^>]*>(.*?)</dt>', api_html, re.S)
+    return [_text(re.sub(r'<a class="headerlink"[^>]*>.*?</a>', " ", sig, flags=re.S)) for sig in found]
 
 
 def test_api_page_shows_no_raw_repr_of_a_constant(api_html):
     """A module constant's entry says what it is; it does not print a repr of more than
-    ``MAX_SHOWN_VALUE`` characters (a dict of dataclasses) or floats of 17 digits (its doc comment says
-    ``:meta hide-value:`` where the value is long)."""
-    entries = re.findall(r'<dl class="py (?:data|attribute)">\s*<dt[^>]*>(.*?)</dt>', api_html, re.S)
+    ``MAX_SHOWN_VALUE`` characters (a dict of dataclasses), floats of 17 digits, or a repr of
+    :data:`RAW_REPR`'s kinds (``array(...)``, ``{'wordsim': ...}``, ``frozenset({...})``,
+    ``re.compile(...)``), however short (its doc comment says ``:meta hide-value:`` and gives the value in
+    words)."""
+    entries = _signatures(api_html, "data|attribute")
     assert entries, "the API page documents no constant"
-    long = []
-    for signature in entries:
-        text = _text(re.sub(r'<a class="headerlink"[^>]*>.*?</a>', " ", signature, flags=re.S))
+    shown = []
+    for text in entries:
         name, _, value = text.partition(" = ")
-        if len(value) > MAX_SHOWN_VALUE or LONG_FLOAT.search(value):
-            long.append(f"{name}: {len(value)} characters: {value[:80]}...")
-    assert long == [], "constants shown as raw reprs on the API page:\n" + "\n".join(long)
+        if len(value) > MAX_SHOWN_VALUE or LONG_FLOAT.search(value) or RAW_REPR.search(value):
+            shown.append(f"{name}: {len(value)} characters: {value[:80]}...")
+    assert shown == [], "constants shown as raw reprs on the API page:\n" + "\n".join(shown)
+
+
+def test_api_signatures_show_defaults_as_written(api_html):
+    """A function's or a class's signature shows a default as the source writes it (``functions=REFERENCE``),
+    never as its repr (``functions=Functions(lookup=<function lookup>, ...)``)."""
+    signatures = _signatures(api_html, "function|method|class|exception|property")
+    assert signatures, "the API page documents no function"
+    raw = [text[:160] for text in signatures if RAW_REPR.search(text)]
+    assert raw == [], "signatures that show a default as a raw repr on the API page:\n" + "\n".join(raw)
+
+
+def test_api_page_describes_every_namedtuple_field(api_html):
+    """Every field of a NamedTuple has a description of its own (a ``#:`` comment above it), not the
+    placeholder autodoc writes for one without (``Alias for field number 0``)."""
+    entries = re.findall(r'<dl class="py attribute">\s*<dt[^>]*id="([^"]+)"[^>]*>.*?</dt>\s*<dd>(.*?)</dd>',
+                         api_html, re.S)
+    bare = [name for name, body in entries if FIELD_PLACEHOLDER in _text(body)]
+    assert bare == [], f"NamedTuple fields described only as '{FIELD_PLACEHOLDER} N' on the API page: {bare}"
+    assert FIELD_PLACEHOLDER not in _text(api_html), f"the API page shows '{FIELD_PLACEHOLDER}'"
 
 
 @pytest.mark.parametrize("docname", [d for d in PAGES if d != PAGES[0]])
