@@ -1,8 +1,10 @@
 """Sphinx extension: what the reader's page needs beyond the theme.
 
-- ``reader_page.css``: code, outputs, tables and display equations that are wider than the text column
-  scroll inside their own block instead of running under the margin or being clipped (the themes set this
-  for most blocks already; the rules here keep it so under a theme update), and figures fill the column.
+- ``reader_page.css``: tables and display equations that are wider than the text column scroll inside their
+  own block instead of running under the margin or being clipped (the themes set this for most blocks
+  already; the rules here keep it so under a theme update), and figures fill the column. Code and outputs
+  fit the column at a laptop's width (88 characters); on a narrow screen a longer line wraps within its
+  block instead of scrolling.
 - Figures open full size: every image inside a figure gets ``width: 100%``, and Sphinx wraps a scaled
   image in a link to the image file itself (``html_scaled_image_link``), so that a reader on a phone taps
   a figure to see it at full resolution.
@@ -32,7 +34,8 @@
   (``reader_page.css``, narrow screens only).
 - ``reader_tables.js``: a table wider than its column (a chapter's table of five columns on a phone) is
   stacked, one block per row and one line per cell, the cell's column header before it
-  (``reader_page.css``, ``table.reader-stacked``); a table that fits keeps its columns.
+  (``reader_page.css``, ``table.reader-stacked``); a table that fits, with each of its short cells (a
+  number, a name) on one line, keeps its columns.
 
 tests/test_reader_page.py checks each of these in a browser.
 """

@@ -40,7 +40,10 @@ from lib import validate
 
 # --- tokens ---------------------------------------------------------------------------------------
 
-#: A token is a run of ASCII letters, possibly with internal apostrophes ("don't", "year's").
+#: A token is a run of ASCII letters, possibly with internal apostrophes ("don't", "year's"): the compiled
+#: regular expression ``[a-z]+(?:'[a-z]+)*``, matched against lower-cased text.
+#:
+#: :meta hide-value:
 TOKEN_PATTERN = re.compile(r"[a-z]+(?:'[a-z]+)*")
 
 

@@ -1,38 +1,38 @@
-"""Helpers for chapter notebooks: format a number, glue it into the prose, show a figure.
+"""Helpers for chapter notebooks: format a number, put it into the prose, show a figure.
 
 Used by every chapter (its imports cell) and by the ``lib`` code that writes text for a chapter; not taught
 in a chapter.
 
-The book's rule for numbers: every float a chapter prints or
-glues is rounded here, once, to the precision the chapter shows, and that text is all a re-run of the
-chapter must reproduce. A float that went through float32 arithmetic, a BLAS reduction, an iterative solver or
-training differs between CPUs and their SIMD code paths in its last digits; rounded to the digits a
-reader sees it is the same everywhere, unless it sits on a rounding boundary (see "Rounding margins"
-below). Integers are exact and are printed and glued as they are.
+The book's rule for numbers: every float a chapter prints or puts into its prose is rounded here, once, to
+the precision the chapter shows. A float that went through float32 arithmetic, a BLAS reduction, an
+iterative solver or training differs between CPUs and their SIMD code paths in its last digits; rounded to
+the digits a reader sees it is the same everywhere, unless it sits on a rounding boundary (see "Rounding
+margins" below), so that a reader who runs a chapter on their own machine sees the numbers of its page.
+Integers are exact and are printed and glued as they are.
 
 - :func:`fmt` formats a number, or a 1-D / 2-D array of numbers, with a format spec that states its
   precision (``".4f"``, ``">7.3f"``, ``".1%"``, ``".2e"``).
-- :func:`glue` stores a value for myst-nb's ``{glue:text}`` role. A float needs ``decimals``: the record
-  holds the number already rounded (its ``text/plain`` is ``"1.3480"``, exactly the digits the prose
-  shows), so the prose uses the same number of decimals, ``{glue:text}`name:.4f```.
+- :func:`glue` puts a computed value into the prose, through myst-nb's ``{glue:text}`` role. A float needs
+  ``decimals``: it is rounded to them as it is glued (``glue("x", 1.34802, 4)`` holds ``1.3480``), and the
+  prose shows exactly those digits, ``{glue:text}`x:.4f```.
 - :func:`exact` shows a setting typed in the source (a learning rate of 0.1) in its shortest form.
 - :func:`rounded` gives a figure the numbers as the chapter prints them, so that a point does not move by a
   pixel from one CPU to another.
 - :func:`argmax` / :func:`argmin` pick the best item, and :func:`record_gap` notes how close a discrete
   choice (a ranking, an argmax) was to going the other way.
 
-Rounding margins: :func:`fmt`, :func:`exact`, :func:`glue` and :func:`record_gap` can record each number they
-show, one JSON line per number: the unrounded value, the spec and the text shown (and, for a choice, its
-gap to the runner-up). Recording is off unless it is switched on for the process (:func:`logging_numbers`),
-and it never changes the text shown; compared between machines, the records show how far each printed
-number is from a rounding boundary.
+Rounding margins: a number rounded to the digits shown could still come out otherwise on another CPU if
+its unrounded value lay closer to a rounding boundary than CPUs differ (a value near 0.12345, shown at four
+decimals as ``0.1234`` or ``0.1235``). :func:`fmt`, :func:`exact`, :func:`glue` and :func:`record_gap` can
+keep each unrounded value beside the text shown, when this is switched on for the process
+(:func:`logging_numbers`; it never changes the text shown), so that the distance of every shown number from
+its nearest boundary can be measured. Every number the book shows lies farther from its nearest boundary
+than it varies between the CPU code paths the book was run under.
 
-Two further problems of comparing re-executed notebooks and of rendering them with myst-nb are solved
-here too:
+Two problems of showing results in a notebook are solved here too:
 
-- A figure shown the usual way stores a ``text/plain`` line such as ``<Figure size 640x480 with 1 Axes>``
-  beside the image, and that text changes between matplotlib versions. :func:`show` emits the
-  PNG alone.
+- A figure shown the usual way prints a line such as ``<Figure size 640x480 with 1 Axes>`` beside the
+  image, whose text changes between matplotlib versions. :func:`show` emits the PNG alone.
 - ``glue`` on a NumPy scalar stores ``np.float64(...)`` and mis-handles format specs.
   :func:`glue` converts NumPy scalars to Python numbers first.
 
@@ -343,9 +343,8 @@ def rounded(values, decimals: int):
 
 
 class Shown:
-    """A number as the prose shows it: ``repr`` is the rounded text (``"1.3480"``), which myst-nb stores as
-    the glue record's ``text/plain``, the text a re-run of the chapter must reproduce. ``value`` holds the
-    rounded float."""
+    """A number as the prose shows it: ``repr`` is the rounded text (``"1.3480"``), the text that myst-nb
+    puts into the prose. ``value`` holds the rounded float."""
 
     def __init__(self, text: str):
         self.text = text
@@ -358,7 +357,10 @@ class Shown:
         p.text(self.text)
 
 
-#: a glue name that ``{glue:text}`name``` can reference
+#: A glue name that ``{glue:text}`name``` can reference: one or more ASCII letters, digits, ``_``, ``-`` and ``.``
+#: (the compiled regular expression ``[A-Za-z0-9_.-]+``).
+#:
+#: :meta hide-value:
 GLUE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 

@@ -228,8 +228,11 @@ def ppmi(counts, alpha: float = 1.0):
 class SVDResult(NamedTuple):
     """``U (n, k)``, ``S (k,)`` descending, ``Vt (k, m)``, all ``float64``, after the sign convention."""
 
+    #: ``(n, k) float64``: the left singular vectors, one per column, signs by :func:`sign_convention`.
     U: np.ndarray
+    #: ``(k,) float64``: the singular values, largest first.
     S: np.ndarray
+    #: ``(k, m) float64``: the right singular vectors, one per row, signs flipped with ``U``'s.
     Vt: np.ndarray
 
 

@@ -1,13 +1,14 @@
-"""Progress bars for long loops: tqdm's notebook bar in Jupyter, a text bar in a terminal, nothing where
-``EMBOOK_QUIET`` is set.
+"""Progress bars for long loops: tqdm's notebook bar in Jupyter, a text bar in a terminal.
 
 Used by the long loops of ``lib`` (training, the real-text study, the race); not taught in a chapter.
 
-With the environment variable ``EMBOOK_QUIET=1`` no bar is drawn, so that none reaches the stored outputs
-of a notebook or the HTML pages; a reader running a notebook sees the bar.
+A reader running a notebook sees a bar while a long loop runs; it disappears when the loop ends
+(``leave=False``), so that the cell's output keeps only what the chapter prints. The environment variable
+``EMBOOK_QUIET=1`` switches every bar off (the book's pages show none).
 """
 
-# The book build sets EMBOOK_QUIET=1 (see the Makefile).
+# The book build and the test runs set EMBOOK_QUIET=1 (see the Makefile and conftest.py), so that no bar
+# reaches the stored outputs that nbval compares or the HTML pages.
 
 from __future__ import annotations
 

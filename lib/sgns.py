@@ -195,7 +195,9 @@ class AliasTable(NamedTuple):
     and ``alias (V,) int64``. A draw picks a column ``i`` uniformly and returns ``i`` with probability
     ``accept[i]``, otherwise ``alias[i]``."""
 
+    #: ``(V,) float64`` in ``[0, 1]``: the probability that a draw of column ``i`` returns ``i`` itself.
     accept: np.ndarray
+    #: ``(V,) int64``: the item a draw of column ``i`` returns otherwise.
     alias: np.ndarray
 
 
@@ -287,11 +289,17 @@ class EpochBlocks(NamedTuple):
     - ``n_pairs``: the number of (centre, context) pairs, i.e. of non-zero entries of ``band``.
     """
 
+    #: ``(G, S) int64``: the ids of each block's span, the input rows (centres and their contexts).
     span: torch.Tensor
+    #: ``(G, T) int64``: the ids of each block's output rows, its ``B`` centres, then its ``N`` negatives.
     targets: torch.Tensor
+    #: ``(G, B, 2W + 1) float32``: the learning rate of each (centre, offset) pair, 0 where there is no pair.
     band: torch.Tensor
+    #: ``(G, N, B) float32``: ``K/N`` where a negative differs from the centre, 0 where it is that centre.
     negative_weight: torch.Tensor
+    #: The number of centre words in the epoch (the rest of the last block is padding).
     n_windows: int
+    #: The number of (centre, context) pairs: the non-zero entries of ``band``.
     n_pairs: int
 
 
@@ -391,16 +399,27 @@ class Buffers(NamedTuple):
     ``input_damping (G, 1, S)``. Make them with :func:`make_buffers`; ``resize`` gives views for a shorter
     last step."""
 
+    #: ``(G·S + G·T, D)``: the gathered rows, the input rows (``x``) first, then the output rows (``y``).
     rows: torch.Tensor
+    #: ``(G·S + G·T,)``: the squared norm of each gathered row.
     norms: torch.Tensor
+    #: ``(G, T, S)``: the learning rate of each (target, span slot) pair, zero where there is no pair.
     weight: torch.Tensor
+    #: ``(G, N, S)``: the negative rows' part of ``weight``, computed apart.
     negative_rows: torch.Tensor
+    #: ``(G, T, S)``: the score ``σ(y·x)`` of each pair, then ``(label - σ)`` times its learning rate.
     g: torch.Tensor
+    #: ``(G, S, D)``: the updates of the input rows.
     dx: torch.Tensor
+    #: ``(G, T, D)``: the updates of the output rows.
     dy: torch.Tensor
+    #: ``(G, T, S)``: the labels, 1 in the first ``B`` rows (the centres), 0 in the negatives' rows.
     label: torch.Tensor
+    #: ``(G, T, S)``: each pair's learning rate times ``σ'``, the curvature of its loss, for the damped step.
     curvature: torch.Tensor
+    #: ``(G, B, 1)``: the divisors of the centres' output-row updates, for the damped step.
     centre_damping: torch.Tensor
+    #: ``(G, 1, S)``: the divisors of the input rows' updates, for the damped step.
     input_damping: torch.Tensor
 
     @property

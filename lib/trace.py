@@ -91,6 +91,10 @@ class Functions:
                 raise TypeError(f"{name} must be a function, got {getattr(self, name)!r}")
 
 
+#: The reference implementation, the functions a program runs with unless others are given:
+#: :func:`lib.embedding.lookup` and :func:`lib.positional.sinusoidal_encoding`.
+#:
+#: :meta hide-value:
 REFERENCE = Functions(lookup=embedding.lookup, pos_encoding=positional.sinusoidal_encoding)
 
 
@@ -470,6 +474,10 @@ def _pe(**changes):
     return lambda pos, d: _encoding(pos, d, **changes)
 
 
+#: The eight mistakes :func:`check` recognises, each a :class:`Mistake`, by its name ("sin and cos swapped",
+#: "integer division", "encoding added to the table", ...).
+#:
+#: :meta hide-value:
 MISTAKES: Dict[str, Mistake] = {
     m.name: m
     for m in [

@@ -305,6 +305,9 @@ DOCSTRING_MACHINERY = re.compile(
     r"|\bsee the Makefile\b|\bcompared with its stored outputs\b|\bcompared on\b|\bfigure registry\b"
     # the switch of the record of rounding margins, and the log it writes (a comment in the code names them)
     r"|\bEMBOOK_NUMBER_LOG\b|\bnumber log\b"
+    # what the notebooks are compared on: their stored outputs, myst-nb's glue records, what a re-run must
+    # reproduce (a docstring says what a reader sees: the same digits when they run a chapter)
+    r"|\bstored outputs?\b|\bglue records?\b|\bmust reproduce\b|\bre-?executed notebooks?\b"
 )
 # Another chapter or a source text named by its kind ("the lesson", "the chapter's source"): the same phrases
 # as on the book's pages (tests/test_reader_page.py)
@@ -326,9 +329,13 @@ def test_docstring_patterns_catch_machinery_and_chapter_kinds_and_spare_names():
                  "(CONTRIBUTING.md, \"Numbers\")", "(see the Makefile)", "the book's tests run it on CPU",
                  "a re-executed chapter is compared with its stored outputs", "the figure's baseline comparison",
                  "with no argument (the figure registry)", "what a re-executed chapter is compared on",
-                 "logs every number when ``EMBOOK_NUMBER_LOG`` is set", "so that the number log shows it"):
+                 "logs every number when ``EMBOOK_NUMBER_LOG`` is set", "so that the number log shows it",
+                 "so that none reaches the stored outputs\n    of a notebook", "myst-nb stores as the glue record's",
+                 "the text a re-run of the chapter must reproduce", "problems of comparing re-executed notebooks"):
         assert _hits(MACHINERY, line) or _hits(DOCSTRING_MACHINERY, line), line
-    for line in (">>> f(10**400)  # doctest: +ELLIPSIS", "CIFAR-10", "a test split of 10 %", "the latest run"):
+    for line in (">>> f(10**400)  # doctest: +ELLIPSIS", "CIFAR-10", "a test split of 10 %", "the latest run",
+                 "the text that myst-nb puts into the prose", "a re-run may print other values",
+                 "a reader who runs a chapter sees the numbers of its page", "stored values"):
         assert not (_hits(MACHINERY, line) or _hits(DOCSTRING_MACHINERY, line)), line
     for line in ("the numbers the lesson\n    reports", "Departure from the lesson: its fallback", "the lesson's table",
                  "(the chapter's source)", "the four-level chapter, Level 4", "the trace exercise's angles",

@@ -9,8 +9,8 @@ reader notices, on every page of the table of contents:
    code cell is visible, and a solution is one collapsible (not a dropdown plus a separate cell);
 3. navigation: the primary sidebar toggle shows the chapter list at 390 px and toggles it at 1280 px, its
    tooltip covers none of the header's buttons, and a page (the search page too) has one search field;
-4. nothing is cut off: a code, output or table block wider than the column scrolls inside its own block (at
-   1280 px and at 390 px), a display equation fits its column at both widths (inside an opened solution
+4. nothing is cut off: a table block wider than the column scrolls inside its own block (at 1280 px and at
+   390 px), a code or output block fits at 1280 px and wraps its long lines at 390 px (it never scrolls there), a display equation fits its column at both widths (inside an opened solution
    too), and no page, the generated ones (index, module index, search with its results) included, scrolls
    sideways or clips what sticks out; at 390 px no table hides a column past its right edge (a table too wide is
    stacked row by row), and at 1280 px every table keeps its columns; inline code (an identifier, a file name) breaks only after a ``.``, ``_``, ``/`` or a space,
@@ -68,6 +68,10 @@ SHOTS = booksite.ARTIFACTS / "screenshots" / "reader"
 TIMEOUT_MS = 60_000
 MIN_TEXT_PX = 9.0  # CSS pixels: the smallest figure text a reader can read at arm's length
 SHARPNESS = 2.0  # a figure that opens full size has this many image pixels per CSS pixel of legible text
+# A table cell of this many characters or fewer that holds one value (numbers, symbols and inline code, no
+# word outside the code: "(101, 115)", "`es` + `t`") is read as one piece: a table that keeps its columns
+# shows it on one line (_ext/static/reader_tables.js stacks a table that cannot).
+SHORT_CELL = int(re.search(r"const SHORT = (\d+);", (ROOT / "_ext/static/reader_tables.js").read_text()).group(1))
 
 
 def _chapters_part() -> list[str]:
@@ -97,7 +101,7 @@ PLAIN_CITATION = booksite.PLAIN_CITATION
 
 # Everything the checks need from one page at one width, collected in one pass after MathJax finished.
 AUDIT_JS = r"""
-([chapterPhrases, sourcePhrase, machinery, numberAndUnit, pathPattern, sourceMention, plainCitation, namedWorks]) => {
+([chapterPhrases, sourcePhrase, machinery, numberAndUnit, pathPattern, sourceMention, plainCitation, namedWorks, shortCell]) => {
   const article = document.querySelector('article.bd-article') || document.querySelector('main');
   const visible = (el) => {
     if (!el || !el.isConnected) return false;
@@ -185,6 +189,37 @@ AUDIT_JS = r"""
   // tables stacked row by row because their columns did not fit (_ext/static/reader_tables.js)
   out.stackedTables = [...article.querySelectorAll('table.reader-stacked')].filter(visible)
     .map((t) => `table in "${sectionOf(t)}": ${short(t)}`);
+  // body cells that hold one value (numbers, symbols and inline code, no word outside the code: "(101, 115)",
+  // "`es` + `t`"; a range, "1.055–1.058", may break after its dash) of a table that keeps its columns, drawn
+  // on two lines or more
+  const linesOf = (el) => {
+    // the text's own boxes (not an inline code's padded box), one line per top half a font size apart
+    const tops = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (!n.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      for (const b of range.getClientRects()) if (b.width > 0.5) tops.push(b.top);
+    }
+    const gap = parseFloat(getComputedStyle(el).fontSize) / 2;
+    let lines = 0, last = -Infinity;
+    for (const top of tops.sort((a, b) => a - b)) if (top > last + gap) { lines += 1; last = top; }
+    return lines;
+  };
+  out.wrappedCells = [];
+  for (const table of article.querySelectorAll('table')) {
+    if (!visible(table) || table.matches('.reader-stacked') || table.closest('.notation-table, pre, .highlight')) continue;
+    if (!table.querySelector(':scope > thead > tr > th')) continue;
+    for (const cell of table.querySelectorAll(':scope > tbody > tr > td, :scope > tbody > tr > th')) {
+      const text = squash(cell.textContent);
+      const outside = cell.cloneNode(true);
+      outside.querySelectorAll('code').forEach((c) => c.remove());
+      if (text && text.length <= shortCell && !/\p{L}/u.test(outside.textContent) && !text.includes('\u2013')
+          && linesOf(cell) > 1)
+        out.wrappedCells.push(`table in "${sectionOf(table)}" (${table.querySelectorAll(':scope > thead > tr:last-child > th').length} columns): "${text}"`);
+    }
+  }
   out.pageWidth = document.documentElement.scrollWidth;
   // the page and every box that holds the article, from the article up: none wider inside than it is
   // (a box that clips what sticks out, overflow hidden, is caught as well as one that scrolls)
@@ -440,7 +475,7 @@ class Site:
             self._audits[key] = page.evaluate(AUDIT_JS, [CHAPTER_PHRASES, SOURCE_PHRASE, MACHINERY,
                                                          reader_page.NUMBER_AND_UNIT, reader_page.PATH.pattern,
                                                          SOURCE_MENTION, PLAIN_CITATION,
-                                                         sorted({**booksite.NAMED_WORKS, **booksite.NAMED_SOFTWARE})])
+                                                         sorted({**booksite.NAMED_WORKS, **booksite.NAMED_SOFTWARE}), SHORT_CELL])
             SHOTS.mkdir(parents=True, exist_ok=True)
             state = "-opened" if opened else ""
             page.screenshot(path=SHOTS / f"{docname.replace('/', '-')}-{width}{state}.png", full_page=True)
@@ -672,6 +707,14 @@ def test_nothing_is_cut_off(site, docname, width, opened):
             f"{state}: code, output or equation blocks that must be scrolled sideways to be "
             "read (keep lines within 88 characters; split long equations):\n" + "\n".join(seen["scrolls"])
         )
+    else:
+        # on a phone an 88-character line does not fit: code and outputs wrap within their box
+        # (_ext/static/reader_page.css) instead of hiding the end of each long line
+        code = [s for s in seen["scrolls"] if s.startswith("pre ")]
+        assert code == [], (
+            f"{state}: code or output blocks whose long lines must be scrolled sideways to be read (they "
+            "should wrap on a narrow screen):\n" + "\n".join(code)
+        )
 
 
 def test_notation_tables_fit_a_phone(site):
@@ -695,6 +738,18 @@ def test_tables_fit_a_phone(site, docname, opened):
                         "sideways):\n" + "\n".join(wide))
     stacked = site.audit(docname, WIDTHS["laptop"], opened)["stackedTables"]
     assert stacked == [], f"{docname} at {WIDTHS['laptop']} px: tables stacked although the page is wide: {stacked}"
+
+
+@pytest.mark.parametrize("opened", [False, True], ids=["closed", "opened"])
+@pytest.mark.parametrize("docname, width", _both(PAGES))
+def test_tables_that_keep_their_columns_keep_short_cells_whole(site, docname, width, opened):
+    """A table squeezed into the column by breaking its values over lines ("(101, | 115)" in a six-column
+    table at 390 px) is stacked instead: in a table that keeps its columns no body cell that holds one value
+    (numbers, symbols and inline code, at most ``SHORT_CELL`` characters) is drawn on more than one line, at
+    1280 px and at 390 px, as the page opens and with every solution opened."""
+    wrapped = site.audit(docname, width, opened)["wrappedCells"]
+    assert wrapped == [], (f"{docname} at {width} px: table cells that hold one value broken over lines (the "
+                           "table should be stacked):\n" + "\n".join(wrapped))
 
 
 @pytest.mark.parametrize("docname, width", _both(PAGES))
@@ -789,21 +844,56 @@ def test_api_page_names_each_chapter_once(api_html):
 # A value autodoc prints after a constant's name: "SOURCE_NEIGHBOURS = {...}" (the text after " = ")
 MAX_SHOWN_VALUE = 100  # characters
 LONG_FLOAT = re.compile(r"\d\.\d{7,}")
+# Python reprs a reader should not have to decode, in a constant's value or a signature's default: a NumPy
+# array, a dict or a set (of strings, numbers or objects), a frozenset, a compiled regular expression, a
+# function, a class or an object shown by its address. A constant's entry says what it holds in words
+# (``:meta hide-value:`` in its doc comment), a default is shown as the source writes it
+# (``autodoc_preserve_defaults``: ``functions=REFERENCE``).
+RAW_REPR = re.compile(r"\barray\(|\{['\"\d(-]|\{\}|\bfrozenset\(|\bset\(|\bre\.compile\(|<function |<class |<built-in "
+                      r"| object at 0x|\bOrderedDict\(|\bdefaultdict\(")
+# What autodoc writes for a NamedTuple's field that has no description of its own
+FIELD_PLACEHOLDER = "Alias for field number"
+
+
+def _signatures(api_html: str, kinds: str) -> list[str]:
+    """The text of each signature (``<dt>``) of the API page's entries of the given kinds (``data|attribute``)."""
+    found = re.findall(rf'<dl class="py (?:{kinds})">\s*<dt[^>]*>(.*?)</dt>', api_html, re.S)
+    return [_text(re.sub(r'<a class="headerlink"[^>]*>.*?</a>', " ", sig, flags=re.S)) for sig in found]
 
 
 def test_api_page_shows_no_raw_repr_of_a_constant(api_html):
     """A module constant's entry says what it is; it does not print a repr of more than
-    ``MAX_SHOWN_VALUE`` characters (a dict of dataclasses) or floats of 17 digits (its doc comment says
-    ``:meta hide-value:`` where the value is long)."""
-    entries = re.findall(r'<dl class="py (?:data|attribute)">\s*<dt[^>]*>(.*?)</dt>', api_html, re.S)
+    ``MAX_SHOWN_VALUE`` characters (a dict of dataclasses), floats of 17 digits, or a repr of
+    :data:`RAW_REPR`'s kinds (``array(...)``, ``{'wordsim': ...}``, ``frozenset({...})``,
+    ``re.compile(...)``), however short (its doc comment says ``:meta hide-value:`` and gives the value in
+    words)."""
+    entries = _signatures(api_html, "data|attribute")
     assert entries, "the API page documents no constant"
-    long = []
-    for signature in entries:
-        text = _text(re.sub(r'<a class="headerlink"[^>]*>.*?</a>', " ", signature, flags=re.S))
+    shown = []
+    for text in entries:
         name, _, value = text.partition(" = ")
-        if len(value) > MAX_SHOWN_VALUE or LONG_FLOAT.search(value):
-            long.append(f"{name}: {len(value)} characters: {value[:80]}...")
-    assert long == [], "constants shown as raw reprs on the API page:\n" + "\n".join(long)
+        if len(value) > MAX_SHOWN_VALUE or LONG_FLOAT.search(value) or RAW_REPR.search(value):
+            shown.append(f"{name}: {len(value)} characters: {value[:80]}...")
+    assert shown == [], "constants shown as raw reprs on the API page:\n" + "\n".join(shown)
+
+
+def test_api_signatures_show_defaults_as_written(api_html):
+    """A function's or a class's signature shows a default as the source writes it (``functions=REFERENCE``),
+    never as its repr (``functions=Functions(lookup=<function lookup>, ...)``)."""
+    signatures = _signatures(api_html, "function|method|class|exception|property")
+    assert signatures, "the API page documents no function"
+    raw = [text[:160] for text in signatures if RAW_REPR.search(text)]
+    assert raw == [], "signatures that show a default as a raw repr on the API page:\n" + "\n".join(raw)
+
+
+def test_api_page_describes_every_namedtuple_field(api_html):
+    """Every field of a NamedTuple has a description of its own (a ``#:`` comment above it), not the
+    placeholder autodoc writes for one without (``Alias for field number 0``)."""
+    entries = re.findall(r'<dl class="py attribute">\s*<dt[^>]*id="([^"]+)"[^>]*>.*?</dt>\s*<dd>(.*?)</dd>',
+                         api_html, re.S)
+    bare = [name for name, body in entries if FIELD_PLACEHOLDER in _text(body)]
+    assert bare == [], f"NamedTuple fields described only as '{FIELD_PLACEHOLDER} N' on the API page: {bare}"
+    assert FIELD_PLACEHOLDER not in _text(api_html), f"the API page shows '{FIELD_PLACEHOLDER}'"
 
 
 @pytest.mark.parametrize("docname", [d for d in PAGES if d != PAGES[0]])

@@ -3,6 +3,13 @@
    laptop nothing changes; on a phone a table of five columns is read row by row instead of sideways, with
    no column off-screen.
 
+   A body cell that holds one value, numbers and code with nothing but punctuation between them ("(101,
+   115)", "0.27 [0.1, 0.4]", "`es` + `t`", at most SHORT characters), stays on one line in a table that keeps
+   its columns (td.reader-whole, reader_page.css): otherwise the browser squeezes a table of six columns
+   into a phone's column by breaking such values over lines, "(101, | 115)", which is no easier to read than
+   a column off-screen. Measured so, the table is too wide and is stacked. A cell with words in it may wrap,
+   and so may a range after its dash ("1.055–1.058", as typeset text breaks it).
+
    Each body cell gets its column's header as data-label (the CSS shows it before the cell's text) and its
    content wrapped in one box, div.reader-cell-value. A table
    without a header row, and the notation page's tables (notation.css stacks those itself), are left alone.
@@ -10,6 +17,17 @@
    after MathJax has typeset the formulas inside it. */
 (() => {
   const STACKED = 'reader-stacked';
+  const WHOLE = 'reader-whole';
+  const SHORT = 24;  // characters
+
+  // one value: numbers, symbols and inline code, no word outside the code, no range (an en dash)
+  const oneValue = (cell) => {
+    const text = cell.textContent.replace(/\s+/g, ' ').trim();
+    if (!text || text.length > SHORT) return false;
+    const outside = cell.cloneNode(true);
+    outside.querySelectorAll('code').forEach((c) => c.remove());
+    return !/\p{L}/u.test(outside.textContent) && !text.includes('\u2013');
+  };
 
   const labelled = (table) => {
     const heads = [...table.querySelectorAll(':scope > thead > tr:last-child > th')];
@@ -23,6 +41,7 @@
         value.className = 'reader-cell-value';
         value.append(...cell.childNodes);
         cell.append(value);
+        if (oneValue(value)) cell.classList.add(WHOLE);
       });
     }
     return true;

@@ -92,7 +92,9 @@ class NeighbourComparison(NamedTuple):
     """The result of :func:`compare_neighbours`: the side-by-side ``table`` (plain text) and ``all_same``,
     whether every neighbour and rounded score agrees."""
 
+    #: The two tables of neighbours side by side, as plain text.
     table: str
+    #: Whether every neighbour and every rounded score agrees between the two tables.
     all_same: bool
 
 
@@ -137,9 +139,13 @@ class NeighbourChange(NamedTuple):
     same corpus (seed noise), and ``across``, the mean overlap between a run of one corpus and a run of
     the other."""
 
+    #: The items compared, in the order of the arrays.
     items: Tuple[str, ...]
+    #: ``(n,) float64`` in [0, 1]: the mean top-``k`` overlap between two seeds of the first corpus.
     within_before: np.ndarray
+    #: ``(n,) float64`` in [0, 1]: the mean top-``k`` overlap between two seeds of the second corpus.
     within_after: np.ndarray
+    #: ``(n,) float64`` in [0, 1]: the mean top-``k`` overlap between a run of one corpus and a run of the other.
     across: np.ndarray
 
 
@@ -202,14 +208,23 @@ class CountContrast(NamedTuple):
     than ``threshold`` times and of the ``n_frequent`` others, their ``difference`` (frequent minus
     rare), and the bootstrap interval ``low``..``high`` of the difference at level ``confidence``."""
 
+    #: The count that separates the rare items (seen fewer times) from the frequent ones.
     threshold: int
+    #: The number of rare items.
     n_rare: int
+    #: The number of frequent items.
     n_frequent: int
+    #: The mean seed overlap of the rare items, in [0, 1].
     rare: float
+    #: The mean seed overlap of the frequent items, in [0, 1].
     frequent: float
+    #: ``frequent`` minus ``rare``.
     difference: float
+    #: The lower end of the bootstrap interval of ``difference``.
     low: float
+    #: The upper end of the bootstrap interval of ``difference``.
     high: float
+    #: The level of the interval (0.95 for a 95 % interval).
     confidence: float
 
 

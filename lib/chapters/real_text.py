@@ -256,7 +256,10 @@ def scores_table(study: Study, rho_decimals: int = 2, accuracy_decimals: int = 4
 
 # --- uncertainty: paired bootstrap intervals of Spearman's rho ------------------------------------------
 
-#: The similarity benchmarks by metric name, as :func:`lib.evaluation.read_word_pairs` knows them.
+#: The similarity benchmarks by metric name, as :func:`lib.evaluation.read_word_pairs` knows them: ``wordsim``
+#: is ``wordsim353`` (WordSim-353) and ``simlex`` is ``simlex999`` (SimLex-999).
+#:
+#: :meta hide-value:
 SIMILARITY_FILES = {"wordsim": "wordsim353", "simlex": "simlex999"}
 
 

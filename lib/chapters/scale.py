@@ -133,7 +133,10 @@ METHOD_NAMES = {
     "sparse_sgd": "sparse gradient, SGD",
     "dense_sgd": "dense gradient, SGD",
 }
-#: How the tying table names each variant of :mod:`lib.tying`.
+#: How the tying table names each variant of :mod:`lib.tying`: ``untied`` is "untied", ``tied`` is "tied" and
+#: ``tied_no_hidden`` is "tied, no hidden layer".
+#:
+#: :meta hide-value:
 VARIANT_NAMES = {"untied": "untied", "tied": "tied", "tied_no_hidden": "tied, no hidden layer"}
 
 

@@ -41,12 +41,18 @@ ANIMAL_MARKER, VEHICLE_MARKER = MARKERS[0], MARKERS[1]
 LABEL_GID = "emb-point-label"
 MARKER_SIZE = 60  # scatter area in points^2
 
-#: The illustrative 6 x 3 table of the lookup figure (values from the textbook chapter *Embeddings*).
+#: The items of the illustrative 6 x 3 table of the lookup figure (values from the textbook chapter *Embeddings*),
+#: one per row: cat, kitten, dog, puppy, car and truck.
+#:
+#: :meta hide-value:
 EXAMPLE_ITEMS = ("cat", "kitten", "dog", "puppy", "car", "truck")
 EXAMPLE_TABLE = np.array(
     [[0.8, 0.2, -0.1], [0.7, 0.3, -0.2], [0.6, -0.4, 0.1], [0.55, -0.5, 0.15], [-0.5, 0.2, 0.8], [-0.6, 0.1, 0.75]]
 )
-#: Illustrative 2-D positions of the same items for the "dense" panel (not fitted: a sketch).
+#: Illustrative 2-D positions of the same items for the "dense" panel (not fitted: a sketch), a ``(6, 2)``
+#: ``float64`` array, one row per item of :data:`EXAMPLE_ITEMS`: the animals on the left, the vehicles on the right.
+#:
+#: :meta hide-value:
 EXAMPLE_POINTS = np.array([[-1.2, 0.7], [-1.0, 0.9], [-0.8, 0.25], [-0.65, 0.4], [1.0, -0.4], [1.25, -0.25]])
 WINDOW_SENTENCE = ("the", "small", "truck", "carries", "heavy", "cargo", "today")
 
