@@ -557,6 +557,22 @@ def test_summed_updates_overshoot_when_the_step_is_large_for_the_vocabulary():
         train_sgns(docs, counts, replace(cfg, batch_windows=512))
 
 
+@pytest.mark.parametrize("alpha", [1e300, 10**38, 1.0000001e37])
+def test_alpha_beyond_float32_is_refused_by_name(alpha):
+    with pytest.raises(ValueError, match=r"^alpha must be a finite number in \(0, 1e\+37\], got "):
+        SGNSConfig(alpha=alpha)  # 1e300 was cast to float32 with an overflow warning, then NaN steps
+
+
+def test_the_largest_alpha_diverges_with_the_error_and_no_warning():
+    docs = topic_corpus(n_docs=20, words=10)
+    counts = np.bincount(np.concatenate(docs), minlength=20)
+    cfg = SGNSConfig(dim=8, epochs=1, sample=0, block_windows=8, block_negatives=8, batch_windows=8, alpha=1e37)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FloatingPointError, match="diverged in epoch 1"):
+            train_sgns(docs, counts, cfg)
+
+
 def test_training_is_deterministic_with_one_worker():
     docs = topic_corpus(n_docs=20)
     counts = np.bincount(np.concatenate(docs), minlength=80)
