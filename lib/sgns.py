@@ -119,6 +119,7 @@ from lib.threads import torch_threads
 ALPHA_MAX = 1e37
 
 
+@validate.known_fields
 @dataclass(frozen=True)
 class SGNSConfig:
     """Settings of :func:`train_sgns`; defaults are gensim's ``Word2Vec(sg=1)`` except ``epochs`` and the
@@ -145,7 +146,8 @@ class SGNSConfig:
     of 20 words a step of 512 windows puts every row in hundreds of pairs and training collapses. Keep ``batch_windows`` small for small vocabularies
     (both cases are shown by training on them).
 
-    Raises ``ValueError`` (``TypeError`` for a non-number) naming the field and its allowed range.
+    Raises ``ValueError`` (``TypeError`` for a non-number) naming the field and its allowed range, and
+    ``TypeError`` for an unknown field, naming the fields (also in ``dataclasses.replace``).
     """
 
     dim: int = 100

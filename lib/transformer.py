@@ -47,6 +47,7 @@ POSITION_SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi")
 DTYPE = torch.float64
 
 
+@validate.known_fields
 @dataclass(frozen=True)
 class TransformerConfig:
     """Everything that defines the model; passed whole, as nanoGPT's ``GPTConfig``.
@@ -59,7 +60,8 @@ class TransformerConfig:
     of the token embedding. Raises ``ValueError`` naming the field and its allowed range: each size is at
     most ``lib.validate.MAX_SIZE`` (2**28), and so is every table the model allocates (``vocab_size ·
     d_model``, ``max_len · d_model``, ``n_head · max_len²``, ``mlp_ratio · d_model²`` and the blocks'
-    matrices together, ``n_layer · (3 + mlp_ratio) · d_model²``); ``TypeError`` for a field of the wrong type.
+    matrices together, ``n_layer · (3 + mlp_ratio) · d_model²``); ``TypeError`` for a field of the wrong type,
+    or an unknown field (naming the fields, also in ``dataclasses.replace``).
     """
 
     position: str = "learned"
@@ -315,6 +317,7 @@ MAX_WEIGHT_DECAY = 1
 DIVERGENCE_FACTOR = 10.0
 
 
+@validate.known_fields
 @dataclass(frozen=True)
 class TrainConfig:
     """How a model is trained: ``steps`` AdamW steps on batches of ``batch_size`` windows of ``context + 1``
@@ -323,7 +326,8 @@ class TrainConfig:
     the settings of chapters/position_schemes.md. ``lr`` is in ``(0, 1]`` and ``weight_decay`` in ``[0, 1]``, so
     that AdamW's decoupled decay factor ``1 - lr · weight_decay`` stays in ``[0, 1)`` and no step moves a
     parameter by more than about 1 (the weights start at about 0.02 and 1). Raises ``ValueError`` naming the
-    field and its range, ``TypeError`` for a field of the wrong type."""
+    field and its range, ``TypeError`` for a field of the wrong type or an unknown field (naming the fields,
+    also in ``dataclasses.replace``)."""
 
     context: int = 32
     batch_size: int = 16

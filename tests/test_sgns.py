@@ -154,6 +154,15 @@ def test_config_names_a_field_of_the_wrong_type(kwargs, match):
         SGNSConfig(**kwargs)
 
 
+def test_an_unknown_field_is_named_with_the_fields():
+    fields = ("dim, window, negatives, epochs, sample, alpha, min_alpha, power, dynamic_window, block_windows, "
+              "block_negatives, batch_windows, damped, workers, seed")
+    with pytest.raises(TypeError, match=f"^SGNSConfig has no field 'unknown'; the fields are {fields}$"):
+        SGNSConfig(unknown=1)
+    with pytest.raises(TypeError, match="^SGNSConfig has no field 'dimension'"):
+        replace(SGNSConfig(), dimension=3)
+
+
 def test_config_rejects_non_numbers():
     with pytest.raises(TypeError, match="alpha"):
         SGNSConfig(alpha="0.025")

@@ -66,6 +66,15 @@ def test_config_of_the_wrong_type_is_a_type_error(changes, message):
         TransformerConfig(**changes)
 
 
+def test_an_unknown_field_is_named_with_the_fields():
+    with pytest.raises(TypeError, match="^TrainConfig has no field 'unknown'; the fields are context, batch_size, "
+                                        "steps, lr, warmup, weight_decay, betas, grad_clip$"):
+        TrainConfig(unknown=1)
+    with pytest.raises(TypeError, match="^TransformerConfig has no field 'n_heads'; the fields are position, n_layer, "
+                                        "n_head, d_model"):
+        replace(TransformerConfig(), n_heads=2)
+
+
 def test_learning_rate_schedule_warms_up_then_follows_a_cosine():
     tc = TrainConfig(steps=110, warmup=10, lr=1.0)
     assert tc.lr_at(0) == pytest.approx(0.1)
