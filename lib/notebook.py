@@ -91,11 +91,9 @@ _PERCENT = re.compile(r"(?P<align>.?[<>=^])?(?P<sign>[+\- ]?)(?P<width>\d*)(?P<g
 
 def figure_png(fig, dpi: int = PNG_DPI) -> bytes:
     """Render a matplotlib ``Figure`` to PNG bytes at ``dpi`` dots per inch, with no timestamp metadata.
-    Raises ``TypeError`` for a ``fig`` that is not a ``matplotlib.figure.Figure`` and for a non-integer ``dpi``,
+    Raises ``TypeError`` for a ``fig`` without a ``savefig`` method (not a figure) and for a non-integer ``dpi``,
     ``ValueError`` for a ``dpi`` outside ``[1, 10000]``."""
-    from matplotlib.figure import Figure  # here: importing lib.notebook does not start matplotlib
-
-    if not isinstance(fig, Figure):
+    if not callable(getattr(fig, "savefig", None)):  # no matplotlib import here: only lib/figures imports it
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     dpi = validate.integer(dpi, "dpi", low=1, high=10_000, hint="dots per inch")
     buf = io.BytesIO()
