@@ -46,7 +46,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a fresh clone without `pip install -e .`
 
-from lib import datasets, race  # noqa: E402
+from lib import datasets, race, validate  # noqa: E402
 
 #: The targets: the book's skip-gram at least this many times gensim's words per second at every scale,
 #: and its cost per word at the largest scale within this factor of the smallest.
@@ -155,12 +155,20 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="threads of each skip-gram (default 2)")
     parser.add_argument("--no-ppmi", action="store_true", help="leave PPMI-SVD out (book SGNS and gensim only)")
     parser.add_argument("--quick", action="store_true", help="scales 1 and 4, 3 repeats, no PPMI-SVD (development)")
-    parser.add_argument("--json", type=Path, help="also write every run and the summary to this JSON file")
+    parser.add_argument("--json", type=Path, help="also write every run and the summary to this JSON file "
+                        "(rewritten after each scale)")
     args = parser.parse_args(argv)
     if args.quick:
         args.scales, args.repeats, args.no_ppmi = [1, 4], 3, True
-    if args.repeats < 1 or any(s < 1 for s in args.scales) or args.workers < 1:
-        parser.error("--repeats, --scales and --workers must be positive integers")
+    try:  # a bad argument is one line and status 2, before anything is loaded or trained (lib.race's bounds)
+        validate.integer(args.repeats, "--repeats", low=1, high=race.MAX_REPEATS)
+        for i, s in enumerate(args.scales):
+            validate.integer(s, f"--scales[{i}]", low=1, high=race.MAX_SCALE, hint="times the corpus is repeated")
+        validate.workers(args.workers, "--workers")
+    except (TypeError, ValueError) as err:
+        parser.error(str(err))
+    if args.json and not args.json.parent.is_dir():
+        parser.error(f"--json {str(args.json)!r}: the folder {str(args.json.parent)!r} does not exist")
     methods = ("gensim", "book SGNS") if args.no_ppmi else ("gensim", "book SGNS", "PPMI-SVD")
 
     settings = race.Settings()
@@ -187,6 +195,8 @@ def main(argv=None) -> int:
         row = scale_summary(mine, scale)
         row["load_before"], row["load_after"] = before, load_average()
         rows.append(row)
+        if args.json:  # written after every scale, so that a long run that stops keeps what it measured
+            args.json.write_text(json.dumps({"runs": [asdict(r) for r in runs], "summary": rows}, indent=1))
         print(f"  ... {scale}x done: ratio {row['ratio'][0]:.2f}, load {before:.2f} -> {row['load_after']:.2f}", flush=True)
     print(f"load average after (1 min): {load_average():.2f}")
 
@@ -202,7 +212,6 @@ def main(argv=None) -> int:
     print()
     print(race.race_table(race.summarise_race(runs), markdown=True))
     if args.json:
-        args.json.write_text(json.dumps({"runs": [asdict(r) for r in runs], "summary": rows}, indent=1))
         print(f"\nruns written to {args.json}")
     return 0
 

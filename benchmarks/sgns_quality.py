@@ -54,7 +54,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a fresh clone without `pip install -e .`
 
-from lib import datasets, race, sgns  # noqa: E402
+from lib import datasets, race, sgns, validate  # noqa: E402
 from lib.corpus import keep_probability, repeat_corpus  # noqa: E402
 from lib.evaluation import read_word_pairs, word_similarity  # noqa: E402
 from lib.skipgram import noise_distribution  # noqa: E402
@@ -103,6 +103,10 @@ def word2vec_loop(loop, sentences, counts, config: sgns.SGNSConfig, *, shared: b
     return w_in
 
 
+#: the arms, in the order they run; the last two only where the C loop compiles
+ARMS = ("gensim", "book", "book, plain step", "book, per window", "word2vec loop", "loop, block negatives")
+
+
 def parse_settings(parser: argparse.ArgumentParser, items) -> dict:
     """``["alpha=0.0125", "batch_windows=1024"]`` -> ``{"alpha": 0.0125, "batch_windows": 1024}`` (values read as
     Python literals), checked against the fields of ``lib.race.Settings`` and its ``SGNSConfig``."""
@@ -129,13 +133,25 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scales", type=int, nargs="+", default=[1, 4], help="corpus repetitions (default 1 4)")
     parser.add_argument("--seeds", type=int, default=12, help="seeds 0 .. n-1 per arm (default 12)")
-    parser.add_argument("--arms", nargs="+", help="only these arms (default all)")
-    parser.add_argument("--json", type=Path, help="also write every run to this JSON file")
+    parser.add_argument("--arms", nargs="+", help=f"only these arms (default all): {', '.join(map(repr, ARMS))}")
+    parser.add_argument("--json", type=Path, help="also write every run to this JSON file (rewritten after each scale)")
     parser.add_argument("--set", nargs="+", default=[], metavar="NAME=VALUE",
                         help="change settings of lib.race.Settings or its SGNSConfig, e.g. alpha=0.0125")
     args = parser.parse_args(argv)
     changes = parse_settings(parser, args.set)
+    try:  # a bad argument is one line and status 2, before anything is loaded or trained
+        validate.size(args.seeds, "--seeds", hint="seeds per arm")
+        for i, s in enumerate(args.scales):
+            validate.integer(s, f"--scales[{i}]", low=1, high=race.MAX_SCALE, hint="times the corpus is repeated")
+        for i, arm in enumerate(args.arms or ()):
+            validate.choice(arm, f"--arms[{i}]", ARMS)
+    except (TypeError, ValueError) as err:
+        parser.error(str(err))
+    if args.json and not args.json.parent.is_dir():
+        parser.error(f"--json {str(args.json)!r}: the folder {str(args.json.parent)!r} does not exist")
     loop = compile_loop()
+    if args.arms and loop is None and set(args.arms) <= set(ARMS[4:]):
+        parser.error(f"--arms: {' and '.join(map(repr, args.arms))} need the C loop, which did not compile")
     pairs = read_word_pairs("wordsim353")
     docs = datasets.load_corpus("lee")
     print(f"# WordSim-353 rho by seed, one worker per arm; {time.strftime('%Y-%m-%d %H:%M')}, load {os.getloadavg()[0]:.2f}"
@@ -190,8 +206,8 @@ def main(argv=None) -> int:
             se = np.sqrt(by_arm["book"].var(ddof=1) / len(by_arm["book"]) + g.var(ddof=1) / len(g))
             print(f"book - gensim (unpaired) = {d:+.4f} (standard error {se:.4f})")
         print()
-    if args.json:
-        args.json.write_text(json.dumps(runs, indent=1))
+        if args.json:  # after every scale, so that a long run that stops keeps what it measured
+            args.json.write_text(json.dumps(runs, indent=1))
     return 0
 
 

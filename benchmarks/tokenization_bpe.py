@@ -28,6 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a fresh clone without `pip install -e .`
 
 from lib.chapters import tokenization as tz  # noqa: E402
+from lib import validate  # noqa: E402
+from lib.bpe import N_BYTES  # noqa: E402
 from lib.datasets import read_documents  # noqa: E402
 
 
@@ -41,6 +43,11 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs of each, alternating (default 3)")
     parser.add_argument("--vocab-size", type=int, default=tz.MAX_VOCAB, help="vocabulary asked for")
     args = parser.parse_args(argv)
+    try:  # a bad argument is one line and status 2, before anything runs
+        validate.size(args.repeats, "--repeats", hint="runs of each")
+        validate.size(args.vocab_size, "--vocab-size", low=N_BYTES, hint="the 256 bytes and the merges")
+    except (TypeError, ValueError) as err:
+        parser.error(str(err))
 
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"tokenizers {metadata.version('tokenizers')}; load average before: {load()}")

@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a fresh clone without `pip install -e .`
 
-from lib import trace  # noqa: E402
+from lib import trace, validate  # noqa: E402
 
 
 def load() -> str:
@@ -61,6 +61,12 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 4000, 8000, 16000, 32000])
     parser.add_argument("--repeats", type=int, default=3, help="runs per size; the best is kept")
     args = parser.parse_args(argv)
+    try:  # a bad argument is one line and status 2, before anything runs
+        for i, n in enumerate(args.sizes):
+            validate.size(n, f"--sizes[{i}]", hint="token rows of a program")
+        validate.size(args.repeats, "--repeats", hint="runs per size")
+    except (TypeError, ValueError) as err:
+        parser.error(str(err))
     print(f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs; load before: {load()}")
     print(f"{'n':>7}  {'run (s)':>9}  {'us/token':>9}  {'t(n)/t(n/2)':>11}  {'parse (s)':>9}  {'run/parse':>9}")
     previous = None

@@ -195,12 +195,17 @@ def count_table(counts, alpha: float = 0.0) -> np.ndarray:
     return np.divide(smoothed, rows, out=np.full((V, V), 1.0 / V), where=rows > 0)
 
 
+#: how far from 1 a row of a probability table given to :func:`table_loss` may sum (rounding of a division)
+ROW_SUM_TOL = 1e-6
+
+
 def table_loss(probs, counts) -> float:
     """Mean cross-entropy, in nats, of the pairs counted in ``counts`` under the table ``probs``.
 
     ``−Σ_ij C_ij log P_ij / Σ_ij C_ij``; both arrays ``(V, V)``. Raises ``ValueError`` if a counted pair
     has probability 0 (the loss would be infinite: fit with ``alpha > 0``), if ``probs`` is not a table of
-    probabilities, or if the shapes differ. Counts of any size within float64 are read exactly, as in
+    probabilities (an entry outside ``[0, 1]``, NaN or infinity, or a row whose sum is more than
+    ``ROW_SUM_TOL`` (1e-6) away from 1, naming the first such row), or if the shapes differ. Counts of any size within float64 are read exactly, as in
     :func:`factored_loss_and_grads` (scaled by a power of two first).
 
     >>> # (2 ln 2) / 4 nats
@@ -213,6 +218,11 @@ def table_loss(probs, counts) -> float:
         raise ValueError(f"probs and counts must have the same shape, got {probs.shape} and {counts.shape}")
     if not np.all(np.isfinite(probs)) or (probs < 0).any() or (probs > 1).any():
         raise ValueError("probs must be probabilities in [0, 1]")
+    sums = probs.sum(axis=1)
+    off = np.flatnonzero(~(np.abs(sums - 1.0) <= ROW_SUM_TOL))
+    if off.size:
+        raise ValueError(f"probs must be a table of probabilities whose rows each sum to 1 (within {ROW_SUM_TOL:g}): "
+                         f"row {int(off[0])} sums to {float(sums[off[0]])!r}")
     used = counts > 0
     if (probs[used] == 0).any():
         i, j = np.argwhere(used & (probs == 0))[0]
@@ -221,7 +231,7 @@ def table_loss(probs, counts) -> float:
             "the loss is infinite (fit the table with alpha > 0)"
         )
     counts = _unit_counts(counts)
-    return float(-(counts[used] * np.log(probs[used])).sum() / counts.sum())
+    return float(-(counts[used] * np.log(probs[used])).sum() / counts.sum()) + 0.0  # + 0.0: never print -0
 
 
 # --- the factored bigram ------------------------------------------------------------------------------

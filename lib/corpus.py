@@ -635,6 +635,12 @@ def _pairs(sents, window, symmetric, return_distance):
     return (pairs, dist) if return_distance else pairs
 
 
+#: what one sequence of a corpus is, for :func:`describe_context`: no window reaches across it
+CONTEXT_UNITS = ("sentence", "document")
+#: the distance weightings of the co-occurrence counts (:func:`lib.ppmi.cooccurrence`); ``None``: none
+WEIGHTINGS = (None, "harmonic", "linear")
+
+
 def describe_context(
     window: Optional[int],
     symmetric: bool = True,
@@ -649,8 +655,9 @@ def describe_context(
     (``"sentence"`` or ``"document"``), across which no window reaches; ``dynamic``: word2vec's window
     that shrinks at random per centre word (:mod:`lib.sgns`, gensim), for a symmetric integer window
     only; ``weighting``: a distance weighting of the counts (:func:`lib.ppmi.cooccurrence`). Raises
-    ``ValueError`` for a bad window, a dynamic window that is one-sided or the whole sentence;
-    ``TypeError`` for a ``symmetric`` or ``dynamic`` that is not ``True`` or ``False``.
+    ``ValueError`` for a bad window, a dynamic window that is one-sided or the whole sentence, a ``unit``
+    not in ``CONTEXT_UNITS`` or a ``weighting`` not in ``WEIGHTINGS`` (``None``, ``"harmonic"``,
+    ``"linear"``); ``TypeError`` for a ``symmetric`` or ``dynamic`` that is not ``True`` or ``False``.
 
     >>> describe_context(2)
     '±2 positions within the sentence'
@@ -661,6 +668,8 @@ def describe_context(
     """
     window = validate.window(window)
     symmetric, dynamic = validate.flag(symmetric, "symmetric"), validate.flag(dynamic, "dynamic")
+    validate.choice(unit, "unit", CONTEXT_UNITS)
+    validate.choice(weighting, "weighting", WEIGHTINGS)
     if dynamic and (window is None or not symmetric):
         raise ValueError("a dynamic window needs an integer window on both sides of the centre")
     if window is None:

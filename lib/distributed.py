@@ -313,13 +313,23 @@ class RowShardedEmbedding(torch.nn.Module):
     all-to-all the rows back (autograd-aware: the backward sends the gradient rows to their owner, where
     the embedding backward sums them into ``local.grad``); undo the sort. ``self.stats`` holds the
     :class:`CommStats` of the last call.
+
+    The constructor raises ``TypeError`` for a ``local`` that is not a floating-point tensor, ``ValueError``
+    for one that is not 2-D or holds NaN or infinity and for ``V`` outside ``[1, lib.validate.MAX_SIZE]``,
+    all before ``RuntimeError`` when no process group is initialised; then ``ValueError`` for a block
+    whose row count is not this rank's share of ``V``.
     """
 
     def __init__(self, local: torch.Tensor, V: int, *, group=None, dedupe: bool = True):
         super().__init__()
         dedupe = validate.flag(dedupe, "dedupe")
+        # the arguments first, then the process group: a bad argument is named even outside one
+        validate.tensor(local, "local", "(V_r, d)", floating=True, finite=True)
+        if local.dim() != 2:
+            raise ValueError(f"local must be this rank's (V_r, d) block of the table, got shape {tuple(local.shape)}")
+        V = validate.size(V, "V")
         rank, W = _group_info(group)
-        self.V, self.world_size, self.rank, self.group, self.dedupe = int(V), W, rank, group, dedupe
+        self.V, self.world_size, self.rank, self.group, self.dedupe = V, W, rank, group, dedupe
         self.offsets = shard_offsets(V, W)
         rows = self.offsets[rank + 1] - self.offsets[rank]
         if local.dim() != 2 or local.shape[0] != rows:
@@ -375,12 +385,22 @@ class ColumnShardedEmbedding(torch.nn.Module):
     all-to-all, flattened because the blocks' widths may differ), and the asker concatenates the blocks
     along the columns. The backward sends the gradient columns back to their owner. Every rank must call
     it together. ``self.stats`` holds the :class:`CommStats` of the last call.
+
+    The constructor raises ``TypeError`` for a ``local`` that is not a floating-point tensor, ``ValueError``
+    for one that is not 2-D or holds NaN or infinity and for ``d`` outside ``[1, lib.validate.MAX_SIZE]``,
+    all before ``RuntimeError`` when no process group is initialised; then ``ValueError`` for a block
+    whose width is not this rank's share of ``d``.
     """
 
     def __init__(self, local: torch.Tensor, d: int, *, group=None):
         super().__init__()
+        # the arguments first, then the process group: a bad argument is named even outside one
+        validate.tensor(local, "local", "(V, D_r)", floating=True, finite=True)
+        if local.dim() != 2:
+            raise ValueError(f"local must be this rank's (V, D_r) block of the table, got shape {tuple(local.shape)}")
+        d = validate.size(d, "d")
         rank, W = _group_info(group)
-        self.d, self.world_size, self.rank, self.group = int(d), W, rank, group
+        self.d, self.world_size, self.rank, self.group = d, W, rank, group
         self.widths = shard_sizes(d, W, "columns")
         if local.dim() != 2 or local.shape[1] != self.widths[rank]:
             raise ValueError(
@@ -464,10 +484,10 @@ def vocab_parallel_log_softmax(logits_local: torch.Tensor, *, group=None) -> tor
     ``TypeError`` if it is not a floating-point tensor. Source: :cite:t:`shoeybi2019megatron`, §3.
     """
     validate.tensor(logits_local, "logits_local", "(N, V_r)", floating=True, finite=True)
-    _group_info(group)
     if logits_local.dim() != 2 or 0 in logits_local.shape:
         raise ValueError(f"logits_local must have shape (N, V_r) with N >= 1 and V_r >= 1, "
                          f"got {tuple(logits_local.shape)}")
+    _group_info(group)
     detached = logits_local.detach()
     extremes = torch.stack([detached.max(dim=1).values, -detached.min(dim=1).values])  # one MAX for both
     dist.all_reduce(extremes, op=dist.ReduceOp.MAX, group=group)
@@ -502,12 +522,12 @@ def vocab_parallel_cross_entropy(
     validate.tensor(logits_local, "logits_local", "(N, V_r)", floating=True, finite=True)
     validate.tensor(targets, "targets", "(N,)", integer=True)
     vocab_start = validate.integer(vocab_start, "vocab_start", low=0, high=validate.MAX_SIZE - 1)
-    rank, W = _group_info(group)
     if logits_local.dim() != 2 or 0 in logits_local.shape:
         raise ValueError(f"logits_local must have shape (N, V_r) with N >= 1 (the mean of no rows is undefined) "
                          f"and V_r >= 1, got {tuple(logits_local.shape)}")
     if targets.dim() != 1 or targets.shape[0] != logits_local.shape[0]:
         raise ValueError(f"targets must have shape ({logits_local.shape[0]},), got {tuple(targets.shape)}")
+    rank, W = _group_info(group)
     V = _check_slices(vocab_start, logits_local.shape[1], W, group)
     validate.ids(targets.detach().cpu().numpy(), V, "target")
     logp = vocab_parallel_log_softmax(logits_local, group=group)

@@ -90,7 +90,12 @@ _PERCENT = re.compile(r"(?P<align>.?[<>=^])?(?P<sign>[+\- ]?)(?P<width>\d*)(?P<g
 
 
 def figure_png(fig, dpi: int = PNG_DPI) -> bytes:
-    """Render a matplotlib ``Figure`` to PNG bytes at ``dpi`` dots per inch, with no timestamp metadata."""
+    """Render a matplotlib ``Figure`` to PNG bytes at ``dpi`` dots per inch, with no timestamp metadata.
+    Raises ``TypeError`` for a ``fig`` without a ``savefig`` method (not a figure) and for a non-integer ``dpi``,
+    ``ValueError`` for a ``dpi`` outside ``[1, 10000]``."""
+    if not callable(getattr(fig, "savefig", None)):  # no matplotlib import here: only lib/figures imports it
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    dpi = validate.integer(dpi, "dpi", low=1, high=10_000, hint="dots per inch")
     buf = io.BytesIO()
     with book_style():
         fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
@@ -344,11 +349,17 @@ def rounded(values, decimals: int):
 
 class Shown:
     """A number as the prose shows it: ``repr`` is the rounded text (``"1.3480"``), the text that myst-nb
-    puts into the prose. ``value`` holds the rounded float."""
+    puts into the prose. ``value`` holds the rounded float. Raises ``TypeError`` for a ``text`` that is not a
+    ``str`` and ``ValueError`` for one that is not a number."""
 
     def __init__(self, text: str):
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str holding a number, got {type(text).__name__}")
+        try:
+            self.value = float(text)
+        except ValueError:
+            raise ValueError(f"text must be a str holding a number, got {text!r}") from None
         self.text = text
-        self.value = float(text)
 
     def __repr__(self) -> str:
         return self.text

@@ -35,10 +35,9 @@ import scipy.sparse.linalg
 import scipy.special
 
 from lib import validate
-from lib.corpus import context_pairs, describe_context
+from lib.corpus import WEIGHTINGS, context_pairs, describe_context
 from lib.provenance import Provenance, for_corpus, software_versions
 
-WEIGHTINGS = (None, "harmonic", "linear")
 SOLVERS = ("auto", "dense", "sparse", "propack")
 #: relative tolerance within which two entries of a singular vector count as equally large (sign rule)
 SIGN_TIE_RTOL = 1e-6

@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import queue
 import shutil
+import sys
 import tempfile
 import time
 import traceback
@@ -130,7 +131,11 @@ def spawn(
     threads_per_rank = validate.workers(threads_per_rank, "threads_per_rank")
     ctx = mp.get_context(_START_METHOD)
     if _START_METHOD == "forkserver":
-        ctx.set_forkserver_preload(["torch", where])  # the server imports torch and fn's module once
+        # the server imports torch and fn's module once; not the module this process was started from with
+        # `python -m`: each rank runs that one itself as __mp_main__ (multiprocessing's fix-up of __main__), and
+        # runpy warns when the module is already imported (a RuntimeWarning per rank)
+        started_as = getattr(getattr(sys.modules.get("__main__"), "__spec__", None), "name", None)
+        ctx.set_forkserver_preload(["torch"] if where == started_as else ["torch", where])
     results = ctx.Queue()
     tmp = tempfile.mkdtemp(prefix="embook-dist-")
     procs = [

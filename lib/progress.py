@@ -23,7 +23,14 @@ def quiet() -> bool:
 
 
 def progress(iterable=None, *, total=None, desc=None, disable=None, **kwargs):
-    """Wrap ``iterable`` in a tqdm bar, silent when :func:`quiet` (or ``disable=True``)."""
+    """Wrap ``iterable`` in a tqdm bar, silent when :func:`quiet` (or ``disable=True``). ``iterable`` may be
+    ``None`` for a bar updated by hand (``total`` steps). Raises ``TypeError`` for an ``iterable`` that is
+    neither ``None`` nor iterable."""
+    if iterable is not None:
+        try:
+            iter(iterable)  # a generator is returned as it is, nothing consumed
+        except TypeError:
+            raise TypeError(f"iterable must be an iterable or None, got {type(iterable).__name__}") from None
     if disable is None:
         disable = quiet()
     return tqdm(iterable, total=total, desc=desc, disable=disable, leave=False, **kwargs)

@@ -68,6 +68,7 @@ _LAYOUT: Tuple[Tuple[str, str, str], ...] = (
 )
 
 
+@validate.known_fields
 @dataclass(frozen=True)
 class Provenance:
     """How one embedding table was made. Every field is a plain Python value; ``None`` means "does not apply".
@@ -83,7 +84,8 @@ class Provenance:
     ``normalisation``, ``dtype``, ``software`` (library versions). ``extra`` holds anything else, shown
     after the fixed fields in insertion order.
 
-    Raises ``TypeError`` when ``extra`` is not a mapping with ``str`` keys.
+    Raises ``TypeError`` when ``extra`` is not a mapping with ``str`` keys, and for an unknown field (naming
+    the fields).
     """
 
     vocabulary_size: int | None = None

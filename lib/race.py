@@ -58,6 +58,7 @@ def _default_sgns() -> SGNSConfig:
     return SGNSConfig(epochs=20)
 
 
+@validate.known_fields
 @dataclass(frozen=True)
 class Settings:
     """The settings of the three methods, passed whole.
@@ -70,7 +71,8 @@ class Settings:
     (:func:`vocabulary`). PPMI-SVD's own: ``ppmi_alpha`` (context smoothing α of :cite:t:`levy2015improving`,
     §3.2), ``svd_power`` (eigenvalue weighting p, §3.3) and ``weighting`` (``"linear"``: each pair weighted
     ``(window - d + 1) / window``, the expected weight of word2vec's dynamic window). Values are
-    validated where they are used (:class:`lib.sgns.SGNSConfig` checks its own on creation).
+    validated where they are used (:class:`lib.sgns.SGNSConfig` checks its own on creation); an unknown
+    field is a ``TypeError`` naming the fields.
     """
 
     sgns: SGNSConfig = field(default_factory=_default_sgns)

@@ -115,6 +115,11 @@ from lib.threads import torch_threads
 # --- configuration ------------------------------------------------------------------------------------
 
 
+#: the largest learning rate ``alpha`` of :class:`SGNSConfig`: the rates are cast to float32 (largest about 3.4e38)
+ALPHA_MAX = 1e37
+
+
+@validate.known_fields
 @dataclass(frozen=True)
 class SGNSConfig:
     """Settings of :func:`train_sgns`; defaults are gensim's ``Word2Vec(sg=1)`` except ``epochs`` and the
@@ -123,7 +128,9 @@ class SGNSConfig:
     ``dim`` D (int ≥ 1); ``window`` (int ≥ 1, the largest distance between centre and context);
     ``negatives`` K (int ≥ 1, the expected number of negatives per pair); ``epochs`` (int ≥ 1);
     ``sample`` the subsampling threshold ``t`` (0 = no subsampling); ``alpha`` and ``min_alpha`` the
-    first and last learning rates (``alpha > 0``, ``0 <= min_alpha <= alpha``); ``power`` the noise
+    first and last learning rates (``0 < alpha <= ALPHA_MAX``, 1e37, and ``0 <= min_alpha <= alpha``: the
+    rates are cast to float32, whose largest value is about 3.4e38; a rate too large for the vocabulary
+    makes :func:`train_sgns` stop with ``FloatingPointError``); ``power`` the noise
     exponent (0.75); ``dynamic_window`` (word2vec's random window size, default ``True``);
     ``block_windows`` B, the consecutive windows that share negatives (int ≥ 1); ``block_negatives`` N,
     the negatives drawn per block, each at weight ``K/N`` (int ≥ 1); ``batch_windows`` the windows per
@@ -139,7 +146,8 @@ class SGNSConfig:
     of 20 words a step of 512 windows puts every row in hundreds of pairs and training collapses. Keep ``batch_windows`` small for small vocabularies
     (both cases are shown by training on them).
 
-    Raises ``ValueError`` (``TypeError`` for a non-number) naming the field and its allowed range.
+    Raises ``ValueError`` (``TypeError`` for a non-number) naming the field and its allowed range, and
+    ``TypeError`` for an unknown field, naming the fields (also in ``dataclasses.replace``).
     """
 
     dim: int = 100
@@ -167,7 +175,7 @@ class SGNSConfig:
                 f"batch_windows must be a multiple of block_windows={self.block_windows}, got {self.batch_windows!r}"
             )
         validate.number(self.sample, "sample", ge=0)
-        alpha = validate.number(self.alpha, "alpha", gt=0)
+        alpha = validate.number(self.alpha, "alpha", gt=0, le=ALPHA_MAX)
         validate.number(self.min_alpha, "min_alpha", ge=0, le=alpha)
         validate.number(self.power, "power", ge=0)
         validate.flag(self.dynamic_window, "dynamic_window")

@@ -114,8 +114,10 @@ def expected_touched_fraction(V: int, batch: int, distribution: str = "uniform",
 
     Row ``i`` is missed by all ``batch`` draws with probability ``(1 − p_i) ** batch``, so the expected
     number of distinct rows is ``Σ_i 1 − (1 − p_i) ** batch``; for uniform ids this is
-    ``V (1 − (1 − 1/V) ** batch)``, close to ``batch / V`` when ``batch ≪ V``. Computed with ``log1p`` /
-    ``expm1`` so that tiny ``p_i`` do not round to zero. Raises like :func:`sample_ids`.
+    ``V (1 − (1 − 1/V) ** batch)``, close to ``batch / V`` when ``batch ≪ V``. Each term is computed as
+    ``−expm1(batch · log1p(−p_i))``, so that a tiny ``p_i`` keeps its relative accuracy instead of being lost
+    in ``1 − (a number close to 1)``; a ``p_i`` that rounds to 1 (a Zipf exponent of 100 or more) is missed
+    with probability 0, without a warning. Raises like :func:`sample_ids`.
 
     >>> # two uniform draws over two rows: 1 - (1/2)^2 of each
     >>> round(expected_touched_fraction(2, 2), 4)
@@ -123,8 +125,10 @@ def expected_touched_fraction(V: int, batch: int, distribution: str = "uniform",
     """
     batch = validate.size(batch, "batch", low=1)
     p = id_probabilities(V, distribution, exponent)
-    missed = np.exp(batch * np.log1p(-p)) if p.size > 1 else np.zeros(1)  # p_i < 1 when V > 1
-    return float(np.sum(1.0 - missed) / p.size)
+    # log(1 - p_i), and -inf where p_i rounds to 1 (log1p(-1) would warn of a division by zero)
+    log_kept = np.log1p(-p, out=np.full_like(p, -np.inf), where=p < 1.0)
+    touched = -np.expm1(batch * log_kept)  # 1 - (1 - p_i) ** batch, accurate for tiny p_i
+    return float(np.sum(touched) / p.size)
 
 
 def touched_fraction(ids, V: int) -> float:

@@ -47,6 +47,7 @@ POSITION_SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi")
 DTYPE = torch.float64
 
 
+@validate.known_fields
 @dataclass(frozen=True)
 class TransformerConfig:
     """Everything that defines the model; passed whole, as nanoGPT's ``GPTConfig``.
@@ -59,7 +60,8 @@ class TransformerConfig:
     of the token embedding. Raises ``ValueError`` naming the field and its allowed range: each size is at
     most ``lib.validate.MAX_SIZE`` (2**28), and so is every table the model allocates (``vocab_size ·
     d_model``, ``max_len · d_model``, ``n_head · max_len²``, ``mlp_ratio · d_model²`` and the blocks'
-    matrices together, ``n_layer · (3 + mlp_ratio) · d_model²``); ``TypeError`` for a field of the wrong type.
+    matrices together, ``n_layer · (3 + mlp_ratio) · d_model²``); ``TypeError`` for a field of the wrong type,
+    or an unknown field (naming the fields, also in ``dataclasses.replace``).
     """
 
     position: str = "learned"
@@ -307,12 +309,25 @@ def sample_windows(stream, n_windows: int, length: int, rng: np.random.Generator
     return stream[starts[:, None] + np.arange(length)]  # (n_windows, length)
 
 
+#: the largest learning rate :class:`TrainConfig` accepts
+MAX_LR = 1
+#: the largest weight decay :class:`TrainConfig` accepts
+MAX_WEIGHT_DECAY = 1
+#: a run whose final training loss is above this many times the larger of its first one and ``ln V`` diverged
+DIVERGENCE_FACTOR = 10.0
+
+
+@validate.known_fields
 @dataclass(frozen=True)
 class TrainConfig:
     """How a model is trained: ``steps`` AdamW steps on batches of ``batch_size`` windows of ``context + 1``
     tokens (``context`` inputs, each predicting the next), learning rate warmed up linearly over ``warmup``
     steps to ``lr`` and decayed to 0 on a cosine; gradients clipped to norm ``grad_clip``. The defaults are
-    the settings of chapters/position_schemes.md. Raises ``ValueError`` naming the field and its range."""
+    the settings of chapters/position_schemes.md. ``lr`` is in ``(0, 1]`` and ``weight_decay`` in ``[0, 1]``, so
+    that AdamW's decoupled decay factor ``1 - lr · weight_decay`` stays in ``[0, 1)`` and no step moves a
+    parameter by more than about 1 (the weights start at about 0.02 and 1). Raises ``ValueError`` naming the
+    field and its range, ``TypeError`` for a field of the wrong type or an unknown field (naming the fields,
+    also in ``dataclasses.replace``)."""
 
     context: int = 32
     batch_size: int = 16
@@ -328,8 +343,8 @@ class TrainConfig:
         validate.size(self.batch_size, "batch_size", low=1)
         validate.size(self.steps, "steps", low=0)
         validate.size(self.warmup, "warmup", low=0)
-        validate.number(self.lr, "lr", gt=0)
-        validate.number(self.weight_decay, "weight_decay", ge=0)
+        validate.number(self.lr, "lr", gt=0, le=MAX_LR)
+        validate.number(self.weight_decay, "weight_decay", ge=0, le=MAX_WEIGHT_DECAY)
         validate.number(self.grad_clip, "grad_clip", gt=0)
         if not isinstance(self.betas, tuple) or len(self.betas) != 2:
             raise ValueError(f"betas must be a tuple of two numbers in [0, 1), got {self.betas!r}")
@@ -385,7 +400,11 @@ def train(config: TransformerConfig, train_config: TrainConfig, stream, seed: in
     e.g. to score the model along the way; its time is not counted in ``seconds``. Runs on the calling thread's
     PyTorch thread setting; pin it with :func:`lib.threads.torch_threads` for results that do not depend on
     the core count. Raises ``ValueError`` for a context longer than ``config.max_len``, a bad seed, and as
-    :func:`sample_windows`.
+    :func:`sample_windows`; ``FloatingPointError`` when training diverges (too large an ``lr``): a training
+    loss that is not finite (training stops at that step), a parameter that is not finite after the last
+    step, or a final training loss above ``DIVERGENCE_FACTOR`` (10) times the larger of the first one and
+    ``ln V``. The losses returned are therefore always finite. The checks only read the losses and
+    parameters: they do not change the arithmetic of training.
     """
     if not isinstance(config, TransformerConfig) or not isinstance(train_config, TrainConfig):
         raise TypeError("config must be a TransformerConfig and train_config a TrainConfig")
@@ -406,6 +425,10 @@ def train(config: TransformerConfig, train_config: TrainConfig, stream, seed: in
         batch = torch.as_tensor(sample_windows(stream, train_config.batch_size, train_config.context + 1, rng))
         logits = model(batch[:, :-1])  # (B, L, V): position t predicts token t + 1
         loss = F.cross_entropy(logits.reshape(-1, config.vocab_size), batch[:, 1:].reshape(-1))
+        if not math.isfinite(loss.item()):  # divergence: stop with a report, never train on into NaN
+            raise FloatingPointError(f"training diverged at step {step + 1} of {train_config.steps}: the loss "
+                                     f"became {loss.item()} (learning rate {train_config.lr}, weight decay "
+                                     f"{train_config.weight_decay}); lower the learning rate")
         for group in opt.param_groups:
             group["lr"] = train_config.lr_at(step)
         opt.zero_grad(set_to_none=True)
@@ -420,7 +443,23 @@ def train(config: TransformerConfig, train_config: TrainConfig, stream, seed: in
             model.train()
             start += time.process_time() - paused
     model.eval()
+    _check_converged(model, train_config, losses)
     return TrainedModel(model, config, train_config, seed, losses, time.process_time() - start)
+
+
+def _check_converged(model: Transformer, train_config: TrainConfig, losses: np.ndarray) -> None:
+    """``FloatingPointError`` for a model with a parameter that is not finite, or ``losses`` whose last
+    value is above ``DIVERGENCE_FACTOR`` times the larger of the first one and ``ln V``."""
+    bad = [name for name, p in model.named_parameters() if not bool(torch.isfinite(p).all())]
+    if bad:
+        raise FloatingPointError(f"training diverged: after the last step the parameter {bad[0]} is not finite "
+                                 f"(learning rate {train_config.lr}); lower the learning rate")
+    if losses.size:
+        limit = DIVERGENCE_FACTOR * max(losses[0], math.log(model.config.vocab_size))
+        if losses[-1] > limit:
+            raise FloatingPointError(f"training diverged: the final training loss is {losses[-1]:.4g} nats (the "
+                                     f"first was {losses[0]:.4g}, the limit {limit:.4g}; learning rate "
+                                     f"{train_config.lr}); lower the learning rate")
 
 
 def with_config(model: Transformer, config: TransformerConfig) -> Transformer:

@@ -216,7 +216,10 @@ def train(
 
 def score_asymmetry(model: TinyLM) -> Optional[float]:
     """Largest ``|s_ij − s_ji|`` of the pre-bias scores ``s = h(E) Oᵀ`` ``(V, V)``: 0 when the scores are
-    symmetric (as for ``"tied_no_hidden"``, where ``s = E Eᵀ``)."""
+    symmetric (as for ``"tied_no_hidden"``, where ``s = E Eᵀ``). Raises ``TypeError`` for a ``model`` that is
+    not a :class:`TinyLM`."""
+    if not isinstance(model, TinyLM):
+        raise TypeError(f"model must be a TinyLM, got {type(model).__name__}")
     V = model.embed.weight.shape[0]
     with torch.no_grad():
         s = model(torch.arange(V)) - model.out.bias

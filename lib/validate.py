@@ -27,6 +27,8 @@ that a number would be read or refused depending on which of them a reader happe
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import re
 import sys
@@ -364,6 +366,35 @@ def flag(value, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def known_fields(cls):
+    """Class decorator for a dataclass (put it above ``@dataclass``): a keyword that is not a field raises
+    ``TypeError`` naming it and the fields, in the constructor and so in ``dataclasses.replace``, instead of
+    Python's "__init__() got an unexpected keyword argument" without them.
+
+    >>> @known_fields
+    ... @dataclasses.dataclass(frozen=True)
+    ... class Pair:
+    ...     a: int = 0
+    ...     b: int = 0
+    >>> Pair(c=1)
+    Traceback (most recent call last):
+    ...
+    TypeError: Pair has no field 'c'; the fields are a, b
+    """
+    names = [f.name for f in dataclasses.fields(cls) if f.init]
+    init = cls.__init__
+
+    @functools.wraps(init)
+    def checked_init(self, *args, **kwargs):
+        unknown = next((k for k in kwargs if k not in names), None)
+        if unknown is not None:
+            raise TypeError(f"{cls.__name__} has no field {unknown!r}; the fields are {', '.join(names)}")
+        init(self, *args, **kwargs)
+
+    cls.__init__ = checked_init
+    return cls
 
 
 def choice(value, name: str, options: Sequence, *, ignore_case: bool = False):

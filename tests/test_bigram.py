@@ -45,6 +45,25 @@ def test_table_loss_by_hand():
     assert bg.table_loss(bg.count_table(counts), counts) == pytest.approx(np.log(2) / 2, abs=1e-15)
 
 
+@pytest.mark.parametrize("probs, row, total", [
+    (np.ones((2, 2)), 0, "2.0"),  # the attacker's table (issue 15): it gave a loss of -0.0
+    ([[1e-3, 1e-3], [1e-3, 1e-3]], 0, "0.002"),
+    ([[0.5, 0.5], [0.9, 0.9]], 1, "1.8"),
+    ([[0.5, 0.5], [0.5, 0.5 - 2e-6]], 1, r"0\.99999(8|79)"),  # 2e-6 short of 1, beyond the tolerance
+])
+def test_table_loss_refuses_rows_that_are_not_distributions(probs, row, total):
+    with pytest.raises(ValueError, match=rf"rows each sum to 1 \(within 1e-06\): row {row} sums to {total}"):
+        bg.table_loss(probs, [[1, 1], [2, 0]])
+
+
+def test_table_loss_accepts_rows_within_the_tolerance_and_a_zero_loss_is_plus_zero():
+    # a row 5e-7 away from 1 is within ROW_SUM_TOL; loss 2·(−ln(0.5 + 5e-7)) / 2 by hand
+    assert bg.table_loss([[0.5, 0.5 + 5e-7], [1.0, 0.0]], [[0, 2], [0, 0]]) == pytest.approx(
+        -math.log(0.5 + 5e-7), rel=1e-15)
+    loss = bg.table_loss([[0.0, 1.0], [1.0, 0.0]], [[0, 3], [2, 0]])  # every counted pair certain
+    assert loss == 0.0 and math.copysign(1.0, loss) == 1.0
+
+
 def test_table_loss_refuses_an_infinite_loss():
     probs = bg.count_table(np.array([[0, 2], [1, 1]]))
     with pytest.raises(ValueError, match=r"pair \(0, 0\) occurs 3 times but has probability 0"):

@@ -48,6 +48,10 @@ def test_shard_table_by_hand_and_its_error():
     assert scale.shard_table([2501, 2500], [3799, 1107]).splitlines()[2:] == ["| 0 | 2,501 | 3,799 |", "| 1 | 2,500 | 1,107 |"]
     with pytest.raises(ValueError, match="one entry per rank"):
         scale.shard_table([1, 2], [3])
+    with pytest.raises(ValueError, match=r"^sizes\[0\] must be an integer >= 0 \(rows a rank holds\), got -1$"):
+        scale.shard_table([-1, 2], [1, 1])  # was a table with "-1 rows held"
+    with pytest.raises(TypeError, match=r"^served\[1\] must be an integer >= 0 \(rows a rank looked up\), got 1.5$"):
+        scale.shard_table([1, 2], [1, 1.5])
 
 
 def test_measured_value_formats():
@@ -143,6 +147,8 @@ def test_runs_as_a_module_on_local_processes():
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip().endswith("OK")
+    # was a runpy RuntimeWarning per rank: the forkserver had preloaded the module the ranks run as __mp_main__
+    assert done.stderr == ""
 
 
 def test_exchange_table_by_hand_and_its_error():
@@ -176,6 +182,9 @@ def test_sharded_workers_refuse_a_rank_outside_the_world():
     (dict(N=0), ValueError, "N must be an integer in [1, 268435456], got 0"),
     (dict(seed=-1), ValueError, "seed must be an integer >= 0, got -1"),
     (dict(V=10**6, d=10**6), ValueError, "V and d: a result of shape (1000000, 1000000) would hold 1000000000000 entries"),
+    # were a RankError traceback from the ranks, after they had started
+    (dict(V=2, world_size=3), ValueError, "cannot shard 2 rows (V) over 3 ranks: each rank needs at least one"),
+    (dict(d=1, world_size=2), ValueError, "cannot shard 1 columns (d) over 2 ranks: each rank needs at least one"),
 ])
 def test_make_case_names_a_bad_size_or_seed(changes, error, message):
     arguments = {**dict(V=10, d=4, world_size=2, batch=8, N=8, seed=0), **changes}
@@ -186,6 +195,9 @@ def test_make_case_names_a_bad_size_or_seed(changes, error, message):
 def test_main_reports_a_bad_argument_or_ctrl_c_on_one_line(capsys, monkeypatch):
     assert scale.main(["--V", "-5"]) == 2  # was a traceback from NumPy
     assert capsys.readouterr().err == "python -m lib.chapters.scale: error: V must be an integer in [1, 268435456], got -5\n"
+    assert scale.main(["--V", "2", "--world-size", "3"]) == 2  # was a RankError traceback and status 1
+    assert capsys.readouterr().err == ("python -m lib.chapters.scale: error: cannot shard 2 rows (V) over 3 ranks: each "
+                                       "rank needs at least one (need rows (V) >= world_size)\n")
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

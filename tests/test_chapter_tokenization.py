@@ -41,6 +41,8 @@ def test_tokens_per_word():
     byte_level = bpe.BPE(merges=())
     assert tz.count_words(["a bb", " c\n"]) == 3
     assert tz.tokens_per_word(byte_level.encode, ["a bb", "c"]) == pytest.approx(5 / 3)  # a, " ", b, b, c
+    with pytest.raises(TypeError, match=r"^encode must return a sequence of ids, got NoneType for docs\[1\]$"):
+        tz.tokens_per_word(lambda s: None if s == "c" else [1], ["a bb", "c"])  # was "object of type 'NoneType'"
     with pytest.raises(ValueError, match="docs hold no word"):
         tz.tokens_per_word(byte_level.encode, ["   "])
 

@@ -466,6 +466,11 @@ def test_describe_context_for_documents_dynamic_windows_and_weighting():
         describe_context(None, dynamic=True)
     with pytest.raises(ValueError, match="window must be None"):
         describe_context(0)
+    # were accepted and written into provenance records: "x distance weighting", "within the 3"
+    with pytest.raises(ValueError, match=r"^weighting must be one of \(None, 'harmonic', 'linear'\), got 'x'$"):
+        describe_context(2, weighting="x")
+    with pytest.raises(ValueError, match=r"^unit must be one of \('sentence', 'document'\), got 3$"):
+        describe_context(2, unit=3)
 
 
 def test_token_index_of_a_vocabulary_and_of_a_token_list():

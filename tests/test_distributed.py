@@ -17,6 +17,7 @@ import torch.distributed as dist
 
 from lib.chapters.scale import check_many, make_case, summarise
 from lib.distributed import (
+    ColumnShardedEmbedding,
     RowShardedEmbedding,
     plan_exchange,
     row_owner,
@@ -244,6 +245,25 @@ def test_vocab_parallel_arguments_are_checked_before_the_process_group():
         vocab_parallel_cross_entropy(torch.zeros(1, 3), torch.tensor([0.0]), 0)
     with pytest.raises(TypeError, match=r"^hidden must be a torch.Tensor \(N, d\), got ndarray$"):
         vocab_parallel_logits(np.zeros((1, 2)), torch.zeros(3, 2))
+    # were "torch.distributed is not initialised", the arguments' error coming only once a group existed
+    with pytest.raises(ValueError, match=r"^logits_local must have shape \(N, V_r\) with N >= 1 and V_r >= 1, got \(3,\)$"):
+        vocab_parallel_log_softmax(torch.zeros(3))
+    with pytest.raises(ValueError, match=r"^targets must have shape \(2,\), got \(3,\)$"):
+        vocab_parallel_cross_entropy(torch.zeros(2, 3), torch.tensor([0, 1, 2]), 0)
+
+
+def test_sharded_embeddings_check_their_arguments_before_the_process_group():
+    assert not dist.is_initialized()
+    with pytest.raises(ValueError, match="^local contains NaN or infinity$"):
+        RowShardedEmbedding(torch.full((2, 2), float("nan")), 4)
+    with pytest.raises(TypeError, match=r"^local must be a floating-point torch.Tensor \(V_r, d\), got dtype torch.int64$"):
+        RowShardedEmbedding(torch.zeros(2, 2, dtype=torch.int64), 4)
+    with pytest.raises(ValueError, match=r"^V must be an integer in \[1, 268435456\], got 0$"):
+        RowShardedEmbedding(torch.zeros(2, 2), 0)
+    with pytest.raises(ValueError, match=r"^local must be this rank's \(V, D_r\) block of the table, got shape \(4,\)$"):
+        ColumnShardedEmbedding(torch.zeros(4), 4)
+    with pytest.raises(ValueError, match=r"^d must be an integer in \[1, 268435456\], got -1$"):
+        ColumnShardedEmbedding(torch.zeros(4, 2), -1)
 
 
 def test_dedupe_must_be_true_or_false():

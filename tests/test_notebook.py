@@ -382,3 +382,17 @@ def test_a_fill_character_is_no_part_of_the_number():
     assert notebook.fmt(-0.00001, "*^10.1f") == "***0.0****"  # rounds to zero: no sign, as without a fill
     assert notebook.fmt(-0.25, "_<12,.1%") == "-25.0%______"
     assert notebook.fmt(-1e-9, "x>8.2e") == "-1.00e-09"
+
+
+def test_figure_png_and_shown_name_an_argument_of_the_wrong_kind():
+    # were AttributeError ('NoneType' object has no attribute 'savefig') and a repr that returned an int
+    with pytest.raises(TypeError, match="^fig must be a matplotlib Figure, got NoneType$"):
+        figure_png(None)
+    with pytest.raises(ValueError, match=r"^dpi must be an integer in \[1, 10000\] \(dots per inch\), got 0$"):
+        figure_png(Figure(), dpi=0)
+    with pytest.raises(TypeError, match="^text must be a str holding a number, got int$"):
+        notebook.Shown(3)
+    with pytest.raises(ValueError, match="^text must be a str holding a number, got 'abc'$"):
+        notebook.Shown("abc")
+    shown = notebook.Shown("1.3480")
+    assert repr(shown) == "1.3480" and shown.value == 1.348

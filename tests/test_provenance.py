@@ -133,3 +133,5 @@ def test_replace_names_an_unknown_field():
     with pytest.raises(TypeError, match=r"^Provenance has no field 'colour' \(put it in extra\); the fields are "
                                         r"vocabulary_size, vocabulary_order, "):
         Provenance().replace(colour="red")  # was "Provenance.__init__() got an unexpected keyword argument"
+    with pytest.raises(TypeError, match=r"^Provenance has no field 'colour'; the fields are vocabulary_size, "):
+        Provenance(colour="red")

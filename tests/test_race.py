@@ -287,6 +287,9 @@ def test_settings_name_an_unknown_setting_and_need_an_sgns_config():
     with pytest.raises(TypeError, match=r"^Settings.replace: unknown setting 'windw'; the settings are sgns, min_count, "
                                         r"ppmi_alpha, svd_power, weighting, dim, window, "):
         Settings().replace(windw=2)  # was "SGNSConfig.__init__() got an unexpected keyword argument 'windw'"
+    with pytest.raises(TypeError, match=r"^Settings has no field 'window'; the fields are sgns, min_count, ppmi_alpha, "
+                                        r"svd_power, weighting$"):
+        Settings(window=2)  # the constructor takes Settings' own fields only (replace reaches into sgns)
     with pytest.raises(TypeError, match=r"^sgns must be a lib.sgns.SGNSConfig, got dict$"):
         Settings(sgns={"window": 2})  # was accepted, failing at the first training with an AttributeError
 

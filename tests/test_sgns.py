@@ -154,6 +154,15 @@ def test_config_names_a_field_of_the_wrong_type(kwargs, match):
         SGNSConfig(**kwargs)
 
 
+def test_an_unknown_field_is_named_with_the_fields():
+    fields = ("dim, window, negatives, epochs, sample, alpha, min_alpha, power, dynamic_window, block_windows, "
+              "block_negatives, batch_windows, damped, workers, seed")
+    with pytest.raises(TypeError, match=f"^SGNSConfig has no field 'unknown'; the fields are {fields}$"):
+        SGNSConfig(unknown=1)
+    with pytest.raises(TypeError, match="^SGNSConfig has no field 'dimension'"):
+        replace(SGNSConfig(), dimension=3)
+
+
 def test_config_rejects_non_numbers():
     with pytest.raises(TypeError, match="alpha"):
         SGNSConfig(alpha="0.025")
@@ -555,6 +564,22 @@ def test_summed_updates_overshoot_when_the_step_is_large_for_the_vocabulary():
     assert topic_separation(large.vectors) < topic_separation(small.vectors) - 0.1
     with pytest.raises(FloatingPointError, match="diverged in epoch .*lower batch_windows or alpha"):
         train_sgns(docs, counts, replace(cfg, batch_windows=512))
+
+
+@pytest.mark.parametrize("alpha", [1e300, 10**38, 1.0000001e37])
+def test_alpha_beyond_float32_is_refused_by_name(alpha):
+    with pytest.raises(ValueError, match=r"^alpha must be a finite number in \(0, 1e\+37\], got "):
+        SGNSConfig(alpha=alpha)  # 1e300 was cast to float32 with an overflow warning, then NaN steps
+
+
+def test_the_largest_alpha_diverges_with_the_error_and_no_warning():
+    docs = topic_corpus(n_docs=20, words=10)
+    counts = np.bincount(np.concatenate(docs), minlength=20)
+    cfg = SGNSConfig(dim=8, epochs=1, sample=0, block_windows=8, block_negatives=8, batch_windows=8, alpha=1e37)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FloatingPointError, match="diverged in epoch 1"):
+            train_sgns(docs, counts, cfg)
 
 
 def test_training_is_deterministic_with_one_worker():

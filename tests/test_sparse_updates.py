@@ -3,6 +3,7 @@ drift of rows without gradient against Kingma & Ba's update written out by hand.
 
 import warnings
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -48,6 +49,33 @@ def test_expected_touched_fraction_hand_cases():
     assert expected_touched_fraction(2, 2) == pytest.approx(0.75)  # E[distinct] = 2 (1 - 1/4) = 1.5
     # zipf over 2 ids: p = (2/3, 1/3); E[distinct] = (1 - (1/3)^2) + (1 - (2/3)^2) = 13/9
     assert expected_touched_fraction(2, 2, "zipf") == pytest.approx(13 / 18)
+
+
+def _touched_by_mpmath(V, batch, distribution, exponent=1.0):
+    """Σ_i 1 − (1 − p_i) ** batch / V at 60 digits, with p_i from id_probabilities' definition."""
+    with mpmath.workdps(60):
+        if distribution == "uniform":
+            p = [mpmath.mpf(1) / V] * V
+        else:
+            w = [mpmath.mpf(r) ** -mpmath.mpf(exponent) for r in range(1, V + 1)]
+            p = [x / mpmath.fsum(w) for x in w]
+        return float(mpmath.fsum(1 - (1 - q) ** batch for q in p) / V)
+
+
+@pytest.mark.parametrize("V, batch, distribution, exponent", [
+    (10, 3, "zipf", 100.0),  # p_0 rounds to 1: was a RuntimeWarning (divide by zero in log1p)
+    (10, 3, "zipf", 700.0),
+    (10, 3, "zipf", 1e300),
+    (10, 2, "zipf", 1.0),
+    (1000, 5, "zipf", 1.5),
+    (10**5, 1, "uniform", 1.0),  # 1e-5: 1 - exp(...) lost about 1e-11 of it to cancellation
+    (10**5, 3, "uniform", 1.0),
+])
+def test_expected_touched_fraction_matches_mpmath_without_a_warning(V, batch, distribution, exponent):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = expected_touched_fraction(V, batch, distribution, exponent)
+    assert got == pytest.approx(_touched_by_mpmath(V, batch, distribution, exponent), rel=1e-13, abs=0)
 
 
 @pytest.mark.slow

@@ -41,12 +41,15 @@ def test_bad_config_is_a_clear_error(changes, message):
 
 @pytest.mark.parametrize("changes, message", [
     (dict(steps=-1), "steps must be an integer in \\[0, 268435456\\]"),
-    (dict(lr=0.0), "lr must be a finite number > 0, got 0.0"),
+    (dict(lr=0.0), r"lr must be a finite number in \(0, 1\], got 0.0"),
     (dict(lr=float("nan")), "lr must be a finite number"),
     (dict(betas=(0.9, 1.0)), r"betas\[1\] must be a finite number in \[0, 1\), got 1.0"),
     (dict(betas=(0.9,)), "betas must be a tuple of two numbers"),
     (dict(grad_clip=0.0), "grad_clip must be a finite number"),
     (dict(batch_size=0), "batch_size must be an integer in \\[1, 268435456\\]"),
+    (dict(lr=1e300), r"lr must be a finite number in \(0, 1\], got 1e\+300"),
+    (dict(lr=1.5), r"lr must be a finite number in \(0, 1\], got 1.5"),
+    (dict(weight_decay=1e30), r"weight_decay must be a finite number in \[0, 1\], got 1e\+30"),
 ])
 def test_bad_train_config_is_a_clear_error(changes, message):
     with pytest.raises(ValueError, match=message):
@@ -61,6 +64,15 @@ def test_bad_train_config_is_a_clear_error(changes, message):
 def test_config_of_the_wrong_type_is_a_type_error(changes, message):
     with pytest.raises(TypeError, match=message):
         TransformerConfig(**changes)
+
+
+def test_an_unknown_field_is_named_with_the_fields():
+    with pytest.raises(TypeError, match="^TrainConfig has no field 'unknown'; the fields are context, batch_size, "
+                                        "steps, lr, warmup, weight_decay, betas, grad_clip$"):
+        TrainConfig(unknown=1)
+    with pytest.raises(TypeError, match="^TransformerConfig has no field 'n_heads'; the fields are position, n_layer, "
+                                        "n_head, d_model"):
+        replace(TransformerConfig(), n_heads=2)
 
 
 def test_learning_rate_schedule_warms_up_then_follows_a_cosine():
@@ -238,6 +250,44 @@ def test_training_is_deterministic_per_seed_and_records_its_losses():
     assert a.losses.shape == (6,) and not np.array_equal(a.losses, c.losses)
     for p, q in zip(a.model.parameters(), b.model.parameters()):
         assert torch.equal(p, q)
+
+
+def test_the_largest_allowed_rates_train_to_finite_losses():
+    # lr = 1 and weight_decay = 1, the bounds, on the attacker's setting (issue 15): no NaN, no error
+    config, tc = tiny("learned"), TrainConfig(context=4, batch_size=2, steps=20, warmup=0, lr=1.0, weight_decay=1.0)
+    trained = transformer.train(config, tc, np.arange(200) % 5, seed=0)
+    assert np.isfinite(trained.losses).all() and trained.losses.shape == (20,)
+
+
+def _corrupt(at, scale):
+    """An on_step hook that multiplies the head's weights by ``scale`` after step ``at``."""
+    def hook(k, model):
+        if k == at:
+            with torch.no_grad():
+                model.head.weight.mul_(scale)
+    return hook
+
+
+def test_a_loss_that_becomes_nan_stops_training_with_the_step():
+    config, tc = tiny("learned"), TrainConfig(context=4, batch_size=2, steps=3, warmup=0)
+    with pytest.raises(FloatingPointError, match=r"training diverged at step 2 of 3: the loss became nan "
+                                                 r"\(learning rate 0.02, weight decay 0.1\); lower the learning rate"):
+        transformer.train(config, tc, np.arange(200) % 5, on_step=_corrupt(1, float("nan")))
+
+
+def test_a_parameter_that_is_not_finite_after_the_last_step_is_divergence():
+    config, tc = tiny("learned"), TrainConfig(context=4, batch_size=2, steps=3, warmup=0)
+    with pytest.raises(FloatingPointError, match="after the last step the parameter head.weight is not finite"):
+        transformer.train(config, tc, np.arange(200) % 5, on_step=_corrupt(3, float("inf")))
+
+
+def test_a_final_loss_far_above_the_first_is_divergence():
+    # head weights × 1e6 before the last step: its loss is finite (about 1e4 nats) but far above the limit,
+    # 10 · max(first loss, ln 5) = 10 · ln 5 = 16.09 (the first loss, 1.585, is below ln 5 = 1.609)
+    config, tc = tiny("learned"), TrainConfig(context=4, batch_size=2, steps=3, warmup=0)
+    with pytest.raises(FloatingPointError, match=r"the final training loss is \S+ nats \(the first was 1.585, the "
+                                                 r"limit 16.09; learning rate 0.02\)"):
+        transformer.train(config, tc, np.arange(200) % 5, on_step=_corrupt(2, 1e6))
 
 
 def test_rows_of_the_learned_table_beyond_the_context_are_never_trained():

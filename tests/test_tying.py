@@ -112,6 +112,8 @@ def test_untrained_loss_is_about_log_V():
 def test_tied_without_hidden_layer_scores_symmetrically():
     assert score_asymmetry(TinyLM(34, 5, "tied_no_hidden", seed=4)) < 1e-12
     assert score_asymmetry(TinyLM(34, 5, "untied", seed=4)) > 1e-3
+    with pytest.raises(TypeError, match="^model must be a TinyLM, got NoneType$"):
+        score_asymmetry(None)  # was AttributeError
     assert score_asymmetry(TinyLM(34, 5, "tied", seed=4)) > 1e-3  # the hidden layer breaks the symmetry
 
 

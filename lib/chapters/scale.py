@@ -38,6 +38,7 @@ from lib.distributed import (
     RowShardedEmbedding,
     plan_exchange,
     shard_offsets,
+    shard_sizes,
     vocab_parallel_cross_entropy,
     vocab_parallel_log_softmax,
     vocab_parallel_logits,
@@ -94,7 +95,8 @@ def footprint_table(configs=None) -> str:
 
 def shard_table(sizes: Sequence[int], served: Sequence[int]) -> str:
     """A Markdown table of row-wise shards: for each rank the rows it holds (``sizes``) and the rows it
-    looked up for all ranks in one batch (``served``). Raises ``ValueError`` for lengths that differ.
+    looked up for all ranks in one batch (``served``). Raises ``ValueError`` for lengths that differ or a
+    count that is negative, naming it, and ``TypeError`` for a count that is not an integer.
 
     >>> print(shard_table([3, 2], [4, 1]))
     | rank | rows held | rows looked up |
@@ -104,7 +106,9 @@ def shard_table(sizes: Sequence[int], served: Sequence[int]) -> str:
     """
     if len(sizes) != len(served):
         raise ValueError(f"sizes and served must have one entry per rank, got {len(sizes)} and {len(served)}")
-    rows = [[str(r), f"{int(a):,}", f"{int(b):,}"] for r, (a, b) in enumerate(zip(sizes, served))]
+    sizes = [validate.integer(a, f"sizes[{r}]", low=0, hint="rows a rank holds") for r, a in enumerate(sizes)]
+    served = [validate.integer(b, f"served[{r}]", low=0, hint="rows a rank looked up") for r, b in enumerate(served)]
+    rows = [[str(r), f"{a:,}", f"{b:,}"] for r, (a, b) in enumerate(zip(sizes, served))]
     return tables.markdown(["rank", "rows held", "rows looked up"], rows, align=">>>")
 
 
@@ -285,11 +289,15 @@ def make_case(
     (``"uniform"`` or ``"zipf"``, see :func:`lib.sparse_updates.sample_ids`), seeded per rank. Raises
     ``ValueError`` (``TypeError`` for a non-integer) naming ``V``, ``d``, ``N`` or ``batch`` outside ``[1,
     lib.validate.MAX_SIZE]``, a table of more than ``MAX_SIZE`` entries, a ``world_size`` outside ``[1,
-    lib.validate.MAX_WORKERS]`` or a negative ``seed``.
+    lib.validate.MAX_WORKERS]``, ``V`` or ``d`` below ``world_size`` (each rank holds at least one row and
+    one column, :func:`lib.distributed.shard_sizes`) or a negative ``seed``.
     """
     world_size = validate.workers(world_size, "world_size", hint="ranks")
     V, d, N = validate.size(V, "V"), validate.size(d, "d"), validate.size(N, "N")
     validate.entries((V, d), "V and d")  # each of the two tables
+    # check_sharding splits the V rows and the d columns over the ranks: each rank needs one of each
+    shard_sizes(V, world_size, "rows (V)")
+    shard_sizes(d, world_size, "columns (d)")
     rng = np.random.default_rng(validate.seed(seed))
     return {
         "table": rng.standard_normal((V, d)),

@@ -27,6 +27,7 @@ import json
 import math
 import statistics
 import time
+from collections.abc import Sized
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -98,7 +99,7 @@ def count_words(docs: Sequence[str]) -> int:
 def tokens_per_word(encode: Callable[[str], Sequence[int]], docs: Sequence[str]) -> float:
     """Tokens per word of ``docs``: ``sum(len(encode(d))) / count_words(docs)``; ``encode`` maps a ``str``
     to its ids. Raises ``ValueError`` when the documents hold no word, ``TypeError`` for an ``encode`` that is
-    not a function and for ``docs`` as :func:`count_words`.
+    not a function or returns something without a length (``None``), and for ``docs`` as :func:`count_words`.
 
     >>> tokens_per_word(lambda d: list(d.encode("utf-8")), ["ab cd", "e"])
     2.0
@@ -109,7 +110,13 @@ def tokens_per_word(encode: Callable[[str], Sequence[int]], docs: Sequence[str])
     words = count_words(docs)
     if words == 0:
         raise ValueError("docs hold no word, so tokens per word is undefined")
-    return sum(len(encode(d)) for d in docs) / words
+    total = 0
+    for i, d in enumerate(docs):
+        ids = encode(d)
+        if not isinstance(ids, Sized):
+            raise TypeError(f"encode must return a sequence of ids, got {type(ids).__name__} for docs[{i}]")
+        total += len(ids)
+    return total / words
 
 
 def attention_flops(n_tokens: float, width: int = WIDTH) -> float:
