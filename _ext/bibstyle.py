@@ -13,7 +13,9 @@ the entry's year alone, so two works by the same authors in the same year are ci
   and an arXiv URL showed the same paper twice);
 - ``embook_author_year``, a sphinxcontrib-bibtex referencing style: the ``author_year`` style with the year
   taken from the label, so that the text says ``[Mikolov et al., 2013a]`` (``{cite}``) and ``Mikolov et al.
-  [2013a]`` (``{cite:t}``), as the list does.
+  [2013a]`` (``{cite:t}``), as the list does; and with a semicolon between the works of one bracket,
+  ``[Kulis and Bartlett, 2010; Toulis and Airoldi, 2017]``, since a comma already separates authors from
+  year and the year from a post-text (``[Bengio et al., 2003, §2; Mikolov et al., 2013a]``).
 
 _config.yml selects both with ``bibtex_default_style`` and ``bibtex_reference_style``.
 """
@@ -35,6 +37,7 @@ from pybtex.style.template import field, first_of, optional, sentence
 from pybtex.style.labels import BaseLabelStyle
 from pybtex.style.sorting.author_year_title import SortingStyle as AuthorYearTitleSorting
 from sphinxcontrib.bibtex.plugin import register_plugin as register_bibtex_plugin
+from sphinxcontrib.bibtex.style.referencing import BracketStyle
 from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
 from sphinxcontrib.bibtex.style.referencing.basic_author_year import (
     BasicAuthorYearParentheticalReferenceStyle,
@@ -45,6 +48,8 @@ from sphinxcontrib.bibtex.style.template import join, join2, node, post_text, pr
 
 NAME = "embook_author_year"
 LABEL_YEAR_SEP = ", "
+# between the works of one parenthetical citation: "[Vose, 1991; Walker, 1977]"
+WORKS_SEP = "; "
 
 
 def _last_names(person) -> str:
@@ -182,7 +187,10 @@ _REPLACE = {
 
 @dataclasses.dataclass
 class AuthorYearReferenceStyleWithSuffix(AuthorYearReferenceStyle):
-    """sphinxcontrib-bibtex's ``author_year``, the year (with its letter) taken from the entry's label."""
+    """sphinxcontrib-bibtex's ``author_year``, the year (with its letter) taken from the entry's label, and the
+    works of one parenthetical citation separated by :data:`WORKS_SEP`."""
+
+    bracket_parenthetical: BracketStyle = dataclasses.field(default_factory=lambda: BracketStyle(sep=WORKS_SEP))
 
     def __post_init__(self):
         AuthorYearReferenceStyle.__post_init__(self)

@@ -343,8 +343,8 @@ SHARPNESS_STEPS = (1e-10, 0.1)
 def sharpness(E, U, counts, step: float = 1e-5) -> float:
     """The sharpness of the loss at ``(E, U)``: the largest eigenvalue of its Hessian, in nats per unit².
 
-    Gradient descent with learning rate ``lr`` is stable near a point while ``lr × sharpness < 2``
-    :cite:p:`cohen2021gradient`, who found that gradient descent on neural networks typically runs at that
+    Gradient descent with learning rate ``lr`` is stable near a point while ``lr × sharpness < 2``,
+    and :cite:t:`cohen2021gradient` found that gradient descent on neural networks typically runs at that
     edge of stability. The Hessian over all ``2 V d`` parameters is built column by column from central differences of
     :func:`factored_loss_and_grads` (``step`` relative to each parameter's size, at least ``step``), made
     symmetric, and its eigenvalues taken with ``numpy.linalg.eigvalsh``; that is ``4 V d`` gradients, cheap

@@ -8,9 +8,9 @@ What it follows:
   and Algorithm 1: start from single symbols, count every pair of adjacent symbols over a dictionary of
   words weighted by their frequency, replace the most frequent pair everywhere by a new symbol, and repeat
   for a chosen number of merges. Pairs never cross a word boundary.
-- :cite:t:`radford2019language`, "Language Models are Unsupervised Multitask Learners", §2.2 (GPT-2): the
-  starting symbols are the 256 byte values of the UTF-8 encoding, so that every string has an encoding and
-  no token is ever unknown; the text is first split into chunks by a regular expression (runs of letters,
+- GPT-2 as :cite:t:`radford2019language` describe it in "Language Models are Unsupervised Multitask Learners",
+  §2.2: the starting symbols are the 256 byte values of the UTF-8 encoding, so that every string has an
+  encoding and no token is ever unknown; the text is first split into chunks by a regular expression (runs of letters,
   runs of digits, runs of other symbols, whitespace, English contractions), and merges stay inside a chunk,
   so that a word never merges with the punctuation after it. A space stays at the front of the word it
   precedes (``" the"`` is one chunk).

@@ -35,8 +35,8 @@ it the error grows with the position: about 1e-5 at 10**12 (5e-5 at width 512), 
 near 2**53, where the product no longer says where the position is on the circle. A larger position is refused, naming the argument and the bound,
 rather than reduced in extended precision, which no position of the book needs.
 
-The learned table (:class:`LearnedPositionTable`) is the alternative used by GPT-2: one trainable row per
-position up to a maximum length, and nothing beyond it.
+The learned table (:class:`LearnedPositionTable`) is the alternative used by GPT-2
+:cite:p:`radford2019language`: one trainable row per position up to a maximum length, and nothing beyond it.
 
 Two schemes put position inside attention instead of adding it to the input:
 

@@ -6,10 +6,11 @@ A language model reads token ``x`` through an input table ``E`` ``(V, d)`` and s
 with an output matrix ``U`` ``(d, V)`` (``logits = z @ U + b``, from the last hidden vector ``z``). ``E`` and
 ``Uᵀ`` both have one row per vocabulary item, so they can be the same matrix: ``U = Eᵀ`` (PyTorch's output
 layer stores ``Uᵀ`` as its ``weight``). :cite:t:`press2017using` and :cite:t:`inan2017tying` tie them and
-report equal or better perplexity with fewer parameters; GPT-2 and nanoGPT :cite:p:`karpathy2022nanogpt` do it
-(``lm_head.weight = wte.weight``). In PyTorch, tying is assigning one ``Parameter`` to both places, and
-``model.parameters()`` then yields it once, so the parameter count falls by exactly ``V · d``, and its
-gradient is the sum of the gradient through the lookup and the gradient through the output layer.
+report equal or better perplexity with fewer parameters; GPT-2 and nanoGPT
+:cite:p:`radford2019language,karpathy2022nanogpt` do it (``lm_head.weight = wte.weight``). In PyTorch, tying
+is assigning one ``Parameter`` to both places, and ``model.parameters()`` then yields it once, so the
+parameter count falls by exactly ``V · d``, and its gradient is the sum of the gradient through the lookup and
+the gradient through the output layer.
 
 The model here is the setting of chapters/lesson.md, the next token of the toy language (``lib.toylang``) from the
 previous one, with one hidden layer between input and output (Press & Wolf tie across an LSTM; here

@@ -142,7 +142,8 @@ TEXTUAL_CITATION_IN_PARENTHESES = rf"(?:\(|;)\s*{_TEXTUAL_ROLE}\s*[,;)]|,\s*{_TE
 PARENTHETICAL_CITATION_AS_SUBJECT = r"(?:(?:^|\s)-\s+|^|(?<=[.!?;])\s)\s*(?:\{cite(?::p)?\}|:cite:p:)`[^`]+`\s+[a-z]\w*"
 # Works named by their name rather than by their authors, and their keys in references.bib: where a page (or an
 # API module) first names one, a citation of it follows ("nanoGPT {cite}`karpathy2022nanogpt`").
-NAMED_WORKS = {"nanoGPT": "karpathy2022nanogpt"}
+NAMED_WORKS = {"nanoGPT": "karpathy2022nanogpt", "GPT-2": "radford2019language", "ELMo": "peters2018deep",
+               "BERT": "devlin2019bert", "fastText": "bojanowski2017enriching"}
 # The software the pages name, cited as its authors ask (PyTorch, NumPy, SciPy, matplotlib and scikit-learn by
 # their papers, gensim by its workshop paper): where a page first names one, a citation of it follows. The API
 # page names NumPy or PyTorch in most of its modules, and is read as one page: its first mention is cited.

@@ -134,3 +134,29 @@ def test_each_work_is_linked_once_doi_then_arxiv_then_url():
     assert _links(f"{doi}, {arxiv}, {url}") == ["https://doi.org/10.1162/tacl_a_00134"]
     assert _links(url) == ["https://arxiv.org/abs/1412.6980"]
     assert _links("") == []
+
+
+def _cited(role: str, *cites: tuple[str, str]) -> str:
+    """The text of one citation of the works of BIB, ``(key, post-text)`` each, as the book's role ``role``
+    (``"p"`` for ``{cite}``, ``"t"`` for ``{cite:t}``) writes it."""
+    from sphinxcontrib.bibtex.style.referencing import format_references
+    from sphinxcontrib.bibtex.style.template import SphinxReferenceInfo
+
+    data = parse_string(BIB, "bibtex")
+    style = bibstyle.AuthorYearStyle()
+    formatted = {e.key: e for e in style.format_entries(style.sort(data.entries.values()))}
+    references = [(data.entries[key], formatted[key],
+                   SphinxReferenceInfo(builder=None, fromdocname="page", todocname="bibliography", citation_id=key,
+                                       title=None, pre_text="", post_text=post)) for key, post in cites]
+    return str(format_references(bibstyle.AuthorYearReferenceStyleWithSuffix(), role, references))
+
+
+def test_works_in_one_bracket_are_separated_by_semicolons():
+    # a comma stays between authors and year and before a post-text; a semicolon separates the works
+    assert _cited("p", ("firth1957", "")) == "[Firth, 1957]"
+    assert _cited("p", ("firth1957", "§2")) == "[Firth, 1957, §2]"
+    assert _cited("p", ("levy2014", ""), ("firth1957", "")) == "[Levy and Goldberg, 2014; Firth, 1957]"
+    assert _cited("p", ("mikolov2013efficient", "§3.2"), ("mikolov2013negative", ""), ("rehurek2010", "")) == (
+        "[Mikolov et al., 2013a, §3.2; Mikolov et al., 2013b; Řehůřek and Sojka, 2010]")
+    # the textual form has no bracket around its works, and keeps its commas
+    assert _cited("t", ("levy2014", ""), ("firth1957", "")) == "Levy and Goldberg [2014], Firth [1957]"

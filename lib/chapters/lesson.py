@@ -80,7 +80,7 @@ COSINE_WIDTH = 8  # the width whose vectors the lesson reads
 
 
 def gpt2_token_parameters() -> int:
-    """Parameters of GPT-2 small's token table, ``V × d`` = 50,257 × 768."""
+    """Parameters of GPT-2 small's token table :cite:p:`radford2019language`, ``V × d`` = 50,257 × 768."""
     return GPT2_VOCAB * GPT2_WIDTH
 
 

@@ -3,7 +3,8 @@
 Concepts used: :mod:`lib.bpe` (byte-level byte-pair encoding), :mod:`lib.memory` (table sizes),
 :mod:`lib.sgns` (skip-gram on BPE tokens), :mod:`lib.provenance` (tokens seen and never seen),
 :mod:`lib.evaluation` (WordSim-353 cosines and bootstrap intervals), :mod:`lib.race` (the word-level
-trainers and fastText under one :class:`lib.race.Settings`), :mod:`lib.datasets` (the corpus).
+trainers and fastText :cite:p:`bojanowski2017enriching` under one :class:`lib.race.Settings`),
+:mod:`lib.datasets` (the corpus).
 
 - the corpus split (:func:`lee_split`: every tenth story held out) and the book's tokenizer trained on the
   rest (:func:`chapter_tokenizer`, cached per process);
@@ -52,7 +53,7 @@ HELD_OUT_EVERY = 10
 MAX_VOCAB = 16_384
 #: Vocabulary sizes of the trade-off (each at most the trained tokenizer's size).
 VOCAB_SIZES = (256, 512, 1_024, 2_048, 4_096, 8_192, 16_384)
-#: Width for table sizes and attention cost: GPT-2 small's.
+#: Width for table sizes and attention cost: GPT-2 small's :cite:p:`radford2019language`.
 WIDTH = GPT2_WIDTH
 #: Length, in words, of the text whose attention cost is compared.
 TEXT_WORDS = 1_000

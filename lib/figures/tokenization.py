@@ -1,10 +1,11 @@
 """Figures of the chapter chapters/tokenization.md.
 
-Two figures: what the vocabulary size does to sequence length, attention cost and table size, with GPT-2
-small's table placed by computation (:func:`vocab_tradeoff`); and what skip-gram training does to each row
-of a BPE vocabulary, by how often its token occurs (:func:`untrained_rows`). Each takes its data as an
-optional argument so the chapter can pass what it has computed; with none it computes them with the chapter's settings, once per process. Both are drawn narrow and tall, so
-that their text stays legible on a phone.
+Two figures: what the vocabulary size does to sequence length, attention cost and table size, with the table
+of GPT-2 small :cite:p:`radford2019language` placed by computation (:func:`vocab_tradeoff`); and what
+skip-gram training does to each row of a BPE vocabulary, by how often its token occurs
+(:func:`untrained_rows`). Each takes its data as an optional argument so the chapter can pass what it has
+computed; with none it computes them with the chapter's settings, once per process. Both are drawn narrow and
+tall, so that their text stays legible on a phone.
 
 The trade-off plots exact values (token counts over word counts, table sizes). The rows figure plots
 thousands of float32-trained norms and distances unrounded: they differ between CPUs in far-off digits,
