@@ -79,14 +79,13 @@ FIXED_POINT_LIMIT = 1e16
 
 # [[fill]align][sign][width][,][.precision]type, with a precision and one of the types below: a spec
 # that says how many digits a reader sees (no "g", whose digits depend on the value, no bare "f")
-_SPEC = re.compile(r"(?:.?[<>=^])?[+\- ]?(?P<width>\d*)[,_]?\.(?P<precision>\d+)(?P<type>[fFeE%])")
+_SPEC = re.compile(r"(?P<align>.?[<>=^])?(?P<sign>[+\- ]?)(?P<width>\d*)(?P<group>[,_]?)\.(?P<precision>\d+)"
+                   r"(?P<type>[fFeE%])")
 #: the most decimals a spec may ask for: more than float64 holds (17 significant digits), and a bound, so that
 #: ``".100000000f"`` is refused by name instead of writing a hundred million digits
 MAX_PRECISION = 20
 #: the widest field a spec may ask for: a printed line of a chapter fits in 88 characters
 MAX_WIDTH = 88
-#: a percent spec in parts: alignment (with its fill), sign, width, grouping, precision
-_PERCENT = re.compile(r"(?P<align>.?[<>=^])?(?P<sign>[+\- ]?)(?P<width>\d*)(?P<group>[,_]?)(?P<tail>\.\d+%)")
 
 
 def figure_png(fig, dpi: int = PNG_DPI) -> bytes:
@@ -225,9 +224,9 @@ def _huge_percent(x: float, spec: str) -> str:
     """``x`` (finite, above about 1.8e306 in size) formatted with the percent ``spec``: Python multiplies by 100
     in float64 and writes ``inf%``; ``Decimal`` scales the exact value. Its formatting (in Python 3.11) has no
     ``_`` grouping, so ``,`` stands in for it, turned back between digits."""
-    parts = _PERCENT.fullmatch(spec)
+    parts = _SPEC.fullmatch(spec)
     text = format(Decimal(x), f"{parts['align'] or ''}{parts['sign']}{parts['width']}"
-                              f"{',' if parts['group'] else ''}{parts['tail']}")
+                              f"{',' if parts['group'] else ''}.{parts['precision']}%")
     return re.sub(r"(?<=\d),(?=\d)", "_", text) if parts["group"] == "_" else text
 
 
